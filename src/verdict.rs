@@ -1,0 +1,236 @@
+//! Verdicts: every answer is **known** (an exact value with notes) or **unknown** with a
+//! stable reason code.
+//!
+//! Reason codes are part of the public interface (SPEC §5): they are added, never renamed.
+//! Malformed input is neither known nor unknown: it is an error (see [`crate::case::CaseError`]).
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use crate::units::Nanos;
+
+/// Why a claim cannot be supported by the evidence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Reason {
+    /// A completion claim whose stop does not follow a wait.
+    NoWait,
+    /// The wait returns, but its coverage does not include all of the claimed work.
+    WaitMissesWork,
+    /// Two timestamps of different clock domains are subtracted or merged.
+    CrossDomain,
+    /// Same domain, different instance (two host boots, two contexts).
+    CrossInstance,
+    /// An event pair where either event was created without timing.
+    TimingDisabled,
+    /// The end (or start) event has not completed when read.
+    EventIncomplete,
+    /// An event pair in two streams with no declared dependency between them.
+    CrossStream,
+    /// The span of an empty set.
+    EmptySet,
+    /// The attribution of a difference of two durations.
+    NotCausal,
+    /// A steady-state claim backed by fewer than the declared minimum of warm-up runs, or by
+    /// no stability evidence.
+    SingleWarmup,
+    /// A steady-state claim whose measured samples drift: the first and last parts disagree.
+    Drift,
+    /// The exact result does not fit in a signed 64-bit count of nanoseconds.
+    Overflow,
+}
+
+impl Reason {
+    /// Every reason, in the order of SPEC §5 (then the added ones).
+    pub const ALL: [Reason; 12] = [
+        Reason::NoWait,
+        Reason::WaitMissesWork,
+        Reason::CrossDomain,
+        Reason::CrossInstance,
+        Reason::TimingDisabled,
+        Reason::EventIncomplete,
+        Reason::CrossStream,
+        Reason::EmptySet,
+        Reason::NotCausal,
+        Reason::SingleWarmup,
+        Reason::Drift,
+        Reason::Overflow,
+    ];
+
+    /// The stable kebab-case code, for example `no-wait`.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Reason::NoWait => "no-wait",
+            Reason::WaitMissesWork => "wait-misses-work",
+            Reason::CrossDomain => "cross-domain",
+            Reason::CrossInstance => "cross-instance",
+            Reason::TimingDisabled => "timing-disabled",
+            Reason::EventIncomplete => "event-incomplete",
+            Reason::CrossStream => "cross-stream",
+            Reason::EmptySet => "empty-set",
+            Reason::NotCausal => "not-causal",
+            Reason::SingleWarmup => "single-warmup",
+            Reason::Drift => "drift",
+            Reason::Overflow => "overflow",
+        }
+    }
+
+    /// A one-line explanation of the code, for people.
+    pub const fn explanation(self) -> &'static str {
+        match self {
+            Reason::NoWait => "the stop does not follow a wait, so it proves nothing about completion",
+            Reason::WaitMissesWork => "the wait returned, but its coverage does not include all of the claimed work",
+            Reason::CrossDomain => "the timestamps come from different clock domains, which share no origin",
+            Reason::CrossInstance => "the timestamps come from different instances of one clock domain (another boot, context or process)",
+            Reason::TimingDisabled => "an event of the pair was created without timing",
+            Reason::EventIncomplete => "an event of the pair had not completed when it was read",
+            Reason::CrossStream => "the events are in two streams with no declared dependency between them",
+            Reason::EmptySet => "an empty set has no span",
+            Reason::NotCausal => "a difference of two durations does not name its cause",
+            Reason::SingleWarmup => "a steady-state claim needs more warm-up runs than declared and a stability check",
+            Reason::Drift => "the first and last parts of the measured samples disagree",
+            Reason::Overflow => "the exact result does not fit in 64-bit nanoseconds",
+        }
+    }
+
+    /// The reason with this code, if any.
+    pub fn from_code(code: &str) -> Option<Reason> {
+        Reason::ALL.into_iter().find(|r| r.code() == code)
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl Serialize for Reason {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.code())
+    }
+}
+
+/// The answer to one question about a duration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Supported by the evidence: an exact value and notes on what it includes.
+    Known {
+        /// The exact duration.
+        value: Nanos,
+        /// What the value includes or does not claim ("makes no completion claim").
+        notes: Vec<String>,
+    },
+    /// Not supported by the evidence.
+    Unknown {
+        /// Why, as a stable code.
+        reason: Reason,
+        /// A specific explanation (which event, which wait); may repeat the generic one.
+        detail: String,
+    },
+}
+
+impl Verdict {
+    /// A known value without notes.
+    pub fn known(value: Nanos) -> Self {
+        Verdict::Known { value, notes: Vec::new() }
+    }
+
+    /// An unknown with the reason's generic explanation.
+    pub fn unknown(reason: Reason) -> Self {
+        Verdict::Unknown { reason, detail: reason.explanation().to_owned() }
+    }
+
+    /// An unknown with a specific explanation.
+    pub fn unknown_because(reason: Reason, detail: impl Into<String>) -> Self {
+        Verdict::Unknown { reason, detail: detail.into() }
+    }
+
+    /// Adds a note to a known verdict (no effect on an unknown).
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        if let Verdict::Known { notes, .. } = &mut self {
+            notes.push(note.into());
+        }
+        self
+    }
+
+    /// The value, when known.
+    pub fn value(&self) -> Option<Nanos> {
+        match self {
+            Verdict::Known { value, .. } => Some(*value),
+            Verdict::Unknown { .. } => None,
+        }
+    }
+
+    /// The reason, when unknown.
+    pub fn reason(&self) -> Option<Reason> {
+        match self {
+            Verdict::Known { .. } => None,
+            Verdict::Unknown { reason, .. } => Some(*reason),
+        }
+    }
+}
+
+impl From<Result<Nanos, Reason>> for Verdict {
+    fn from(result: Result<Nanos, Reason>) -> Self {
+        match result {
+            Ok(value) => Verdict::known(value),
+            Err(reason) => Verdict::unknown(reason),
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    /// `known 40 us` or `unknown (no-wait)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Known { value, .. } => write!(f, "known {value}"),
+            Verdict::Unknown { reason, .. } => write!(f, "unknown ({reason})"),
+        }
+    }
+}
+
+impl Serialize for Verdict {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        match self {
+            Verdict::Known { value, notes } => {
+                map.serialize_entry("verdict", "known")?;
+                map.serialize_entry("value", value)?;
+                map.serialize_entry("value_ns", &value.as_i64())?;
+                if !notes.is_empty() {
+                    map.serialize_entry("notes", notes)?;
+                }
+            }
+            Verdict::Unknown { reason, detail } => {
+                map.serialize_entry("verdict", "unknown")?;
+                map.serialize_entry("reason", reason)?;
+                map.serialize_entry("detail", detail)?;
+            }
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for r in Reason::ALL {
+            assert!(seen.insert(r.code()));
+            assert_eq!(Reason::from_code(r.code()), Some(r));
+        }
+        assert_eq!(Reason::from_code("launch-overhead"), None);
+    }
+
+    #[test]
+    fn verdict_displays_value_or_reason() {
+        assert_eq!(Verdict::known(Nanos::new(140_000)).to_string(), "known 140 us");
+        assert_eq!(Verdict::unknown(Reason::NoWait).to_string(), "unknown (no-wait)");
+    }
+}
