@@ -26,7 +26,10 @@ pub struct ClockId {
 impl ClockId {
     /// A clock of `domain` whose epoch is fixed by `instance`.
     pub fn new(domain: impl Into<String>, instance: impl Into<String>) -> Self {
-        ClockId { domain: domain.into(), instance: instance.into() }
+        ClockId {
+            domain: domain.into(),
+            instance: instance.into(),
+        }
     }
 
     /// Whether timestamps of `self` and `other` may be compared; if not, the reason.

@@ -207,8 +207,8 @@ fn sweep(sorted: &[Interval]) -> SetAnalysis {
                     regions: &mut Vec<OverlapRegion>,
                     region: &mut Option<(Nanos, u32)>| {
         if *depth >= 2 {
-            weighted_overlap_ns +=
-                (i128::from(t.as_i64()) - i128::from(last_change.as_i64())) * i128::from(*depth - 1);
+            weighted_overlap_ns += (i128::from(t.as_i64()) - i128::from(last_change.as_i64()))
+                * i128::from(*depth - 1);
         }
         *last_change = t;
         if new_depth >= 2 {
@@ -227,7 +227,13 @@ fn sweep(sorted: &[Interval]) -> SetAnalysis {
             }
         } else if let Some((from, peak)) = region.take() {
             if from < t {
-                regions.push(OverlapRegion { span: Interval { start: from, end: t }, max_depth: peak });
+                regions.push(OverlapRegion {
+                    span: Interval {
+                        start: from,
+                        end: t,
+                    },
+                    max_depth: peak,
+                });
             }
         }
         *depth = new_depth;
@@ -238,7 +244,10 @@ fn sweep(sorted: &[Interval]) -> SetAnalysis {
         match run_start {
             None => {
                 if iv.start > reach {
-                    gaps.push(Interval { start: reach, end: iv.start });
+                    gaps.push(Interval {
+                        start: reach,
+                        end: iv.start,
+                    });
                 }
                 run_start = Some(iv.start);
                 reach = iv.end;
@@ -246,7 +255,10 @@ fn sweep(sorted: &[Interval]) -> SetAnalysis {
             Some(from) => {
                 if iv.start > reach {
                     union_ns += i128::from(reach.as_i64()) - i128::from(from.as_i64());
-                    gaps.push(Interval { start: reach, end: iv.start });
+                    gaps.push(Interval {
+                        start: reach,
+                        end: iv.start,
+                    });
                     run_start = Some(iv.start);
                     reach = iv.end;
                 } else if iv.end > reach {
@@ -269,17 +281,34 @@ fn sweep(sorted: &[Interval]) -> SetAnalysis {
                 active.pop();
                 new_depth -= 1;
             }
-            step(end, new_depth, &mut depth, &mut last_change, &mut regions, &mut region);
+            step(
+                end,
+                new_depth,
+                &mut depth,
+                &mut last_change,
+                &mut regions,
+                &mut region,
+            );
         }
         active.push(Reverse(iv.end));
-        step(iv.start, depth + 1, &mut depth, &mut last_change, &mut regions, &mut region);
+        step(
+            iv.start,
+            depth + 1,
+            &mut depth,
+            &mut last_change,
+            &mut regions,
+            &mut region,
+        );
         max_depth = max_depth.max(depth);
     }
     if let Some(from) = run_start {
         union_ns += i128::from(reach.as_i64()) - i128::from(from.as_i64());
     }
     if hi > reach {
-        gaps.push(Interval { start: reach, end: hi });
+        gaps.push(Interval {
+            start: reach,
+            end: hi,
+        });
     }
     while let Some(Reverse(end)) = active.pop() {
         let mut new_depth = depth - 1;
@@ -290,7 +319,14 @@ fn sweep(sorted: &[Interval]) -> SetAnalysis {
             active.pop();
             new_depth -= 1;
         }
-        step(end, new_depth, &mut depth, &mut last_change, &mut regions, &mut region);
+        step(
+            end,
+            new_depth,
+            &mut depth,
+            &mut last_change,
+            &mut regions,
+            &mut region,
+        );
     }
 
     SetAnalysis {
@@ -340,7 +376,13 @@ mod tests {
         let r = analyze(&[iv(0, 100), iv(20, 50)]);
         assert_eq!(r.union_ns, 100);
         assert_eq!(r.overlap_ns(), 30);
-        assert_eq!(r.overlap_regions, vec![OverlapRegion { span: iv(20, 50), max_depth: 2 }]);
+        assert_eq!(
+            r.overlap_regions,
+            vec![OverlapRegion {
+                span: iv(20, 50),
+                max_depth: 2
+            }]
+        );
     }
 
     #[test]
@@ -348,7 +390,13 @@ mod tests {
         let r = analyze(&[iv(5, 15), iv(5, 15), iv(5, 15)]);
         assert_eq!((r.union_ns, r.overlap_ns(), r.max_depth), (10, 20, 3));
         assert_eq!(r.weighted_overlap_ns, 20);
-        assert_eq!(r.overlap_regions, vec![OverlapRegion { span: iv(5, 15), max_depth: 3 }]);
+        assert_eq!(
+            r.overlap_regions,
+            vec![OverlapRegion {
+                span: iv(5, 15),
+                max_depth: 3
+            }]
+        );
     }
 
     #[test]
@@ -357,15 +405,30 @@ mod tests {
         let with = analyze(&[iv(0, 10), iv(5, 5), iv(20, 30)]);
         assert_eq!(with.count, base.count + 1);
         assert_eq!(
-            (with.sum_ns, with.union_ns, with.span_ns(), &with.gaps, with.max_depth),
-            (base.sum_ns, base.union_ns, base.span_ns(), &base.gaps, base.max_depth)
+            (
+                with.sum_ns,
+                with.union_ns,
+                with.span_ns(),
+                &with.gaps,
+                with.max_depth
+            ),
+            (
+                base.sum_ns,
+                base.union_ns,
+                base.span_ns(),
+                &base.gaps,
+                base.max_depth
+            )
         );
     }
 
     #[test]
     fn empty_set_has_no_span() {
         let r = analyze(&[]);
-        assert_eq!((r.count, r.sum_ns, r.union_ns, r.span_ns()), (0, 0, 0, None));
+        assert_eq!(
+            (r.count, r.sum_ns, r.union_ns, r.span_ns()),
+            (0, 0, 0, None)
+        );
     }
 
     ///  0    10        30    40
@@ -385,8 +448,14 @@ mod tests {
         assert_eq!(
             r.overlap_regions,
             vec![
-                OverlapRegion { span: iv(5, 10), max_depth: 2 },
-                OverlapRegion { span: iv(12, 20), max_depth: 3 },
+                OverlapRegion {
+                    span: iv(5, 10),
+                    max_depth: 2
+                },
+                OverlapRegion {
+                    span: iv(12, 20),
+                    max_depth: 3
+                },
             ]
         );
         assert_eq!(r.weighted_overlap_ns, r.overlap_ns());
@@ -400,7 +469,13 @@ mod tests {
     #[test]
     fn overlap_continuing_across_a_shared_boundary_is_one_region() {
         let r = analyze(&[iv(0, 10), iv(5, 10), iv(10, 20), iv(10, 15)]);
-        assert_eq!(r.overlap_regions, vec![OverlapRegion { span: iv(5, 15), max_depth: 2 }]);
+        assert_eq!(
+            r.overlap_regions,
+            vec![OverlapRegion {
+                span: iv(5, 15),
+                max_depth: 2
+            }]
+        );
     }
 
     #[test]

@@ -244,13 +244,19 @@ pub fn parse_value(text: &str) -> Result<Nanos, ValueError> {
     let (number, rest) = trimmed.split_at(split);
     let unit_text = rest.trim();
     if number.is_empty() {
-        return Err(ValueError::NotANumber { text: text.to_owned() });
+        return Err(ValueError::NotANumber {
+            text: text.to_owned(),
+        });
     }
     let unit = if unit_text.is_empty() {
         // Distinguish "12.5" (a number without its unit) from "abc".
         return match parse_decimal(number, Unit::Nanos, text) {
-            Err(ValueError::NotANumber { .. }) => Err(ValueError::NotANumber { text: text.to_owned() }),
-            _ => Err(ValueError::MissingUnit { text: text.to_owned() }),
+            Err(ValueError::NotANumber { .. }) => Err(ValueError::NotANumber {
+                text: text.to_owned(),
+            }),
+            _ => Err(ValueError::MissingUnit {
+                text: text.to_owned(),
+            }),
         };
     } else {
         Unit::parse(unit_text).ok_or_else(|| ValueError::UnknownUnit {
@@ -263,7 +269,9 @@ pub fn parse_value(text: &str) -> Result<Nanos, ValueError> {
 
 /// Parses a decimal number (no unit) counted in `unit` into exact nanoseconds.
 fn parse_decimal(number: &str, unit: Unit, original: &str) -> Result<Nanos, ValueError> {
-    let not_a_number = || ValueError::NotANumber { text: original.to_owned() };
+    let not_a_number = || ValueError::NotANumber {
+        text: original.to_owned(),
+    };
     let (negative, digits) = match number.as_bytes().first() {
         Some(b'-') => (true, &number[1..]),
         Some(b'+') => (false, &number[1..]),
@@ -283,9 +291,13 @@ fn parse_decimal(number: &str, unit: Unit, original: &str) -> Result<Nanos, Valu
     let places = unit.fraction_digits();
     let significant_frac = frac.trim_end_matches('0');
     if significant_frac.len() > places {
-        return Err(ValueError::Inexact { text: original.to_owned() });
+        return Err(ValueError::Inexact {
+            text: original.to_owned(),
+        });
     }
-    let overflow = || ValueError::Overflow { text: original.to_owned() };
+    let overflow = || ValueError::Overflow {
+        text: original.to_owned(),
+    };
     // Accumulate as a negative number so that i64::MIN is reachable.
     let mut acc: i64 = 0;
     let mut push = |d: u8| -> Result<(), ValueError> {
@@ -301,7 +313,11 @@ fn parse_decimal(number: &str, unit: Unit, original: &str) -> Result<Nanos, Valu
     for i in 0..places {
         push(significant_frac.as_bytes().get(i).copied().unwrap_or(b'0'))?;
     }
-    let value = if negative { acc } else { acc.checked_neg().ok_or_else(overflow)? };
+    let value = if negative {
+        acc
+    } else {
+        acc.checked_neg().ok_or_else(overflow)?
+    };
     Ok(Nanos(value))
 }
 
@@ -322,15 +338,27 @@ mod tests {
 
     #[test]
     fn finer_than_a_nanosecond_is_inexact() {
-        assert_eq!(parse_value("0.0005 us").unwrap_err().code(), "inexact-value");
+        assert_eq!(
+            parse_value("0.0005 us").unwrap_err().code(),
+            "inexact-value"
+        );
         assert_eq!(parse_value("1.5 ns").unwrap_err().code(), "inexact-value");
     }
 
     #[test]
     fn past_i64_overflows() {
-        assert_eq!(parse_value("9223372036854775807 ns").unwrap(), Nanos(i64::MAX));
-        assert_eq!(parse_value("-9223372036854775808 ns").unwrap(), Nanos(i64::MIN));
-        assert_eq!(parse_value("9223372036854775808 ns").unwrap_err().code(), "overflow");
+        assert_eq!(
+            parse_value("9223372036854775807 ns").unwrap(),
+            Nanos(i64::MAX)
+        );
+        assert_eq!(
+            parse_value("-9223372036854775808 ns").unwrap(),
+            Nanos(i64::MIN)
+        );
+        assert_eq!(
+            parse_value("9223372036854775808 ns").unwrap_err().code(),
+            "overflow"
+        );
         assert_eq!(parse_value("10000000000 s").unwrap_err().code(), "overflow");
     }
 

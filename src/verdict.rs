@@ -134,17 +134,26 @@ pub enum Verdict {
 impl Verdict {
     /// A known value without notes.
     pub fn known(value: Nanos) -> Self {
-        Verdict::Known { value, notes: Vec::new() }
+        Verdict::Known {
+            value,
+            notes: Vec::new(),
+        }
     }
 
     /// An unknown with the reason's generic explanation.
     pub fn unknown(reason: Reason) -> Self {
-        Verdict::Unknown { reason, detail: reason.explanation().to_owned() }
+        Verdict::Unknown {
+            reason,
+            detail: reason.explanation().to_owned(),
+        }
     }
 
     /// An unknown with a specific explanation.
     pub fn unknown_because(reason: Reason, detail: impl Into<String>) -> Self {
-        Verdict::Unknown { reason, detail: detail.into() }
+        Verdict::Unknown {
+            reason,
+            detail: detail.into(),
+        }
     }
 
     /// Adds a note to a known verdict (no effect on an unknown).
@@ -230,7 +239,13 @@ mod tests {
 
     #[test]
     fn verdict_displays_value_or_reason() {
-        assert_eq!(Verdict::known(Nanos::new(140_000)).to_string(), "known 140 us");
-        assert_eq!(Verdict::unknown(Reason::NoWait).to_string(), "unknown (no-wait)");
+        assert_eq!(
+            Verdict::known(Nanos::new(140_000)).to_string(),
+            "known 140 us"
+        );
+        assert_eq!(
+            Verdict::unknown(Reason::NoWait).to_string(),
+            "unknown (no-wait)"
+        );
     }
 }
