@@ -1,0 +1,610 @@
+//! Answers: every question of a [`Case`] becomes a known value or an unknown with a reason.
+//!
+//! The rules are SPEC §3–§5:
+//! - **submission**: the host timer's stop minus start; known whenever both readings share a
+//!   clock, and it makes no completion claim;
+//! - **host completion**: known only when the timer's stop follows a host wait (between the
+//!   timer's start and stop in the program) whose coverage includes all claimed work;
+//! - **device interval**: known only for two timing-enabled, completed events on one clock
+//!   instance, in one stream or joined by a declared dependency;
+//! - **elapsed**: two marks of one clock;
+//! - **difference** of two durations: a value, but its attribution is `not-causal`;
+//! - **intervals**: the algebra of [`crate::interval`] per clock; a set mixing clocks gets no
+//!   single number;
+//! - **steady state**: enough warm-up runs and stable measured samples (see [`crate::stats`]).
+//!
+//! The engine is pure: it reads a validated case and returns values.
+
+use serde::Serialize;
+
+use crate::case::{Ask, Case, EventState, Op, WaitTarget};
+use crate::clock::ClockId;
+use crate::interval::{analyze, Interval, SetAnalysis};
+use crate::schedule::{merge, Schedule};
+use crate::units::Nanos;
+use crate::verdict::{Reason, Verdict};
+
+/// Every answer a case implies, in question order.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Case name.
+    pub case: String,
+    /// One answer per question.
+    pub answers: Vec<Answer>,
+}
+
+impl Report {
+    /// The answer to question `id`.
+    pub fn answer(&self, id: &str) -> Option<&Answer> {
+        self.answers.iter().find(|a| a.id == id)
+    }
+}
+
+/// The answer to one question.
+#[derive(Clone, Debug, Serialize)]
+pub struct Answer {
+    /// Question id.
+    pub id: String,
+    /// Question kind (`submission`, `host-completion`, ...).
+    pub kind: &'static str,
+    /// The result.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+impl Answer {
+    /// One line: `known 140 us`, `unknown (no-wait)`, `union 100 us, ...`.
+    pub fn headline(&self) -> String {
+        self.outcome.headline()
+    }
+}
+
+/// What a question's answer is.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Outcome {
+    /// A duration verdict.
+    Duration(Verdict),
+    /// A difference of two durations: a value (or unknown) whose cause is never named.
+    Difference {
+        /// The value, or why there is none.
+        #[serde(flatten)]
+        verdict: Verdict,
+        /// Always `not-causal`: the difference does not say what caused it.
+        attribution: Reason,
+    },
+    /// Interval-set results per clock.
+    Intervals(IntervalsAnswer),
+}
+
+impl Outcome {
+    /// The duration verdict, for duration-like outcomes.
+    pub fn verdict(&self) -> Option<&Verdict> {
+        match self {
+            Outcome::Duration(v) | Outcome::Difference { verdict: v, .. } => Some(v),
+            Outcome::Intervals(_) => None,
+        }
+    }
+
+    /// One-line summary.
+    pub fn headline(&self) -> String {
+        match self {
+            Outcome::Duration(v) => v.to_string(),
+            Outcome::Difference {
+                verdict,
+                attribution,
+            } => format!("{verdict}, attribution unknown ({attribution})"),
+            Outcome::Intervals(a) => a.headline(),
+        }
+    }
+}
+
+/// Interval algebra of one clock's share of a set.
+#[derive(Clone, Debug)]
+pub struct ClockSet {
+    /// The clock id as declared in the case.
+    pub clock_id: String,
+    /// Domain and instance.
+    pub clock: ClockId,
+    /// The results.
+    pub analysis: SetAnalysis,
+}
+
+/// Interval-set results: per clock, and whether one number across them exists.
+#[derive(Clone, Debug)]
+pub struct IntervalsAnswer {
+    /// One group per clock, in order of first appearance.
+    pub per_clock: Vec<ClockSet>,
+    /// `Some(reason)` when the set mixes clocks, so no single number is reported.
+    pub combined_unknown: Option<Reason>,
+}
+
+impl IntervalsAnswer {
+    /// The single clock's analysis when the set lies on at most one clock. An empty set
+    /// has no clock: it gets the empty analysis.
+    pub fn single(&self) -> Option<SetAnalysis> {
+        match self.per_clock.as_slice() {
+            [] => Some(analyze(&[])),
+            [one] => Some(one.analysis.clone()),
+            _ => None,
+        }
+    }
+
+    fn headline(&self) -> String {
+        if let Some(reason) = self.combined_unknown {
+            return format!(
+                "unknown ({reason}): {} clocks, reported per clock",
+                self.per_clock.len()
+            );
+        }
+        let a = self.single().unwrap_or_else(|| analyze(&[]));
+        let span = match a.span_ns() {
+            Some(s) => wide(s),
+            None => format!("unknown ({})", Reason::EmptySet),
+        };
+        format!(
+            "count {}, sum {}, union {}, span {}, gaps {}, overlap {}, max depth {}",
+            a.count,
+            wide(a.sum_ns),
+            wide(a.union_ns),
+            span,
+            a.gaps.len(),
+            wide(a.overlap_ns()),
+            a.max_depth
+        )
+    }
+}
+
+/// Formats an `i128` nanosecond amount exactly (falls back to `ns` past `i64`).
+pub fn wide(ns: i128) -> String {
+    match i64::try_from(ns) {
+        Ok(v) => Nanos::new(v).to_string(),
+        Err(_) => format!("{ns} ns"),
+    }
+}
+
+impl Serialize for IntervalsAnswer {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        match self.combined_unknown {
+            Some(reason) => {
+                map.serialize_entry("verdict", "unknown")?;
+                map.serialize_entry("reason", &reason)?;
+                map.serialize_entry(
+                    "detail",
+                    "the set mixes clocks: no single number is reported; see per_clock",
+                )?;
+            }
+            None => {
+                map.serialize_entry("verdict", "known")?;
+                if let Some(a) = self.single() {
+                    map.serialize_entry("results", &AnalysisJson(&a))?;
+                }
+            }
+        }
+        let per: Vec<_> = self
+            .per_clock
+            .iter()
+            .map(|g| serde_json::json!({ "clock": g.clock_id, "domain": g.clock.domain, "instance": g.clock.instance, "results": AnalysisJson(&g.analysis) }))
+            .collect();
+        map.serialize_entry("per_clock", &per)?;
+        map.end()
+    }
+}
+
+/// JSON view of a [`SetAnalysis`], with exact values as text and in ns.
+struct AnalysisJson<'a>(&'a SetAnalysis);
+
+impl Serialize for AnalysisJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let a = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("count", &a.count)?;
+        map.serialize_entry("sum", &wide(a.sum_ns))?;
+        map.serialize_entry("union", &wide(a.union_ns))?;
+        match a.span_ns() {
+            Some(s) => map.serialize_entry("span", &wide(s))?,
+            None => map.serialize_entry(
+                "span",
+                &serde_json::json!({"verdict": "unknown", "reason": Reason::EmptySet.code()}),
+            )?,
+        }
+        let gaps: Vec<[String; 2]> = a
+            .gaps
+            .iter()
+            .map(|g| [g.start().to_string(), g.end().to_string()])
+            .collect();
+        map.serialize_entry("gaps", &gaps)?;
+        map.serialize_entry("gap_total", &wide(a.gap_total_ns()))?;
+        map.serialize_entry("overlap", &wide(a.overlap_ns()))?;
+        let regions: Vec<_> = a
+            .overlap_regions
+            .iter()
+            .map(|r| serde_json::json!({"start": r.span.start().to_string(), "end": r.span.end().to_string(), "max_depth": r.max_depth}))
+            .collect();
+        map.serialize_entry("overlap_regions", &regions)?;
+        map.serialize_entry("max_depth", &a.max_depth)?;
+        map.end()
+    }
+}
+
+/// Answers every question of `case`.
+pub fn evaluate(case: &Case) -> Report {
+    let schedule = Schedule::new(case);
+    let mut answers: Vec<Answer> = Vec::with_capacity(case.questions.len());
+    for q in &case.questions {
+        let outcome = match &q.ask {
+            Ask::Submission { timer } => Outcome::Duration(submission(case, *timer)),
+            Ask::HostCompletion { timer, work } => {
+                Outcome::Duration(host_completion(case, &schedule, *timer, work))
+            }
+            Ask::DeviceInterval { start, end } => {
+                Outcome::Duration(device_interval(case, &schedule, *start, *end))
+            }
+            Ask::Elapsed { from, to } => Outcome::Duration(elapsed(case, *from, *to)),
+            Ask::Difference {
+                minuend,
+                subtrahend,
+            } => difference(case, &answers, *minuend, *subtrahend),
+            Ask::Intervals { phases } => Outcome::Intervals(intervals(case, phases)),
+            Ask::SteadyState {
+                series,
+                min_warmup,
+                tolerance_percent,
+            } => Outcome::Duration(steady(
+                &case.series[*series],
+                *min_warmup,
+                *tolerance_percent,
+            )),
+        };
+        answers.push(Answer {
+            id: q.id.clone(),
+            kind: q.ask.kind(),
+            outcome,
+        });
+    }
+    Report {
+        case: case.name.clone(),
+        answers,
+    }
+}
+
+fn submission(case: &Case, timer: usize) -> Verdict {
+    let t = &case.timers[timer];
+    let start = case.timestamp(t.start);
+    let stop = case.timestamp(t.stop);
+    match stop.since(&start) {
+        Err(reason) => Verdict::unknown_because(
+            reason,
+            format!(
+                "timer `{}` starts on clock {} and stops on clock {}",
+                t.id, start.clock, stop.clock
+            ),
+        ),
+        Ok(value) => {
+            let mut v =
+                Verdict::known(value).with_note("host submission time: makes no completion claim");
+            let waits: Vec<&str> = case.program[t.start_op..t.stop_op]
+                .iter()
+                .filter_map(|op| {
+                    if let Op::HostWait { id, .. } = op {
+                        Some(id.as_str())
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            if !waits.is_empty() {
+                v = v.with_note(format!(
+                    "the timed region also contains host wait(s) {}: it is not submission alone",
+                    waits.join(", ")
+                ));
+            }
+            v
+        }
+    }
+}
+
+fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize]) -> Verdict {
+    let t = &case.timers[timer];
+    let start = case.timestamp(t.start);
+    let stop = case.timestamp(t.stop);
+    let value = match stop.since(&start) {
+        Ok(v) => v,
+        Err(reason) => {
+            return Verdict::unknown_because(
+                reason,
+                format!(
+                    "timer `{}` starts on clock {} and stops on clock {}",
+                    t.id, start.clock, stop.clock
+                ),
+            )
+        }
+    };
+    let waits: Vec<(usize, &str, &WaitTarget)> = (t.start_op..t.stop_op)
+        .filter_map(|k| match &case.program[k] {
+            Op::HostWait { id, target, .. } => Some((k, id.as_str(), target)),
+            _ => None,
+        })
+        .collect();
+    if waits.is_empty() {
+        return Verdict::unknown_because(
+            Reason::NoWait,
+            format!(
+                "timer `{}` stops with no host wait between its start and stop: a timestamp alone is not a completion marker",
+                t.id
+            ),
+        );
+    }
+    let mut covered = schedule.empty_frontier();
+    for (k, _, target) in &waits {
+        merge(&mut covered, &schedule.wait_coverage(case, *k, target));
+    }
+    let launch_of = |p: usize| {
+        case.program
+            .iter()
+            .position(|op| matches!(op, Op::Launch(q) if *q == p))
+    };
+    let missed: Vec<&str> = work
+        .iter()
+        .filter(|&&p| !launch_of(p).is_some_and(|k| k < t.stop_op && schedule.covers(&covered, k)))
+        .map(|&p| case.phases[p].id.as_str())
+        .collect();
+    let wait_names: Vec<String> = waits
+        .iter()
+        .map(|(_, id, target)| format!("`{id}` on {}", describe_target(case, target)))
+        .collect();
+    if !missed.is_empty() {
+        return Verdict::unknown_because(
+            Reason::WaitMissesWork,
+            format!(
+                "the wait(s) {} before the stop of `{}` do not cover {}",
+                wait_names.join(", "),
+                t.id,
+                missed
+                    .iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+    }
+    let mut verdict = Verdict::known(value).with_note(format!(
+        "stop follows {} covering {}",
+        wait_names.join(", "),
+        if work.is_empty() {
+            "no declared work".to_owned()
+        } else {
+            work.iter()
+                .map(|&p| format!("`{}`", case.phases[p].id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    ));
+    // Work submitted before the start and not yet waited for may delay the measured work.
+    let mut done_before_start = schedule.empty_frontier();
+    for k in 0..t.start_op {
+        if let Op::HostWait { target, .. } = &case.program[k] {
+            merge(
+                &mut done_before_start,
+                &schedule.wait_coverage(case, k, target),
+            );
+        }
+    }
+    let earlier_pending = (0..t.start_op).any(|k| {
+        matches!(case.program[k], Op::Launch(_)) && !schedule.covers(&done_before_start, k)
+    });
+    if earlier_pending {
+        verdict = verdict.with_note(
+            "includes queue delay from earlier work submitted before the start and not waited for",
+        );
+    }
+    verdict
+}
+
+fn describe_target(case: &Case, target: &WaitTarget) -> String {
+    match target {
+        WaitTarget::Event(e) => format!("event `{}`", case.events[*e].id),
+        WaitTarget::Stream(s) => format!("stream `{}`", case.streams[*s].id),
+        WaitTarget::Device(d) => format!("device `{d}`"),
+    }
+}
+
+fn device_interval(case: &Case, schedule: &Schedule, start: usize, end: usize) -> Verdict {
+    let (a, b) = (&case.events[start], &case.events[end]);
+    for ev in [a, b] {
+        if !ev.timing {
+            return Verdict::unknown_because(
+                Reason::TimingDisabled,
+                format!(
+                    "event `{}` was created without timing, so no elapsed time can be read from it",
+                    ev.id
+                ),
+            );
+        }
+    }
+    let at = |ev: &crate::case::EventDef| match ev.state {
+        EventState::Completed(t) => Ok(t),
+        EventState::Pending => Err(format!("event `{}` was still pending when read", ev.id)),
+        EventState::NotRecorded => Err(format!("event `{}` was never recorded", ev.id)),
+        EventState::CompletedUntimed => Err(format!("event `{}` has no timestamp", ev.id)),
+    };
+    let (t0, t1) = match (at(a), at(b)) {
+        (Ok(t0), Ok(t1)) => (t0, t1),
+        (Err(why), _) | (_, Err(why)) => {
+            return Verdict::unknown_because(Reason::EventIncomplete, why)
+        }
+    };
+    let (sa, sb) = (&case.streams[a.stream], &case.streams[b.stream]);
+    let (ca, cb) = (case.clock(sa.clock), case.clock(sb.clock));
+    if let Err(reason) = cb.comparable_with(ca) {
+        return Verdict::unknown_because(
+            reason,
+            format!(
+                "event `{}` is on clock {ca}, event `{}` on clock {cb}",
+                a.id, b.id
+            ),
+        );
+    }
+    let (Some(ra), Some(rb)) = (schedule.record_op(start), schedule.record_op(end)) else {
+        return Verdict::unknown_because(
+            Reason::EventIncomplete,
+            "an event of the pair has no record in the program",
+        );
+    };
+    let mut notes = Vec::new();
+    if a.stream == b.stream {
+        notes.push(format!(
+            "device time between two positions of stream `{}`",
+            sa.id
+        ));
+    } else if schedule.depends_on(rb, ra) {
+        notes.push(format!(
+            "streams `{}` and `{}` are ordered by a declared cross-stream wait",
+            sa.id, sb.id
+        ));
+    } else {
+        return Verdict::unknown_because(
+            Reason::CrossStream,
+            format!("event `{}` is in stream `{}` and event `{}` in stream `{}`, with no declared dependency between them", a.id, sa.id, b.id, sb.id),
+        );
+    }
+    let Some(value) = t1.checked_sub(t0) else {
+        return Verdict::unknown(Reason::Overflow);
+    };
+    if value < Nanos::ZERO {
+        notes.push(
+            "the end timestamp precedes the start: the capture contradicts stream order".to_owned(),
+        );
+    }
+    Verdict::Known { value, notes }
+}
+
+fn elapsed(case: &Case, from: usize, to: usize) -> Verdict {
+    let (a, b) = (&case.marks[from], &case.marks[to]);
+    let ta = case.timestamp((a.clock, a.at));
+    let tb = case.timestamp((b.clock, b.at));
+    match tb.since(&ta) {
+        Ok(v) => Verdict::known(v),
+        Err(reason) => Verdict::unknown_because(
+            reason,
+            format!(
+                "mark `{}` is on clock {} and mark `{}` on clock {}",
+                b.id, tb.clock, a.id, ta.clock
+            ),
+        ),
+    }
+}
+
+fn difference(case: &Case, answers: &[Answer], minuend: usize, subtrahend: usize) -> Outcome {
+    let get = |i: usize| {
+        answers[i]
+            .outcome
+            .verdict()
+            .cloned()
+            .unwrap_or_else(|| Verdict::unknown(Reason::CrossDomain))
+    };
+    let (m, s) = (get(minuend), get(subtrahend));
+    let verdict = match (&m, &s) {
+        (Verdict::Known { value: a, .. }, Verdict::Known { value: b, .. }) => {
+            match a.checked_sub(*b) {
+                Some(v) => Verdict::known(v).with_note(format!(
+                    "`{}` − `{}`: a difference of two durations; it does not say what caused it",
+                    case.questions[minuend].id, case.questions[subtrahend].id
+                )),
+                None => Verdict::unknown(Reason::Overflow),
+            }
+        }
+        (Verdict::Unknown { reason, .. }, _) => Verdict::unknown_because(
+            *reason,
+            format!("`{}` is unknown ({reason})", case.questions[minuend].id),
+        ),
+        (_, Verdict::Unknown { reason, .. }) => Verdict::unknown_because(
+            *reason,
+            format!("`{}` is unknown ({reason})", case.questions[subtrahend].id),
+        ),
+    };
+    Outcome::Difference {
+        verdict,
+        attribution: Reason::NotCausal,
+    }
+}
+
+fn intervals(case: &Case, phases: &[usize]) -> IntervalsAnswer {
+    let mut groups: Vec<(usize, Vec<Interval>)> = Vec::new();
+    for &p in phases {
+        let phase = &case.phases[p];
+        let clock = case.clock(phase.clock);
+        match groups.iter_mut().find(|(c, _)| case.clock(*c) == clock) {
+            Some((_, list)) => list.push(phase.interval),
+            None => groups.push((phase.clock, vec![phase.interval])),
+        }
+    }
+    let per_clock: Vec<ClockSet> = groups
+        .iter()
+        .map(|(c, list)| ClockSet {
+            clock_id: case.clocks[*c].id.clone(),
+            clock: case.clock(*c).clone(),
+            analysis: analyze(list),
+        })
+        .collect();
+    // Distinct groups differ in domain or instance: any domain difference wins.
+    let combined_unknown = if per_clock.len() > 1 {
+        let domains_differ = per_clock
+            .iter()
+            .any(|g| g.clock.domain != per_clock[0].clock.domain);
+        Some(if domains_differ {
+            Reason::CrossDomain
+        } else {
+            Reason::CrossInstance
+        })
+    } else {
+        None
+    };
+    IntervalsAnswer {
+        per_clock,
+        combined_unknown,
+    }
+}
+
+/// Steady-state claim over a series (interim rule until the statistics module lands).
+fn steady(series: &crate::case::SeriesDef, min_warmup: u32, tolerance_percent: u32) -> Verdict {
+    let warmups = series.warmup.len();
+    if warmups < min_warmup as usize {
+        return Verdict::unknown_because(
+            Reason::SingleWarmup,
+            format!("series `{}` has {warmups} warm-up run(s); a steady-state claim needs at least {min_warmup}", series.id),
+        );
+    }
+    let n = series.measured.len();
+    if n < 6 {
+        return Verdict::unknown_because(
+            Reason::SingleWarmup,
+            format!(
+                "series `{}` has {n} measured run(s): too few to check stability (6 needed)",
+                series.id
+            ),
+        );
+    }
+    let median = |v: &[Nanos]| {
+        let mut s = v.to_vec();
+        s.sort_unstable();
+        s[(s.len() - 1) / 2]
+    };
+    let third = n / 3;
+    let (first, last, all) = (
+        median(&series.measured[..third]),
+        median(&series.measured[n - third..]),
+        median(&series.measured),
+    );
+    let diff = i128::from(first.as_i64()) - i128::from(last.as_i64());
+    if diff.abs() * 100 > i128::from(tolerance_percent) * i128::from(all.as_i64()).abs() {
+        return Verdict::unknown_because(
+            Reason::Drift,
+            format!("first-third median {first} and last-third median {last} differ by more than {tolerance_percent}%"),
+        );
+    }
+    Verdict::known(all).with_note(format!("median of {n} measured runs after {warmups} warm-up(s); first and last thirds agree within {tolerance_percent}%"))
+}

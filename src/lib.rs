@@ -26,10 +26,12 @@
 
 #![deny(missing_docs)]
 
-// pub mod case;
-// pub mod check;
+pub mod case;
+pub mod check;
+pub mod cli;
 pub mod clock;
-// pub mod engine;
+pub mod engine;
 pub mod interval;
+pub mod schedule;
 pub mod units;
 pub mod verdict;

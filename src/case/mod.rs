@@ -1,0 +1,555 @@
+//! The case format: one versioned, self-describing JSON file per case.
+//!
+//! A case declares clocks, device streams, events, phases (intervals of work), marks
+//! (free-standing timestamps), the host program in order (event records, launches,
+//! cross-stream waits, host waits, host timers), series of repeated samples, and the
+//! questions asked, each optionally with its expected answer. `fixtures/README.md`
+//! documents the format field by field with a worked example.
+//!
+//! Loading is two steps, as everywhere in this crate: the JSON is read into the raw serde
+//! mirror of [`raw`] (syntax and shape, with the JSON path of any error), then validated into
+//! the types below (references resolve, ids are unique, values are exact, intervals are not
+//! reversed, the program is consistent). Nothing after validation checks again.
+
+mod error;
+pub mod raw;
+mod validate;
+
+use std::path::Path;
+
+pub use error::CaseError;
+pub use validate::validate;
+
+use crate::clock::{ClockId, Timestamp};
+use crate::interval::{Interval, OverlapRegion};
+use crate::units::Nanos;
+use crate::verdict::Reason;
+
+/// The largest case file read, in bytes (64 MiB); larger files are refused as `too-large`.
+pub const MAX_CASE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The only `format` value a case file may carry.
+pub const FORMAT_NAME: &str = "worksheet-case";
+
+/// The case-format version this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Index of a clock in [`Case::clocks`].
+pub type ClockIdx = usize;
+/// Index of a stream in [`Case::streams`].
+pub type StreamIdx = usize;
+/// Index of an event in [`Case::events`].
+pub type EventIdx = usize;
+/// Index of a phase in [`Case::phases`].
+pub type PhaseIdx = usize;
+/// Index of an op in [`Case::program`].
+pub type OpIdx = usize;
+
+/// A validated case. Built only by [`validate`] (or the `load_*` functions), so every
+/// reference resolves and every interval is well-formed.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Case name (the file stem when the file names none).
+    pub name: String,
+    /// Free text.
+    pub description: Option<String>,
+    /// Provenance as given (captures: device, driver, date, command).
+    pub provenance: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Clocks, by index.
+    pub clocks: Vec<ClockDef>,
+    /// Streams, by index.
+    pub streams: Vec<StreamDef>,
+    /// Events, by index.
+    pub events: Vec<EventDef>,
+    /// Phases, by index.
+    pub phases: Vec<PhaseDef>,
+    /// Marks, by index.
+    pub marks: Vec<MarkDef>,
+    /// The host program in order.
+    pub program: Vec<Op>,
+    /// Host timers (derived from the program's timer-start / timer-stop ops).
+    pub timers: Vec<TimerDef>,
+    /// Series of repeated samples.
+    pub series: Vec<SeriesDef>,
+    /// Questions in file order.
+    pub questions: Vec<Question>,
+}
+
+/// A declared clock.
+#[derive(Clone, Debug)]
+pub struct ClockDef {
+    /// The id used in the file.
+    pub id: String,
+    /// Domain and instance.
+    pub clock: ClockId,
+}
+
+/// A declared stream.
+#[derive(Clone, Debug)]
+pub struct StreamDef {
+    /// The id used in the file.
+    pub id: String,
+    /// Its clock.
+    pub clock: ClockIdx,
+    /// Its device.
+    pub device: String,
+}
+
+/// An event's state when it was read, with its timestamp when completed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventState {
+    /// Completed at this time on its stream's clock.
+    Completed(Nanos),
+    /// Completed, but created without timing: no timestamp can be read.
+    CompletedUntimed,
+    /// Recorded but not completed when read.
+    Pending,
+    /// Never recorded.
+    NotRecorded,
+}
+
+/// A declared event.
+#[derive(Clone, Debug)]
+pub struct EventDef {
+    /// The id used in the file.
+    pub id: String,
+    /// Its stream.
+    pub stream: StreamIdx,
+    /// Created with timing enabled.
+    pub timing: bool,
+    /// State when read.
+    pub state: EventState,
+}
+
+/// A declared phase: an interval of work.
+#[derive(Clone, Debug)]
+pub struct PhaseDef {
+    /// The id used in the file.
+    pub id: String,
+    /// Label for people (defaults to the id).
+    pub label: String,
+    /// The stream it ran in, if declared.
+    pub stream: Option<StreamIdx>,
+    /// Its clock.
+    pub clock: ClockIdx,
+    /// When it ran.
+    pub interval: Interval,
+}
+
+/// A free-standing timestamp.
+#[derive(Clone, Debug)]
+pub struct MarkDef {
+    /// The id used in the file.
+    pub id: String,
+    /// Its clock.
+    pub clock: ClockIdx,
+    /// Its value.
+    pub at: Nanos,
+}
+
+/// What a host wait blocks on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WaitTarget {
+    /// An event: covers the work ordered before it in its stream, plus what that position
+    /// depends on through cross-stream waits.
+    Event(EventIdx),
+    /// A stream: covers all work submitted to it before the wait.
+    Stream(StreamIdx),
+    /// A device: covers all work submitted to any of its streams before the wait.
+    Device(String),
+}
+
+/// One step of the host program.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// Record an event in its stream.
+    Record(EventIdx),
+    /// Launch a phase's work in its stream.
+    Launch(PhaseIdx),
+    /// Make `stream` wait for `event`.
+    StreamWait {
+        /// The stream that waits.
+        stream: StreamIdx,
+        /// The event it waits for.
+        event: EventIdx,
+    },
+    /// The host blocks until `target` completes.
+    HostWait {
+        /// Wait id.
+        id: String,
+        /// What it waits for.
+        target: WaitTarget,
+        /// When it returned, if recorded.
+        returned: Option<(ClockIdx, Nanos)>,
+    },
+    /// Timer `0` starts.
+    TimerStart(usize),
+    /// Timer `0` stops.
+    TimerStop(usize),
+}
+
+/// A host timer: a start and a stop reading, each at a place in the program.
+#[derive(Clone, Debug)]
+pub struct TimerDef {
+    /// The id used in the file.
+    pub id: String,
+    /// Index of the timer-start op.
+    pub start_op: OpIdx,
+    /// Index of the timer-stop op.
+    pub stop_op: OpIdx,
+    /// Start reading.
+    pub start: (ClockIdx, Nanos),
+    /// Stop reading.
+    pub stop: (ClockIdx, Nanos),
+}
+
+/// Repeated samples of one measurement.
+#[derive(Clone, Debug)]
+pub struct SeriesDef {
+    /// The id used in the file.
+    pub id: String,
+    /// What was measured.
+    pub label: Option<String>,
+    /// Warm-up runs in order.
+    pub warmup: Vec<Nanos>,
+    /// Measured runs in order.
+    pub measured: Vec<Nanos>,
+    /// Failed runs (kept and counted, never in statistics).
+    pub failed: Vec<Nanos>,
+}
+
+/// A question and its optional expectation.
+#[derive(Clone, Debug)]
+pub struct Question {
+    /// The id used in the file.
+    pub id: String,
+    /// What is asked.
+    pub ask: Ask,
+    /// The expected answer, if the case states one.
+    pub expect: Option<Expect>,
+}
+
+/// What a question asks.
+#[derive(Clone, Debug)]
+pub enum Ask {
+    /// Host submission time of a timer (no completion claim).
+    Submission {
+        /// Timer index.
+        timer: usize,
+    },
+    /// Host-observed completion: the timer, and the phases claimed complete at its stop.
+    HostCompletion {
+        /// Timer index.
+        timer: usize,
+        /// Claimed work.
+        work: Vec<PhaseIdx>,
+    },
+    /// Device interval between two events.
+    DeviceInterval {
+        /// Start event.
+        start: EventIdx,
+        /// End event.
+        end: EventIdx,
+    },
+    /// `to − from` of two marks.
+    Elapsed {
+        /// Earlier mark.
+        from: usize,
+        /// Later mark.
+        to: usize,
+    },
+    /// Difference of two earlier duration questions.
+    Difference {
+        /// Index of the minuend question.
+        minuend: usize,
+        /// Index of the subtrahend question.
+        subtrahend: usize,
+    },
+    /// Interval algebra over a set of phases.
+    Intervals {
+        /// The phases.
+        phases: Vec<PhaseIdx>,
+    },
+    /// A steady-state claim over a series.
+    SteadyState {
+        /// Series index.
+        series: usize,
+        /// Minimum warm-up runs.
+        min_warmup: u32,
+        /// Tolerance between first and last thirds, percent.
+        tolerance_percent: u32,
+    },
+}
+
+impl Ask {
+    /// The kebab-case kind, as written in the file.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Ask::Submission { .. } => "submission",
+            Ask::HostCompletion { .. } => "host-completion",
+            Ask::DeviceInterval { .. } => "device-interval",
+            Ask::Elapsed { .. } => "elapsed",
+            Ask::Difference { .. } => "difference",
+            Ask::Intervals { .. } => "intervals",
+            Ask::SteadyState { .. } => "steady-state",
+        }
+    }
+
+    /// Whether the answer is a single duration (usable in a difference).
+    pub fn is_duration(&self) -> bool {
+        !matches!(self, Ask::Intervals { .. })
+    }
+}
+
+/// An expected verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExpectVerdict {
+    /// Known with this exact value.
+    Known(Nanos),
+    /// Unknown for this reason.
+    Unknown(Reason),
+}
+
+/// An expected answer.
+#[derive(Clone, Debug)]
+pub enum Expect {
+    /// For duration questions.
+    Duration {
+        /// Expected verdict.
+        verdict: ExpectVerdict,
+        /// Expected attribution (differences: `not-causal`).
+        attribution: Option<Reason>,
+    },
+    /// For interval-set questions; `None` fields are not checked.
+    Intervals(Box<ExpectIntervals>),
+}
+
+/// Expected interval-set results; only the fields given are checked.
+#[derive(Clone, Debug, Default)]
+pub struct ExpectIntervals {
+    /// The set is expected not to be summed, for this reason (it mixes clocks).
+    pub unknown: Option<Reason>,
+    /// Number of intervals.
+    pub count: Option<u64>,
+    /// Σ lengths.
+    pub sum: Option<Nanos>,
+    /// Covered union.
+    pub union: Option<Nanos>,
+    /// Span, or the reason it is unknown.
+    pub span: Option<ExpectVerdict>,
+    /// Gaps.
+    pub gaps: Option<Vec<Interval>>,
+    /// sum − union.
+    pub overlap: Option<Nanos>,
+    /// Regions of depth ≥ 2.
+    pub overlap_regions: Option<Vec<OverlapRegion>>,
+    /// Maximum depth.
+    pub max_depth: Option<u32>,
+}
+
+/// The error a case file expects to fail with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpectError {
+    /// Error code.
+    pub code: String,
+    /// JSON path, if stated.
+    pub path: Option<String>,
+}
+
+impl Case {
+    /// The clock of clock index `idx`.
+    pub fn clock(&self, idx: ClockIdx) -> &ClockId {
+        &self.clocks[idx].clock
+    }
+
+    /// The timestamp `(clock, at)` as a [`Timestamp`].
+    pub fn timestamp(&self, (clock, at): (ClockIdx, Nanos)) -> Timestamp {
+        Timestamp::new(self.clock(clock).clone(), at)
+    }
+
+    /// The question with id `id`.
+    pub fn question(&self, id: &str) -> Option<&Question> {
+        self.questions.iter().find(|q| q.id == id)
+    }
+}
+
+/// The outcome of reading a case file for `check`: either a case, or a file that declares
+/// it must fail to load (and how it actually failed, or that it loaded).
+#[derive(Debug)]
+pub enum Loaded {
+    /// A valid case.
+    Case(Box<Case>),
+    /// A file with `expect_error`: the expectation, and the actual load result.
+    ExpectsError {
+        /// Case name.
+        name: String,
+        /// What the file expects.
+        expected: ExpectError,
+        /// What actually happened: the error, or `None` when the case loaded.
+        actual: Option<CaseError>,
+    },
+}
+
+/// Parses and validates a case from text; `file` names it in errors and gives the default name.
+///
+/// # Errors
+/// [`CaseError`] with the file, JSON path and code of the first problem.
+pub fn load_case_str(text: &str, file: &str) -> Result<Case, CaseError> {
+    let raw = parse_raw(text).map_err(|e| e.in_file(file))?;
+    validate(raw, &default_name(file)).map_err(|e| e.in_file(file))
+}
+
+/// Reads, parses and validates a case file.
+///
+/// # Errors
+/// [`CaseError`]: `io` when it cannot be read, `too-large` past [`MAX_CASE_BYTES`], else as
+/// [`load_case_str`].
+pub fn load_case_file(path: &Path) -> Result<Case, CaseError> {
+    let text = read_case_text(path)?;
+    load_case_str(&text, &path.display().to_string())
+}
+
+/// Reads a case file for `check`, honouring a declared `expect_error`.
+///
+/// # Errors
+/// [`CaseError`] when the file cannot be read or parsed and declares no expectation (a
+/// file that does not parse cannot declare one).
+pub fn load_for_check(path: &Path) -> Result<Loaded, CaseError> {
+    let file = path.display().to_string();
+    let text = read_case_text(path)?;
+    let mut raw = parse_raw(&text).map_err(|e| e.in_file(&file))?;
+    match raw.expect_error.take() {
+        None => validate(raw, &default_name(&file))
+            .map(|c| Loaded::Case(Box::new(c)))
+            .map_err(|e| e.in_file(&file)),
+        Some(expected) => {
+            let name = raw.name.clone().unwrap_or_else(|| default_name(&file));
+            let actual = validate(raw, &name).err().map(|e| e.in_file(&file));
+            Ok(Loaded::ExpectsError {
+                name,
+                expected: ExpectError {
+                    code: expected.code,
+                    path: expected.path,
+                },
+                actual,
+            })
+        }
+    }
+}
+
+/// Reads a file as UTF-8 text, refusing files over [`MAX_CASE_BYTES`].
+///
+/// # Errors
+/// `io` (unreadable, not UTF-8) and `too-large`.
+pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
+    use std::io::Read;
+    let file = path.display().to_string();
+    let io_err = |e: std::io::Error| {
+        CaseError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
+    };
+    let handle = std::fs::File::open(path).map_err(io_err)?;
+    let mut bytes = Vec::new();
+    handle
+        .take(MAX_CASE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_err)?;
+    if bytes.len() as u64 > MAX_CASE_BYTES {
+        return Err(CaseError::new(
+            "$",
+            "too-large",
+            format!("the file is larger than {MAX_CASE_BYTES} bytes; a case file is expected"),
+        )
+        .in_file(&file));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        CaseError::new(
+            "$",
+            "bad-syntax",
+            format!("the file is not UTF-8 text ({e})"),
+        )
+        .in_file(&file)
+    })
+}
+
+/// The stem of a file name (`fixtures/cases/x.json` → `x`).
+fn default_name(file: &str) -> String {
+    Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| file.to_owned())
+}
+
+/// JSON text → raw mirror, with the JSON path and a code on failure.
+///
+/// # Errors
+/// `bad-syntax`, `missing-field`, `unknown-field`, `duplicate-field`, `wrong-type`,
+/// `unknown-variant` (the file is not yet attributed).
+pub fn parse_raw(text: &str) -> Result<raw::RawCase, CaseError> {
+    if text.trim().is_empty() {
+        return Err(CaseError::new(
+            "$",
+            "bad-syntax",
+            "the file is empty; a JSON case object is expected",
+        ));
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let parsed: Result<raw::RawCase, _> = serde_path_to_error::deserialize(&mut de);
+    let raw = parsed.map_err(|err| {
+        let path = match err.path().to_string() {
+            p if p == "." || p.is_empty() => "$".to_owned(),
+            p => p,
+        };
+        let inner = err.inner();
+        let message = inner.to_string();
+        let code = classify_serde(inner);
+        let mut e = CaseError::new(path, code, strip_position(&message));
+        if inner.line() > 0 {
+            e.line = Some(inner.line());
+        }
+        e
+    })?;
+    de.end().map_err(|e| {
+        let mut err = CaseError::new(
+            "$",
+            "bad-syntax",
+            format!(
+                "text after the JSON object: {}",
+                strip_position(&e.to_string())
+            ),
+        );
+        err.line = Some(e.line());
+        err
+    })?;
+    Ok(raw)
+}
+
+/// Maps a serde_json error to a stable code.
+fn classify_serde(err: &serde_json::Error) -> &'static str {
+    use serde_json::error::Category;
+    match err.classify() {
+        Category::Io => "io",
+        Category::Syntax | Category::Eof => "bad-syntax",
+        Category::Data => {
+            let msg = err.to_string();
+            if msg.starts_with("missing field") {
+                "missing-field"
+            } else if msg.starts_with("unknown field") {
+                "unknown-field"
+            } else if msg.starts_with("duplicate field") {
+                "duplicate-field"
+            } else if msg.starts_with("unknown variant") {
+                "unknown-variant"
+            } else {
+                "wrong-type"
+            }
+        }
+    }
+}
+
+/// Drops serde_json's " at line L column C" suffix (the line is reported separately).
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
+    }
+}

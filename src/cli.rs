@@ -1,0 +1,360 @@
+//! The command line: argument types (clap) and the commands, which render to a writer.
+//!
+//! `src/main.rs` only calls [`main_with_args`]. Exit codes are part of the interface:
+//! 0 success, 1 a failed check or contradiction, 2 a usage or input error. A closed output
+//! pipe (`worksheet check | head`) is not an error.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use comfy_table::{presets::ASCII_MARKDOWN, Table};
+
+use crate::case::{load_case_file, CaseError};
+use crate::check::{check_paths, CheckReport};
+use crate::engine::{evaluate, Outcome, Report};
+use crate::verdict::Verdict;
+
+/// Exit code: everything checked agrees.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: a check failed (an expectation disagrees, a form has contradictions).
+pub const EXIT_FAILED: u8 = 1;
+/// Exit code: bad usage or malformed input.
+pub const EXIT_INPUT: u8 = 2;
+
+const AFTER_HELP: &str = "\
+Exit codes: 0 all checks pass, 1 a check failed, 2 usage or input error.
+Reason codes (unknown verdicts): no-wait, wait-misses-work, cross-domain, cross-instance,
+timing-disabled, event-incomplete, cross-stream, empty-set, not-causal, single-warmup, drift, overflow.";
+
+/// Honest GPU and async timing: exact per-clock interval algebra, and "unknown, with a
+/// reason" wherever the evidence does not support a claim.
+#[derive(Debug, Parser)]
+#[command(name = "worksheet", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Output format of `check` and `eval`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A table for people.
+    Text,
+    /// The complete report as JSON.
+    Json,
+    /// One row per comparison (check) or answer (eval).
+    Csv,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replay case files and compare every expected result with the engine's answer.
+    #[command(
+        after_help = "Example:\n  worksheet check fixtures/\n  worksheet check fixtures/cases/three-boundaries.json --format json\n\n\
+Exit codes: 0 all cases pass, 1 an expected value disagrees, 2 a file is malformed or missing."
+    )]
+    Check {
+        /// Case files or folders (searched recursively for *.json). Default: fixtures/
+        paths: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Print every result a case file implies, with no expectations needed.
+    #[command(
+        after_help = "Example:\n  worksheet eval fixtures/cases/three-boundaries.json\n\n\
+Exit codes: 0 evaluated, 2 the file is malformed or missing."
+    )]
+    Eval {
+        /// The case file.
+        file: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+/// A command's failure: what to print on stderr and the exit code.
+#[derive(Debug)]
+pub struct Failure {
+    /// Message lines.
+    pub message: String,
+    /// Exit code.
+    pub code: u8,
+}
+
+impl From<CaseError> for Failure {
+    fn from(e: CaseError) -> Self {
+        Failure {
+            message: e.to_string(),
+            code: EXIT_INPUT,
+        }
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure {
+            message: format!("error: writing output: {e}"),
+            code: EXIT_INPUT,
+        }
+    }
+}
+
+/// Parses `args` and runs the command, writing to stdout and stderr; returns the exit code.
+pub fn main_with_args<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_INPUT } else { EXIT_OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match run(&cli, &mut out).and_then(|code| out.flush().map(|_| code).map_err(Failure::from)) {
+        Ok(code) => code,
+        Err(failure) => {
+            if failure.message.contains("Broken pipe") {
+                return EXIT_OK;
+            }
+            let _ = writeln!(io::stderr(), "{}", failure.message);
+            failure.code
+        }
+    }
+}
+
+/// Runs a parsed command, writing its normal output to `out`.
+///
+/// # Errors
+/// A [`Failure`] with the message and exit code for input errors.
+pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
+    match &cli.command {
+        Command::Check { paths, format } => {
+            let paths = if paths.is_empty() {
+                vec![PathBuf::from("fixtures")]
+            } else {
+                paths.clone()
+            };
+            let report = check_paths(&paths)?;
+            write_check(&report, *format, out).map_err(Failure::from)?;
+            if !report.errors.is_empty() {
+                let lines: Vec<String> = report.errors.iter().map(|e| e.to_string()).collect();
+                return Err(Failure {
+                    message: lines.join("\n"),
+                    code: EXIT_INPUT,
+                });
+            }
+            Ok(if report.failed() == 0 {
+                EXIT_OK
+            } else {
+                EXIT_FAILED
+            })
+        }
+        Command::Eval { file, format } => {
+            let case = load_case_file(file)?;
+            let report = evaluate(&case);
+            write_eval(&report, *format, out).map_err(Failure::from)?;
+            Ok(EXIT_OK)
+        }
+    }
+}
+
+fn new_table(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_preset(ASCII_MARKDOWN)
+        .set_header(header.to_vec());
+    table
+}
+
+/// Renders a check report.
+///
+/// # Errors
+/// Write errors of `out`.
+pub fn write_check(report: &CheckReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
+    match format {
+        Format::Json => {
+            let mut value = serde_json::to_value(report)?;
+            value["passed"] = report.passed().into();
+            value["failed"] = report.failed().into();
+            serde_json::to_writer_pretty(&mut *out, &value)?;
+            writeln!(out)
+        }
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(out);
+            w.write_record([
+                "case", "file", "question", "field", "expected", "actual", "result",
+            ])?;
+            for case in &report.cases {
+                for c in &case.checks {
+                    w.write_record([
+                        case.case.as_str(),
+                        case.file.as_str(),
+                        &c.question,
+                        &c.field,
+                        &c.expected,
+                        &c.actual,
+                        if c.passed { "pass" } else { "FAIL" },
+                    ])?;
+                }
+            }
+            w.flush()
+        }
+        Format::Text => {
+            let mut table = new_table(&["case", "question", "expected", "actual", "result"]);
+            for case in &report.cases {
+                if case.checks.is_empty() {
+                    table.add_row(vec![
+                        case.case.as_str(),
+                        "(no expectations)",
+                        "",
+                        "",
+                        "pass",
+                    ]);
+                }
+                for c in &case.checks {
+                    let question = if c.field == "verdict" {
+                        c.question.clone()
+                    } else {
+                        format!("{}.{}", c.question, c.field)
+                    };
+                    table.add_row(vec![
+                        case.case.clone(),
+                        question,
+                        c.expected.clone(),
+                        c.actual.clone(),
+                        if c.passed {
+                            "pass".into()
+                        } else {
+                            "FAIL".into()
+                        },
+                    ]);
+                }
+            }
+            writeln!(out, "{table}")?;
+            for case in report.cases.iter().filter(|c| !c.passed()) {
+                for c in case.checks.iter().filter(|c| !c.passed) {
+                    writeln!(
+                        out,
+                        "FAIL {} ({}): question `{}` {}: expected {}, actual {}",
+                        case.case, case.file, c.question, c.field, c.expected, c.actual
+                    )?;
+                }
+            }
+            let checks: usize = report.cases.iter().map(|c| c.checks.len()).sum();
+            writeln!(
+                out,
+                "{} passed, {} failed",
+                report.passed(),
+                report.failed()
+            )?;
+            writeln!(
+                out,
+                "({} cases, {checks} checks, {} input errors)",
+                report.cases.len(),
+                report.errors.len()
+            )
+        }
+    }
+}
+
+/// Renders every answer of one case.
+///
+/// # Errors
+/// Write errors of `out`.
+pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, report)?;
+            writeln!(out)
+        }
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(out);
+            w.write_record([
+                "case", "question", "kind", "verdict", "value", "value_ns", "reason", "detail",
+            ])?;
+            for a in &report.answers {
+                let (verdict, value, ns, reason, detail) = match a.outcome.verdict() {
+                    Some(Verdict::Known { value, notes }) => (
+                        "known",
+                        value.to_string(),
+                        value.as_i64().to_string(),
+                        String::new(),
+                        notes.join("; "),
+                    ),
+                    Some(Verdict::Unknown { reason, detail }) => (
+                        "unknown",
+                        String::new(),
+                        String::new(),
+                        reason.to_string(),
+                        detail.clone(),
+                    ),
+                    None => (
+                        "intervals",
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                        a.headline(),
+                    ),
+                };
+                w.write_record([
+                    report.case.as_str(),
+                    &a.id,
+                    a.kind,
+                    verdict,
+                    &value,
+                    &ns,
+                    &reason,
+                    &detail,
+                ])?;
+            }
+            w.flush()
+        }
+        Format::Text => {
+            writeln!(out, "case {}", report.case)?;
+            let mut table = new_table(&["question", "kind", "answer", "why / notes"]);
+            for a in &report.answers {
+                let why = match &a.outcome {
+                    Outcome::Duration(Verdict::Known { notes, .. })
+                    | Outcome::Difference {
+                        verdict: Verdict::Known { notes, .. },
+                        ..
+                    } => notes.join("; "),
+                    Outcome::Duration(Verdict::Unknown { detail, .. })
+                    | Outcome::Difference {
+                        verdict: Verdict::Unknown { detail, .. },
+                        ..
+                    } => detail.clone(),
+                    Outcome::Intervals(set) => match set.combined_unknown {
+                        Some(r) => format!(
+                            "{}; per clock: {}",
+                            r.explanation(),
+                            set.per_clock
+                                .iter()
+                                .map(|g| format!(
+                                    "{} union {}",
+                                    g.clock_id,
+                                    crate::engine::wide(g.analysis.union_ns)
+                                ))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                        None => String::new(),
+                    },
+                };
+                table.add_row(vec![a.id.clone(), a.kind.to_owned(), a.headline(), why]);
+            }
+            writeln!(out, "{table}")?;
+            Ok(())
+        }
+    }
+}
