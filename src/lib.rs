@@ -31,5 +31,6 @@
 pub mod clock;
 // pub mod engine;
 pub mod interval;
+pub mod stats;
 pub mod units;
 pub mod verdict;
