@@ -192,7 +192,7 @@ pub fn assess(set: &SampleSet, policy: &SteadyStatePolicy) -> SteadyState {
     let k = n / 3;
     let median = |values: &[Nanos]| {
         Sorted::from_non_negative(values.to_vec())
-            .expect("a third of at least 3 samples is non-empty")
+            .expect("n >= 3, so every third holds at least one sample")
             .median()
     };
     let thirds = Thirds {
@@ -255,7 +255,7 @@ impl From<SteadyState> for Verdict {
             } => {
                 let failed = recorded - completed;
                 let failed_note = if failed > 0 {
-                    format!(" ({} failed, not counted)", plural(failed, "more", "more"))
+                    format!(" ({failed} more failed, not counted)")
                 } else {
                     String::new()
                 };
@@ -437,6 +437,26 @@ mod tests {
                 measured: 2,
                 needed: 3
             }
+        );
+    }
+
+    #[test]
+    fn outcomes_serialize_with_a_kebab_case_tag() {
+        let set = SampleSet::from_runs(&us(&[900]), &us(&[100; 6])).unwrap();
+        assert_eq!(
+            serde_json::to_value(assess(&set, &SteadyStatePolicy::default())).unwrap(),
+            serde_json::json!({"outcome": "too-few-warmups", "completed": 1, "recorded": 1, "needed": 2})
+        );
+        let set =
+            SampleSet::from_runs(&us(&[900, 300]), &us(&[150, 150, 100, 100, 100, 100])).unwrap();
+        assert_eq!(
+            serde_json::to_value(assess(&set, &SteadyStatePolicy::default())).unwrap(),
+            serde_json::json!({
+                "outcome": "drift",
+                "first": "150 us", "last": "100 us", "overall": "100 us", "third_len": 2,
+                "tolerance": {"per_mille": 50},
+                "counts": {"total": 8, "measured": 6, "warmups": 2, "completed_warmups": 2, "failures": 0}
+            })
         );
     }
 
