@@ -569,42 +569,41 @@ fn intervals(case: &Case, phases: &[usize]) -> IntervalsAnswer {
     }
 }
 
-/// Steady-state claim over a series (interim rule until the statistics module lands).
+/// Steady-state claim over a series, by the rules of [`crate::stats::steady`].
 fn steady(series: &crate::case::SeriesDef, min_warmup: u32, tolerance_percent: u32) -> Verdict {
-    let warmups = series.warmup.len();
-    if warmups < min_warmup as usize {
-        return Verdict::unknown_because(
-            Reason::SingleWarmup,
-            format!("series `{}` has {warmups} warm-up run(s); a steady-state claim needs at least {min_warmup}", series.id),
-        );
-    }
-    let n = series.measured.len();
-    if n < 6 {
-        return Verdict::unknown_because(
-            Reason::SingleWarmup,
-            format!(
-                "series `{}` has {n} measured run(s): too few to check stability (6 needed)",
-                series.id
-            ),
-        );
-    }
-    let median = |v: &[Nanos]| {
-        let mut s = v.to_vec();
-        s.sort_unstable();
-        s[(s.len() - 1) / 2]
+    use crate::stats::{
+        steady_state, Outcome as RunOutcome, Phase, SampleSet, SteadyStatePolicy, Tolerance,
     };
-    let third = n / 3;
-    let (first, last, all) = (
-        median(&series.measured[..third]),
-        median(&series.measured[n - third..]),
-        median(&series.measured),
-    );
-    let diff = i128::from(first.as_i64()) - i128::from(last.as_i64());
-    if diff.abs() * 100 > i128::from(tolerance_percent) * i128::from(all.as_i64()).abs() {
-        return Verdict::unknown_because(
-            Reason::Drift,
-            format!("first-third median {first} and last-third median {last} differ by more than {tolerance_percent}%"),
+    let mut set = SampleSet::new();
+    let runs = series
+        .warmup
+        .iter()
+        .map(|&v| (v, Phase::Warmup, RunOutcome::Completed))
+        .chain(
+            series
+                .measured
+                .iter()
+                .map(|&v| (v, Phase::Measured, RunOutcome::Completed)),
+        )
+        .chain(
+            series
+                .failed
+                .iter()
+                .map(|&v| (v, Phase::Measured, RunOutcome::Failed)),
         );
+    for (value, phase, outcome) in runs {
+        // Validation refuses negative samples, so recording cannot fail here.
+        if set.record(value, phase, outcome).is_err() {
+            return Verdict::unknown_because(
+                Reason::Overflow,
+                format!("series `{}` holds a negative duration", series.id),
+            );
+        }
     }
-    Verdict::known(all).with_note(format!("median of {n} measured runs after {warmups} warm-up(s); first and last thirds agree within {tolerance_percent}%"))
+    let policy = SteadyStatePolicy {
+        min_warmup_runs: min_warmup as usize,
+        tolerance: Tolerance::percent(tolerance_percent),
+        ..SteadyStatePolicy::default()
+    };
+    steady_state(&set, &policy)
 }

@@ -33,5 +33,6 @@ pub mod clock;
 pub mod engine;
 pub mod interval;
 pub mod schedule;
+pub mod stats;
 pub mod units;
 pub mod verdict;

@@ -335,14 +335,16 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 EventState::Completed(time(at, format!("events[{i}].at"))?)
             }
             (RawEventState::Completed, None, false) => EventState::CompletedUntimed,
-            (RawEventState::Completed, None, true) => return Err(CaseError::new(
-                format!("events[{i}].at"),
-                "missing-field",
-                format!(
+            (RawEventState::Completed, None, true) => {
+                return Err(CaseError::new(
+                    format!("events[{i}].at"),
+                    "missing-field",
+                    format!(
                     "event `{}` is completed and timing-enabled, so it needs its timestamp `at`",
                     e.id
                 ),
-            )),
+                ))
+            }
             (RawEventState::Pending | RawEventState::NotRecorded, Some(_), _) => {
                 return Err(CaseError::new(
                     format!("events[{i}].at"),
@@ -509,9 +511,11 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                         }
                         WaitTarget::Device(d.clone())
                     }
-                    _ => return Err(bad(format!(
+                    _ => {
+                        return Err(bad(format!(
                         "host wait `{id}` needs exactly one target: `event`, `stream` or `device`"
-                    ))),
+                    )))
+                    }
                 };
                 let returned = match (clock, returned) {
                     (None, None) => None,
