@@ -4,10 +4,10 @@
 //! field, not a silently ignored key. Values that carry time are kept as [`RawTime`] (text
 //! or a bare number) so that validation can say `missing-unit` instead of a type error.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// A time value as written: `"12.5 us"`, or a bare number (which lacks its unit).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum RawTime {
     /// Text, expected to be `<decimal> <unit>`.
@@ -17,7 +17,7 @@ pub enum RawTime {
 }
 
 /// The whole file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCase {
     /// Must be `"worksheet-case"`.
@@ -25,45 +25,45 @@ pub struct RawCase {
     /// Format version; 1 is the only one so far.
     pub version: u32,
     /// Case name (defaults to the file stem).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Free text for people.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Where the data came from (captures carry device, driver, command).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<serde_json::Map<String, serde_json::Value>>,
     /// The clocks.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clocks: Vec<RawClock>,
     /// Device streams.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub streams: Vec<RawStream>,
     /// Device events.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<RawEvent>,
     /// Intervals of work.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub phases: Vec<RawPhase>,
     /// Free-standing timestamps.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub marks: Vec<RawMark>,
     /// The host program, in order.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub program: Vec<RawOp>,
     /// Repeated measurements.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub series: Vec<RawSeries>,
     /// Questions asked, each with its optional expectation.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub questions: Vec<RawQuestion>,
     /// The case is expected not to load, with this error.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect_error: Option<RawExpectError>,
 }
 
 /// A clock: domain plus instance.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawClock {
     /// Name other parts of the file refer to.
@@ -71,12 +71,12 @@ pub struct RawClock {
     /// `host`, `device`, ...
     pub domain: String,
     /// What fixes the epoch. Required; optional here so its absence is a precise error.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance: Option<String>,
 }
 
 /// A device stream.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStream {
     /// Stream id.
@@ -88,7 +88,7 @@ pub struct RawStream {
 }
 
 /// A device event.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawEvent {
     /// Event id.
@@ -100,12 +100,12 @@ pub struct RawEvent {
     /// `completed`, `pending` or `not-recorded`.
     pub state: RawEventState,
     /// Its timestamp, on the stream's clock (completed events only).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<RawTime>,
 }
 
 /// An event's state when it was read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RawEventState {
     /// Recorded and completed; it has a timestamp.
@@ -117,19 +117,19 @@ pub enum RawEventState {
 }
 
 /// An interval of work.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPhase {
     /// Phase id.
     pub id: String,
     /// Label for people.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     /// Stream it ran in (its clock is the stream's).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream: Option<String>,
     /// Clock, required when there is no stream.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<String>,
     /// Start, inclusive.
     pub start: RawTime,
@@ -138,7 +138,7 @@ pub struct RawPhase {
 }
 
 /// A free-standing timestamp.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawMark {
     /// Mark id.
@@ -150,7 +150,7 @@ pub struct RawMark {
 }
 
 /// One step of the host program.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(tag = "op", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum RawOp {
     /// Record an event in its stream.
@@ -175,19 +175,19 @@ pub enum RawOp {
         /// Wait id.
         id: String,
         /// Target: an event ...
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         event: Option<String>,
         /// ... or a stream ...
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         stream: Option<String>,
         /// ... or a whole device.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         device: Option<String>,
         /// Host clock of the return timestamp.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         clock: Option<String>,
         /// When the wait returned.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         at: Option<RawTime>,
     },
     /// A host timer starts.
@@ -211,26 +211,26 @@ pub enum RawOp {
 }
 
 /// Repeated samples of one measurement.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSeries {
     /// Series id.
     pub id: String,
     /// What was measured.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     /// Warm-up runs, in order (recorded, excluded from statistics).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warmup: Vec<RawTime>,
     /// Measured runs, in order.
     pub measured: Vec<RawTime>,
     /// Runs that failed (kept, counted, excluded from statistics).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<RawTime>,
 }
 
 /// A question and its expected answer, tagged by `kind`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum RawQuestion {
     /// Host submission time of a timer.
@@ -240,7 +240,7 @@ pub enum RawQuestion {
         /// The timer.
         timer: String,
         /// Expected answer.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<RawExpectDuration>,
     },
     /// Host-observed completion of claimed work.
@@ -250,10 +250,10 @@ pub enum RawQuestion {
         /// The timer.
         timer: String,
         /// Phases claimed complete at the stop (default: launched between start and stop).
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         work: Option<Vec<String>>,
         /// Expected answer.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<RawExpectDuration>,
     },
     /// Device interval between two events.
@@ -265,7 +265,7 @@ pub enum RawQuestion {
         /// End event.
         end: String,
         /// Expected answer.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<RawExpectDuration>,
     },
     /// `to − from` for two marks.
@@ -277,7 +277,7 @@ pub enum RawQuestion {
         /// Later mark.
         to: String,
         /// Expected answer.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<RawExpectDuration>,
     },
     /// Difference of two duration answers.
@@ -289,7 +289,7 @@ pub enum RawQuestion {
         /// Question whose value is subtracted.
         subtrahend: String,
         /// Expected answer.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<RawExpectDuration>,
     },
     /// Interval algebra over phases.
@@ -297,10 +297,10 @@ pub enum RawQuestion {
         /// Question id.
         id: String,
         /// Phases in the set (default: all).
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         phases: Option<Vec<String>>,
         /// Expected results.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<RawExpectIntervals>,
     },
     /// A steady-state claim over a series.
@@ -310,72 +310,72 @@ pub enum RawQuestion {
         /// The series.
         series: String,
         /// Minimum warm-up runs (default 2).
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         min_warmup: Option<u32>,
         /// Largest allowed disagreement between first and last thirds, percent (default 5).
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         tolerance_percent: Option<u32>,
         /// Expected answer.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<RawExpectDuration>,
     },
 }
 
 /// Expected verdict of a duration question.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExpectDuration {
     /// `known` or `unknown`.
     pub verdict: String,
     /// Expected value when known.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<RawTime>,
     /// Expected reason code when unknown.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Expected attribution (`not-causal` for differences).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<String>,
 }
 
 /// Expected results of an interval-set question; each field is optional.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExpectIntervals {
     /// `unknown` when the set mixes clocks (then `reason` is required).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
     /// The reason for `unknown`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Number of intervals.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
     /// Σ lengths.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sum: Option<RawTime>,
     /// Covered union.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub union: Option<RawTime>,
     /// Span, or an unknown (`{"verdict": "unknown", "reason": "empty-set"}`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<RawSpanExpect>,
     /// Gaps as `[start, end]` pairs.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gaps: Option<Vec<[RawTime; 2]>>,
     /// sum − union.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlap: Option<RawTime>,
     /// Regions of depth ≥ 2.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlap_regions: Option<Vec<RawRegion>>,
     /// Maximum depth.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_depth: Option<u32>,
 }
 
 /// Expected span: a value or an unknown.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum RawSpanExpect {
     /// A value.
@@ -385,7 +385,7 @@ pub enum RawSpanExpect {
 }
 
 /// An expected overlap region.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawRegion {
     /// Start.
@@ -397,12 +397,48 @@ pub struct RawRegion {
 }
 
 /// The error a case is expected to fail with.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExpectError {
     /// Error code.
     pub code: String,
     /// JSON path of the offending field.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+}
+
+impl From<crate::units::Nanos> for RawTime {
+    /// The exact text of the value, such as `"12.5 us"`.
+    fn from(value: crate::units::Nanos) -> Self {
+        RawTime::Text(value.to_string())
+    }
+}
+
+impl RawCase {
+    /// An empty case of the current format and version, named `name`, for producers.
+    pub fn new(name: impl Into<String>) -> Self {
+        RawCase {
+            format: super::FORMAT_NAME.to_owned(),
+            version: super::FORMAT_VERSION,
+            name: Some(name.into()),
+            description: None,
+            provenance: None,
+            clocks: Vec::new(),
+            streams: Vec::new(),
+            events: Vec::new(),
+            phases: Vec::new(),
+            marks: Vec::new(),
+            program: Vec::new(),
+            series: Vec::new(),
+            questions: Vec::new(),
+            expect_error: None,
+        }
+    }
+
+    /// Pretty JSON text of the case, ending with a newline.
+    pub fn to_json_pretty(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("a raw case always serializes");
+        text.push('\n');
+        text
+    }
 }
