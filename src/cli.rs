@@ -1,8 +1,9 @@
 //! The command line: argument types (clap) and the commands, which render to a writer.
 //!
 //! `src/main.rs` only calls [`main_with_args`]. Exit codes are part of the interface:
-//! 0 success, 1 a failed check or contradiction, 2 a usage or input error. A closed output
-//! pipe (`worksheet check | head`) is not an error.
+//! 0 success, 1 a failed check or contradiction, 2 a usage or input error, 3 CUDA not
+//! available (`capture`, `lab streams`). A closed output pipe (`worksheet check | head`) is
+//! not an error.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -10,6 +11,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
+use crate::capture::command::{run_capture, run_streams, CaptureArgs, StreamsArgs};
 use crate::case::{load_case_file, CaseError};
 use crate::check::{check_paths, CheckReport};
 use crate::engine::{evaluate, Outcome, Report};
@@ -23,7 +25,8 @@ pub const EXIT_FAILED: u8 = 1;
 pub const EXIT_INPUT: u8 = 2;
 
 const AFTER_HELP: &str = "\
-Exit codes: 0 all checks pass, 1 a check failed, 2 usage or input error.
+Exit codes: 0 all checks pass, 1 a check failed, 2 usage or input error,
+3 CUDA not available (capture, lab streams).
 Reason codes (unknown verdicts): no-wait, wait-misses-work, cross-domain, cross-instance,
 timing-disabled, event-incomplete, cross-stream, empty-set, not-causal, single-warmup, drift, overflow.";
 
@@ -75,6 +78,33 @@ Exit codes: 0 evaluated, 2 the file is malformed or missing."
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Measure the three boundaries of a %globaltimer spin kernel on a CUDA GPU (feature
+    /// `cuda`) and write them as a capture file, a per-run CSV and a summary table.
+    #[command(
+        after_help = "Example:\n  worksheet capture --out fixtures/captures/h200-capture.json\n  worksheet capture --simulate --runs 20\n\n\
+Exit codes: 0 captured and every relation holds, 1 a replayed check or relation fails, 2 a file cannot be written,\n\
+3 CUDA not available (built without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed."
+    )]
+    Capture(CaptureArgs),
+    /// Labs that measure a lesson on real hardware.
+    Lab {
+        /// The lab to run.
+        #[command(subcommand)]
+        lab: LabCommand,
+    },
+}
+
+/// The labs.
+#[derive(Debug, Subcommand)]
+pub enum LabCommand {
+    /// Copy in, compute, copy out: serial on one stream vs chunked over K streams, with the
+    /// output verified and every stream's intervals captured.
+    #[command(
+        after_help = "Example:\n  worksheet lab streams --mib 64 --streams 4 --chunks 16\n\n\
+Exit codes: 0 measured and verified, 1 an output is wrong or a replayed check fails, 2 a file cannot be written,\n\
+3 CUDA not available or the device failed."
+    )]
+    Streams(StreamsArgs),
 }
 
 /// A command's failure: what to print on stderr and the exit code.
@@ -165,6 +195,10 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             write_eval(&report, *format, out).map_err(Failure::from)?;
             Ok(EXIT_OK)
         }
+        Command::Capture(args) => run_capture(args, out),
+        Command::Lab {
+            lab: LabCommand::Streams(args),
+        } => run_streams(args, out),
     }
 }
 

@@ -21,15 +21,19 @@
 //!
 //! Layout: [`units`] (exact values), [`clock`] (clocks and timestamps), [`interval`] (the
 //! algebra), [`verdict`] (known / unknown and reason codes), [`case`] (the file format),
-//! [`engine`] (answers), [`check`] (expected versus actual). The core never does I/O
+//! [`engine`] (answers), [`check`] (expected versus actual), [`capture`] (real captures and
+//! the stream-overlap lab; the driver-facing half is `cuda`, feature `cuda`). The core never does I/O
 //! except in [`case`]'s readers and [`check`]'s file discovery.
 
 #![deny(missing_docs)]
 
+pub mod capture;
 pub mod case;
 pub mod check;
 pub mod cli;
 pub mod clock;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod engine;
 pub mod interval;
 pub mod schedule;
