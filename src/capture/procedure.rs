@@ -416,3 +416,91 @@ fn wait_scope<B: Backend>(
         b_query_after_wait,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::build::capture_case;
+    use crate::capture::relations;
+    use crate::capture::sim::{Sim, Tape};
+    use crate::case::load_case_str;
+    use crate::engine::evaluate;
+
+    fn small() -> CaptureOptions {
+        CaptureOptions {
+            spins: vec![Nanos::new(10_000), Nanos::new(1_000_000)],
+            warmup: 3,
+            runs: 9,
+            detail: 2,
+            calibration_pairs: 20,
+            command: "test".into(),
+        }
+    }
+
+    #[test]
+    fn the_submission_timer_holds_exactly_record_launch_record() {
+        let mut tape = Tape::default();
+        let options = CaptureOptions {
+            spins: vec![Nanos::new(10_000)],
+            warmup: 0,
+            runs: 1,
+            detail: 0,
+            calibration_pairs: 0,
+            command: "test".into(),
+        };
+        capture(&mut tape, &options).unwrap();
+        let calls = tape.calls.join(" ");
+        // Idle: one reading starts both timers; the wait follows the submission's stop.
+        assert!(
+            calls.contains("sync-stream now record spin record now wait-event now elapsed"),
+            "{calls}"
+        );
+        // Held: the gate is launched before the timers; the release sits inside completion.
+        assert!(
+            calls.contains("record gate now record spin record now now release wait-event now"),
+            "{calls}"
+        );
+    }
+
+    #[test]
+    fn a_simulated_capture_builds_a_case_whose_expectations_and_relations_hold() {
+        let rec = capture(&mut Sim::new(), &small()).unwrap();
+        assert_eq!(rec.groups.len(), 4);
+        assert!(rec.groups.iter().all(|g| g.runs.len() == 12));
+        assert_eq!(rec.event_step(), Some(32));
+        let json = capture_case(&rec, "sim").to_json_pretty();
+        let case = load_case_str(&json, "sim.json").unwrap();
+        let report = evaluate(&case);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("sim.json");
+        std::fs::write(&file, &json).unwrap();
+        let checked = crate::check::check_file(&file).unwrap();
+        assert!(checked.checks.len() > 20);
+        for c in &checked.checks {
+            assert!(c.passed, "{c:?}");
+        }
+        for r in relations::check(&case, &report) {
+            assert!(r.holds, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn detailed_runs_are_the_first_measured_ones() {
+        let rec = capture(&mut Sim::new(), &small()).unwrap();
+        for g in &rec.groups {
+            let detailed: Vec<usize> = g
+                .runs
+                .iter()
+                .filter(|r| r.detail.is_some())
+                .map(|r| r.index)
+                .collect();
+            assert_eq!(detailed, vec![3, 4]);
+            for r in &g.runs {
+                let d = r.detail.map(|p| p.end.as_i64() - p.start.as_i64());
+                if let (Some(d), Some(v)) = (d, r.device_interval()) {
+                    assert_eq!(d, v.as_i64(), "end − start is the pair's own reading");
+                }
+            }
+        }
+    }
+}

@@ -440,3 +440,103 @@ impl Backend for Sim {
         self.submit(stream, Work::CopyOut(range))
     }
 }
+
+/// A simulator that writes down every call (to test what lies between two readings), and
+/// can drop the first copy-out (to test that a wrong output is caught).
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct Tape {
+    pub(crate) sim: Sim,
+    pub(crate) calls: Vec<&'static str>,
+    pub(crate) drop_first_copy_out: bool,
+    pub(crate) dropped: bool,
+}
+
+#[cfg(test)]
+impl Backend for Tape {
+    fn info(&self) -> DeviceInfo {
+        self.sim.info()
+    }
+    fn now(&mut self) -> Nanos {
+        self.calls.push("now");
+        self.sim.now()
+    }
+    fn new_stream(&mut self) -> Result<StreamId, BackendError> {
+        self.sim.new_stream()
+    }
+    fn new_event(&mut self, timing: bool) -> Result<EventId, BackendError> {
+        self.sim.new_event(timing)
+    }
+    fn record(&mut self, e: EventId, s: StreamId) -> Result<(), BackendError> {
+        self.calls.push("record");
+        self.sim.record(e, s)
+    }
+    fn spin(&mut self, s: StreamId, l: Nanos, k: Option<usize>) -> Result<(), BackendError> {
+        self.calls.push("spin");
+        self.sim.spin(s, l, k)
+    }
+    fn gate(&mut self, s: StreamId) -> Result<(), BackendError> {
+        self.calls.push("gate");
+        self.sim.gate(s)
+    }
+    fn release(&mut self) -> Result<(), BackendError> {
+        self.calls.push("release");
+        self.sim.release()
+    }
+    fn gate_timeouts(&mut self) -> u32 {
+        self.sim.gate_timeouts()
+    }
+    fn stream_wait(&mut self, s: StreamId, e: EventId) -> Result<(), BackendError> {
+        self.calls.push("stream-wait");
+        self.sim.stream_wait(s, e)
+    }
+    fn wait_event(&mut self, e: EventId) -> Result<(), BackendError> {
+        self.calls.push("wait-event");
+        self.sim.wait_event(e)
+    }
+    fn sync_stream(&mut self, s: StreamId) -> Result<(), BackendError> {
+        self.calls.push("sync-stream");
+        self.sim.sync_stream(s)
+    }
+    fn sync_device(&mut self) -> Result<(), BackendError> {
+        self.calls.push("sync-device");
+        self.sim.sync_device()
+    }
+    fn elapsed(&mut self, a: EventId, b: EventId) -> DriverAnswer {
+        self.calls.push("elapsed");
+        self.sim.elapsed(a, b)
+    }
+    fn query(&mut self, e: EventId) -> DriverAnswer {
+        self.calls.push("query");
+        self.sim.query(e)
+    }
+    fn reserve_slots(&mut self, n: usize) -> Result<(), BackendError> {
+        self.sim.reserve_slots(n)
+    }
+    fn read_slots(&mut self, n: usize) -> Result<Vec<(i64, i64)>, BackendError> {
+        self.sim.read_slots(n)
+    }
+    fn lab_alloc(&mut self, w: usize) -> Result<(), BackendError> {
+        self.sim.lab_alloc(w)
+    }
+    fn lab_input(&mut self) -> &mut [u32] {
+        self.sim.lab_input()
+    }
+    fn lab_output(&mut self) -> &mut [u32] {
+        self.sim.lab_output()
+    }
+    fn copy_in(&mut self, s: StreamId, r: Range<usize>) -> Result<(), BackendError> {
+        self.sim.copy_in(s, r)
+    }
+    fn compute(&mut self, s: StreamId, r: Range<usize>, i: u32) -> Result<(), BackendError> {
+        self.sim.compute(s, r, i)
+    }
+    fn copy_out(&mut self, s: StreamId, r: Range<usize>) -> Result<(), BackendError> {
+        self.calls.push("copy-out");
+        if self.drop_first_copy_out && !self.dropped {
+            self.dropped = true;
+            return Ok(());
+        }
+        self.sim.copy_out(s, r)
+    }
+}

@@ -875,3 +875,58 @@ mod tests {
         assert_eq!(speedup_text(Nanos::new(1), Nanos::ZERO), "-");
     }
 }
+
+#[cfg(test)]
+mod lab_tests {
+    use super::*;
+    use crate::capture::sim::{Sim, Tape};
+    use crate::case::load_case_str;
+    use crate::engine::evaluate;
+
+    fn small() -> StreamsOptions {
+        StreamsOptions {
+            words: 1 << 12,
+            streams: 3,
+            chunks: 7,
+            iters: 50,
+            warmup: 1,
+            reps: 3,
+            command: "test".into(),
+        }
+    }
+
+    #[test]
+    fn a_simulated_lab_verifies_its_output_and_its_case_loads() {
+        let rec = run(&mut Sim::new(), &small()).unwrap();
+        assert!(rec.serial.verification.valid());
+        assert!(rec.concurrent.verification.valid());
+        assert_eq!(rec.serial.verification.repetitions, 5);
+        assert_eq!(rec.concurrent.instrumented.ops.len(), 21);
+        assert_eq!(rec.concurrent.instrumented.joins.len(), 2);
+        let case = load_case_str(&streams_case(&rec, "lab").to_json_pretty(), "lab.json").unwrap();
+        let report = evaluate(&case);
+        for id in [
+            "serial-device-interval",
+            "concurrent-device-interval",
+            "concurrent-host-completion",
+        ] {
+            let v = report.answer(id).unwrap().outcome.verdict().unwrap();
+            assert!(v.value().is_some(), "{id}: {v}");
+        }
+        assert!(streams_report(&rec).contains("speedup = serial / concurrent"));
+    }
+
+    #[test]
+    fn a_wrong_output_makes_the_pipeline_invalid() {
+        let mut tape = Tape {
+            drop_first_copy_out: true,
+            ..Tape::default()
+        };
+        let rec = run(&mut tape, &small()).unwrap();
+        // The first repetition of the serial pipeline never copied its result back.
+        assert!(!rec.serial.verification.valid());
+        assert_eq!(rec.serial.verification.mismatches, 1 << 12);
+        assert!(rec.concurrent.verification.valid());
+        assert!(streams_report(&rec).contains("INVALID"));
+    }
+}
