@@ -10,7 +10,7 @@
 //! device ([`record::Demos`]). The result is a case file that `check`, `eval` and the forms
 //! read, a per-run CSV, and a table of median / P90 / max per boundary.
 //!
-//! Only [`crate::cuda`] (feature `cuda`) talks to a GPU. Everything here is pure and
+//! Only `crate::cuda` (feature `cuda`) talks to a GPU. Everything here is pure and
 //! builds everywhere:
 //!
 //! | module | what |
