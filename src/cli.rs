@@ -75,6 +75,14 @@ Exit codes: 0 evaluated, 2 the file is malformed or missing."
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Teaching labs that really measure (`worksheet lab executor`).
+    Lab {
+        /// Which lab.
+        #[command(subcommand)]
+        lab: crate::lab::LabCommand,
+    },
+    /// Draw a case file's timeline: an SVG picture, or a terminal sketch.
+    Render(crate::render::RenderArgs),
 }
 
 /// A command's failure: what to print on stderr and the exit code.
@@ -165,6 +173,8 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             write_eval(&report, *format, out).map_err(Failure::from)?;
             Ok(EXIT_OK)
         }
+        Command::Lab { lab } => crate::lab::run(lab, out),
+        Command::Render(args) => crate::render::run(args, out),
     }
 }
 

@@ -21,7 +21,8 @@
 //!
 //! Layout: [`units`] (exact values), [`clock`] (clocks and timestamps), [`interval`] (the
 //! algebra), [`verdict`] (known / unknown and reason codes), [`case`] (the file format),
-//! [`engine`] (answers), [`check`] (expected versus actual). The core never does I/O
+//! [`engine`] (answers), [`check`] (expected versus actual), [`lab`] (labs that measure),
+//! [`render`] (timeline pictures). The core never does I/O
 //! except in [`case`]'s readers and [`check`]'s file discovery.
 
 #![deny(missing_docs)]
@@ -32,6 +33,8 @@ pub mod cli;
 pub mod clock;
 pub mod engine;
 pub mod interval;
+pub mod lab;
+pub mod render;
 pub mod schedule;
 pub mod stats;
 pub mod units;
