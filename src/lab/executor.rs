@@ -214,6 +214,31 @@ impl RunRecord {
     }
 }
 
+/// The machine a lab ran on, as far as it matters for reading the numbers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Machine {
+    /// CPUs available to this process.
+    pub cpus: usize,
+    /// `/proc/loadavg`'s 1, 5 and 15 minute load averages when the lab started, if readable:
+    /// other processes competing for the cores show up as noise in every interval.
+    pub load_average: Option<String>,
+}
+
+impl Machine {
+    /// This machine, now.
+    pub fn current() -> Self {
+        Machine {
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            load_average: std::fs::read_to_string("/proc/loadavg").ok().map(|text| {
+                text.split_whitespace()
+                    .take(3)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }),
+        }
+    }
+}
+
 /// A whole lab run: configuration, clock, calibration, reference and every run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LabRun {
@@ -233,6 +258,8 @@ pub struct LabRun {
     pub reference_time: Nanos,
     /// Every run, warm-ups first, in run order.
     pub runs: Vec<RunRecord>,
+    /// The machine, when the caller recorded it (the CLI does; tests leave it out).
+    pub machine: Option<Machine>,
 }
 
 /// A step of a lab run, for progress display.
@@ -355,6 +382,7 @@ where
         reference,
         reference_time: Nanos::new(r1.as_i64().saturating_sub(r0.as_i64())),
         runs,
+        machine: None,
     })
 }
 

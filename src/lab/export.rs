@@ -95,6 +95,12 @@ pub fn case_file(lab: &LabRun, name: &str, command: &str) -> RawCase {
         prov.insert("clock_resolution".into(), json!(res.to_string()));
     }
     prov.insert("threads".into(), json!(lab.config.threads));
+    if let Some(m) = &lab.machine {
+        prov.insert("cpus".into(), json!(m.cpus));
+        if let Some(l) = &m.load_average {
+            prov.insert("load_average_at_start".into(), json!(l));
+        }
+    }
     prov.insert("work".into(), json!(lab.work));
     prov.insert("passes".into(), json!(lab.calibration.passes));
     prov.insert("reference_digest".into(), json!(lab.reference.to_string()));
@@ -352,6 +358,17 @@ pub fn table(lab: &LabRun, a: &Analysis) -> String {
     for note in &lab.clock_info.notes {
         let _ = writeln!(out, "             note: {note}");
     }
+    if let Some(m) = &lab.machine {
+        let _ = writeln!(
+            out,
+            "machine      {} CPU(s){}",
+            m.cpus,
+            m.load_average
+                .as_ref()
+                .map(|l| format!(", load average {l} (1, 5, 15 min) at the start"))
+                .unwrap_or_default()
+        );
+    }
     let _ = writeln!(
         out,
         "work         {}, {} pass(es) per job",
@@ -435,6 +452,17 @@ pub fn markdown(lab: &LabRun, a: &Analysis, command: &str) -> String {
          Every reading is on host clock `{}` ({}).\n",
         c.runs, c.warmup, c.threads, lab.clock, lab.clock_info.source
     );
+    if let Some(m) = &lab.machine {
+        let _ = writeln!(
+            out,
+            "- machine: {} CPU(s){}",
+            m.cpus,
+            m.load_average
+                .as_ref()
+                .map(|l| format!(", load average {l} (1, 5, 15 min) at the start"))
+                .unwrap_or_default()
+        );
+    }
     let _ = writeln!(
         out,
         "- work: {}, {} passes per job (calibrated ≈ {} for the {} target)",
@@ -596,6 +624,7 @@ pub fn json(lab: &LabRun, a: &Analysis, command: &str) -> String {
             "resolution": lab.clock_info.resolution,
             "notes": lab.clock_info.notes,
         },
+        "machine": lab.machine,
         "work": lab.work,
         "calibration": lab.calibration,
         "reference": {"digest": lab.reference, "time": lab.reference_time},

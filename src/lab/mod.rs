@@ -55,7 +55,7 @@ use crate::render::{model, refuse_existing, text, write_output};
 use crate::units::Nanos;
 
 use self::clock::MonotonicClock;
-use self::executor::{analyze, calibrate, run_lab, Analysis, LabConfig, LabRun, Step};
+use self::executor::{analyze, calibrate, run_lab, Analysis, LabConfig, LabRun, Machine, Step};
 use self::work::HashWork;
 
 /// The labs.
@@ -171,6 +171,7 @@ fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure>
     let clock = Arc::new(MonotonicClock::new());
     let work = Arc::new(HashWork::default());
 
+    let machine = Machine::current();
     let bar = progress_bar((config.runs + config.warmup) as u64, args.quiet);
     bar.set_message("calibrating");
     let calibration = calibrate(clock.as_ref(), work.as_ref(), config.target);
@@ -184,17 +185,14 @@ fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure>
         code: EXIT_INPUT,
     })?;
     bar.finish_and_clear();
+    let lab = LabRun {
+        machine: Some(machine),
+        ..lab
+    };
 
     let analysis = analyze(&lab);
-    let case_name = args
-        .export_case
-        .as_ref()
-        .and_then(|p| p.file_stem())
-        .map_or_else(
-            || "executor-lab".to_owned(),
-            |s| s.to_string_lossy().into_owned(),
-        );
-    let report = report_text(&lab, &analysis, &case_name, &command)?;
+    let case_name = "executor-lab";
+    let report = report_text(&lab, &analysis, case_name, &command)?;
     out.write_all(report.as_bytes())?;
 
     let mut written = Vec::new();
@@ -219,7 +217,7 @@ fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure>
         written.push(("report (Markdown)", p));
     }
     if let Some(p) = &args.export_case {
-        let case = export::case_file(&lab, &case_name, &command);
+        let case = export::case_file(&lab, case_name, &command);
         write_output(p, case.to_json_pretty().as_bytes(), args.force)?;
         written.push(("case file", p));
     }

@@ -2,7 +2,8 @@
 //! are written in, and a base when absolute labels would be unreadable.
 //!
 //! Labels are exact decimals of the unit ([`Nanos::format_in`]). When the view lies far from
-//! the clock's origin (a monotonic clock read 8 000 s after boot, a 50 ms view), labels are
+//! the clock's origin (more than 1 000 steps from it: a monotonic clock read 8 000 s after
+//! boot, a 50 ms view), labels are
 //! written relative to a base on the tick grid and the caption names the base:
 //! `ms after 8123.4 s`. Otherwise they are the clock's own values (`7000 7020 … us`).
 
@@ -49,7 +50,7 @@ impl Axis {
         } else {
             Unit::Nanos
         };
-        let far = i128::from(a.unsigned_abs().max(b.unsigned_abs())) / i128::from(step) >= 10_000;
+        let far = i128::from(a.unsigned_abs().max(b.unsigned_abs())) / i128::from(step) >= 1_000;
         let base = if far { a.div_euclid(step) * step } else { 0 };
         let first = a.div_euclid(step) * step + if a.rem_euclid(step) == 0 { 0 } else { step };
         let mut ticks = Vec::new();

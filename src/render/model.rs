@@ -154,6 +154,21 @@ impl Lane {
     }
 }
 
+/// A vertical line across a whole panel: where a submission returned, so that the work
+/// still running after it is plain to see.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Marker {
+    /// When (ns on the panel's clock).
+    pub at: i64,
+    /// `submit-3 returned`.
+    pub label: String,
+    /// Full description for a tooltip.
+    pub tooltip: String,
+}
+
+/// The most submission-return markers drawn in one panel (more would be clutter).
+pub const MAX_MARKERS: usize = 6;
+
 /// Everything drawn against one clock's axis.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Panel {
@@ -165,6 +180,8 @@ pub struct Panel {
     pub view: (i64, i64),
     /// Lanes, top to bottom.
     pub lanes: Vec<Lane>,
+    /// Submission returns (at most [`MAX_MARKERS`]; none when there would be more).
+    pub markers: Vec<Marker>,
 }
 
 /// Where an arrow starts or ends: a point in a lane row of a panel.
@@ -477,6 +494,22 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
                 })
             })
             .collect();
+        let mut markers: Vec<Marker> = timer_bars
+            .iter()
+            .filter(|b| b.kind == BarKind::SubmissionTimer && !b.clipped.1)
+            .map(|b| Marker {
+                at: b.end,
+                label: format!("{} returned", b.id),
+                tooltip: format!(
+                    "timer {} stopped at {}: the submission returned here; work drawn to the right of this line ran after it",
+                    b.id,
+                    Nanos::new(b.end)
+                ),
+            })
+            .collect();
+        if markers.len() > MAX_MARKERS {
+            markers.clear();
+        }
         timers.rows = pack(timer_bars);
         lanes.push(timers);
 
@@ -694,6 +727,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
             clock: clock_def.clock.clone(),
             view,
             lanes,
+            markers,
         });
     }
 

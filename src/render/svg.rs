@@ -190,9 +190,10 @@ fn draw_bar(out: &mut String, bar: &Bar, next_start: Option<f64>, s: &Scale, y: 
 }
 
 fn legend(out: &mut String, width: f64, y: &mut f64) {
-    let items: [(&str, &str, &str); 11] = [
+    let items: [(&str, &str, &str); 12] = [
         ("rect", C_PHASE, "phase (work)"),
         ("rect", C_SUBMIT, "submission timer"),
+        ("dash", C_SUBMIT, "submission returned"),
         ("rect", C_COMPLETE, "completion timer"),
         ("rect", C_TIMER, "other timer"),
         ("tick", C_EVENT, "event"),
@@ -235,6 +236,14 @@ fn legend(out: &mut String, width: f64, y: &mut f64) {
                 r#"<path d="M{:.1},{:.1} l6,6 l-6,6 l-6,-6 z" fill="{colour}"/>"#,
                 x + 9.0,
                 cy - 6.0
+            ),
+            "dash" => write!(
+                out,
+                r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="1.2" stroke-dasharray="4,3"/>"#,
+                x + 9.0,
+                cy - 7.0,
+                x + 9.0,
+                cy + 7.0
             ),
             "hollow" => write!(
                 out,
@@ -330,6 +339,29 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
             ))
         );
         y += 8.0;
+        if !panel.markers.is_empty() {
+            // A strip for the submission-return labels, above the lanes.
+            let mut taken = Occupied::default();
+            for m in &panel.markers {
+                let x = scale.x(m.at);
+                let w = text_w(&m.label, 10.0);
+                let (x0, x1, anchor, tx) = if x + 3.0 + w <= width - 2.0 {
+                    (x + 3.0, x + 3.0 + w, "start", x + 3.0)
+                } else {
+                    (x - 3.0 - w, x - 3.0, "end", x - 3.0)
+                };
+                if taken.free(x0, x1) {
+                    taken.take(x0, x1);
+                    let _ = writeln!(
+                        body,
+                        r#"<text x="{tx:.2}" y="{:.1}" font-size="10" fill="{C_SUBMIT}" text-anchor="{anchor}">{}</text>"#,
+                        y + 10.0,
+                        esc(&m.label)
+                    );
+                }
+            }
+            y += 14.0;
+        }
         let top = y;
         let lanes_h: f64 = panel.lanes.iter().map(lane_height).sum();
         let _ = writeln!(
@@ -493,6 +525,16 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
                 );
             }
             y += h;
+        }
+        // Submission returns: dashed lines across every lane of the panel.
+        for m in &panel.markers {
+            let x = scale.x(m.at);
+            let _ = writeln!(
+                body,
+                r#"<line x1="{x:.2}" y1="{:.1}" x2="{x:.2}" y2="{y:.1}" stroke="{C_SUBMIT}" stroke-width="1.2" stroke-dasharray="4,3"><title>{}</title></line>"#,
+                top - 14.0,
+                esc(&m.tooltip)
+            );
         }
         // The axis, with its unit.
         let _ = write!(

@@ -12,6 +12,7 @@
 //! ```
 //!
 //! Bars: phases `[==)`, submission timers `s`, completion timers `c`, other timers `-`;
+//! `v` above the lanes marks where a submission returned (when a panel has few of them);
 //! ticks: events `^`, wait returns `*`, waits with no return time at the next host reading
 //! (`o`: returned by then), marks `|`; covered lane: `#` depth 1, `2`–`9` depth,
 //! `.` a gap. A bar shorter than one column is one character. Each clock gets its own axis.
@@ -77,12 +78,39 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
             crate::units::Nanos::new(per_col.max(1)),
             axis.unit_caption()
         );
+        if !panel.markers.is_empty() {
+            // `v` above the column where a submission returned, with its label.
+            let mut line = vec![' '; cols + 24];
+            let mut free_from = 0usize;
+            for m in &panel.markers {
+                let c = col(m.at, view, cols);
+                let label: Vec<char> = format!("v {}", m.label).chars().collect();
+                if c >= free_from && c + label.len() <= line.len() {
+                    line[c..c + label.len()].copy_from_slice(&label);
+                    free_from = c + label.len() + 1;
+                } else {
+                    line[c] = 'v';
+                }
+            }
+            let _ = writeln!(
+                out,
+                "{} {}",
+                " ".repeat(LABEL_W),
+                line.iter().collect::<String>().trim_end()
+            );
+        }
         for lane in &panel.lanes {
             let mut lines: Vec<Vec<char>> = Vec::new();
             for row in &lane.rows {
                 let mut line = vec![' '; cols];
+                // A bar never hides the one before it: one that would start in the previous
+                // bar's last column starts a column later (a sketch is one column coarse).
+                let mut next_free = 0usize;
                 for bar in row {
                     let (a, b) = (col(bar.start, view, cols), col(bar.end, view, cols));
+                    let a = a.max(next_free).min(cols - 1);
+                    let b = b.max(a);
+                    next_free = b + 1;
                     let fill = match bar.kind {
                         BarKind::Phase => '=',
                         BarKind::SubmissionTimer => 's',
@@ -195,7 +223,7 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
     }
     let _ = writeln!(
         out,
-        "\nkey: [==) phase  s submission timer  c completion timer  - other timer  ^ event  * wait returned  o wait returned by  | mark\n     covered: # depth 1, 2-9 overlap depth, . gap"
+        "\nkey: [==) phase  s submission timer  c completion timer  - other timer  v submission returned\n     ^ event  * wait returned  o wait returned by  | mark  covered: # depth 1, 2-9 overlap depth, . gap"
     );
     for note in &timeline.notes {
         let _ = writeln!(out, "note: {note}");
