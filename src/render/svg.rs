@@ -189,14 +189,55 @@ fn draw_bar(out: &mut String, bar: &Bar, next_start: Option<f64>, s: &Scale, y: 
     out.push_str("</g>\n");
 }
 
-fn legend(out: &mut String, width: f64, y: &mut f64) {
-    let items: [(&str, &str, &str); 12] = [
+/// Which legend entries the picture uses, in legend order.
+fn used_entries(t: &Timeline) -> [bool; 13] {
+    let bars = || {
+        t.panels
+            .iter()
+            .flat_map(|p| &p.lanes)
+            .flat_map(|l| &l.rows)
+            .flatten()
+    };
+    let ticks = || {
+        t.panels
+            .iter()
+            .flat_map(|p| &p.lanes)
+            .flat_map(|l| &l.ticks)
+    };
+    let covs = || {
+        t.panels
+            .iter()
+            .flat_map(|p| &p.lanes)
+            .filter_map(|l| l.coverage.as_ref())
+    };
+    let bar = |k: BarKind| bars().any(|b| b.kind == k);
+    let tick = |k: TickKind| ticks().any(|x| x.kind == k);
+    [
+        bar(BarKind::Phase),
+        bar(BarKind::SubmissionTimer),
+        t.panels.iter().any(|p| !p.markers.is_empty()),
+        bar(BarKind::CompletionTimer),
+        bar(BarKind::Timer),
+        tick(TickKind::Event),
+        tick(TickKind::Mark),
+        tick(TickKind::Wait),
+        tick(TickKind::WaitBound),
+        !t.arrows.is_empty(),
+        covs().next().is_some(),
+        covs().any(|c| !c.overlaps.is_empty()),
+        covs().any(|c| !c.gaps.is_empty()),
+    ]
+}
+
+fn legend(out: &mut String, timeline: &Timeline, width: f64, y: &mut f64) {
+    let items: [(&str, &str, &str); 13] = [
         ("rect", C_PHASE, "phase (work)"),
         ("rect", C_SUBMIT, "submission timer"),
         ("dash", C_SUBMIT, "submission returned"),
         ("rect", C_COMPLETE, "completion timer"),
         ("rect", C_TIMER, "other timer"),
         ("tick", C_EVENT, "event"),
+        ("tick", C_MARK, "mark"),
         ("diamond", C_WAIT, "host wait returned"),
         ("hollow", C_WAIT, "wait returned by (no time)"),
         ("arrow", C_ARROW, "wait → work it covers"),
@@ -204,8 +245,9 @@ fn legend(out: &mut String, width: f64, y: &mut f64) {
         ("rect", C_OVERLAP, "overlap (depth ≥ 2)"),
         ("hatch", "", "gap (idle)"),
     ];
+    let used = used_entries(timeline);
     let mut x = 20.0;
-    for (shape, colour, label) in items {
+    for (_, (shape, colour, label)) in items.into_iter().enumerate().filter(|(i, _)| used[*i]) {
         let w = 18.0 + 6.0 + text_w(label, 11.0) + 18.0;
         if x + w > width - 10.0 {
             x = 20.0;
@@ -304,7 +346,7 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
         }
     }
     y += 24.0;
-    legend(&mut body, width, &mut y);
+    legend(&mut body, timeline, width, &mut y);
     if timeline.panels.len() > 1 {
         y += 16.0;
         let _ = writeln!(
