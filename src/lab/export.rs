@@ -644,7 +644,7 @@ pub fn json(lab: &LabRun, a: &Analysis, command: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::sync::Arc;
 
     use super::*;

@@ -234,11 +234,7 @@ fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure>
             )?;
         }
     }
-    Ok(if analysis.failed.is_empty() {
-        EXIT_OK
-    } else {
-        EXIT_FAILED
-    })
+    Ok(exit_code(&analysis))
 }
 
 /// The lab's stdout: the table, then a sketch of the median run drawn from the lab's own
@@ -282,4 +278,33 @@ pub fn report_text(
         }
     }
     Ok(text)
+}
+
+/// The exit code of a lab run: 1 when any run failed (it is still kept and reported), else 0.
+pub fn exit_code(analysis: &Analysis) -> u8 {
+    if analysis.failed.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_with_a_wrong_digest_snapshot_and_exit_1() {
+        let lab = export::tests::fake_lab();
+        let analysis = analyze(&lab);
+        let text = report_text(
+            &lab,
+            &analysis,
+            "executor-lab",
+            "worksheet lab executor (fake)",
+        )
+        .unwrap();
+        insta::assert_snapshot!(text);
+        assert_eq!(exit_code(&analysis), EXIT_FAILED);
+    }
 }
