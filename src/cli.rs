@@ -75,6 +75,8 @@ Exit codes: 0 evaluated, 2 the file is malformed or missing."
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Boundary-declaration forms: print a blank, fill it in, check it, answer it from a capture.
+    Form(crate::form::FormArgs),
 }
 
 /// A command's failure: what to print on stderr and the exit code.
@@ -165,6 +167,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             write_eval(&report, *format, out).map_err(Failure::from)?;
             Ok(EXIT_OK)
         }
+        Command::Form(args) => crate::form::run(args, out),
     }
 }
 

@@ -21,7 +21,8 @@
 //!
 //! Layout: [`units`] (exact values), [`clock`] (clocks and timestamps), [`interval`] (the
 //! algebra), [`verdict`] (known / unknown and reason codes), [`case`] (the file format),
-//! [`engine`] (answers), [`check`] (expected versus actual). The core never does I/O
+//! [`engine`] (answers), [`check`] (expected versus actual), [`form`] (boundary-declaration
+//! forms: blank, fill, check, answer from a capture). The core never does I/O
 //! except in [`case`]'s readers and [`check`]'s file discovery.
 
 #![deny(missing_docs)]
@@ -31,6 +32,7 @@ pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod engine;
+pub mod form;
 pub mod interval;
 pub mod schedule;
 pub mod stats;
