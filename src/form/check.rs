@@ -184,18 +184,18 @@ impl Finding {
 }
 
 impl fmt::Display for Finding {
-    /// `wait.scope: contradiction[completion-without-wait]: ...`
+    /// `wait.scope: contradiction[completion-without-wait]: ...`, or
+    /// `samples: unanswered: ...`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = if self.problem == Problem::Unanswered {
-            "unanswered"
+        if self.problem == Problem::Unanswered {
+            write!(f, "{}: unanswered: {}", self.field, self.detail)
         } else {
-            "contradiction"
-        };
-        write!(
-            f,
-            "{}: {kind}[{}]: {}",
-            self.field, self.problem, self.detail
-        )
+            write!(
+                f,
+                "{}: contradiction[{}]: {}",
+                self.field, self.problem, self.detail
+            )
+        }
     }
 }
 
@@ -221,11 +221,11 @@ fn complete_clock(c: &Option<RawClock>) -> Option<(&str, &str)> {
     Some((domain, instance))
 }
 
-/// Every problem in `form`, in a stable order (fields in form order, then by code).
+/// Every problem in `form`, in a stable order: contradictions first (in the order of the
+/// form's parts), then unanswered fields (in form order).
 pub fn check(form: &Form) -> Vec<Finding> {
     let raw = form.raw();
     let mut out = Vec::new();
-    unanswered(raw, &mut out);
     clocks(raw, &mut out);
     if let Some(q) = raw.question {
         waits(raw, q, &mut out);
@@ -235,6 +235,7 @@ pub fn check(form: &Form) -> Vec<Finding> {
         placement(raw, q, &mut out);
     }
     samples(raw, &mut out);
+    unanswered(raw, &mut out);
     out
 }
 

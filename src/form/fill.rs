@@ -138,6 +138,14 @@ fn live_contradictions(form: &RawForm) -> Vec<Finding> {
         .collect()
 }
 
+/// How a fill session talks.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Session {
+    /// Write each answer after its prompt: for input that is not a terminal (a pipe, a
+    /// test), so the transcript reads like the terminal session it stands for.
+    pub echo: bool,
+}
+
 /// Runs a fill session over `form`: prompts on `out`, answers from `input`, `save` after
 /// every accepted answer. `file` names the form in messages.
 ///
@@ -146,6 +154,7 @@ fn live_contradictions(form: &RawForm) -> Vec<Finding> {
 pub fn fill(
     mut form: RawForm,
     file: &str,
+    session: Session,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
     save: &mut dyn FnMut(&RawForm) -> io::Result<()>,
@@ -181,6 +190,9 @@ pub fn fill(
             });
         }
         let mut answer = line.trim().to_owned();
+        if session.echo {
+            writeln!(out, "{answer}")?;
+        }
         if answer.is_empty() {
             if let Some(d) = default_for(&form, field.path) {
                 answer = d;

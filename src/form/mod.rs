@@ -210,12 +210,15 @@ pub fn run(args: &FormArgs, out: &mut dyn Write) -> Result<u8, Failure> {
             no_prompt,
             question,
         } => {
+            use std::io::IsTerminal;
             let stdin = io::stdin();
+            let echo = !stdin.is_terminal();
             let mut input = stdin.lock();
             let options = FillOptions {
                 sets: set.clone(),
                 no_prompt: *no_prompt,
                 question: question.map(Into::into),
+                session: fill::Session { echo },
             };
             fill_file(file, &options, &mut input, out)
         }
@@ -236,6 +239,8 @@ pub struct FillOptions {
     pub no_prompt: bool,
     /// The question, when the file is created.
     pub question: Option<QuestionKind>,
+    /// How the prompts talk.
+    pub session: fill::Session,
 }
 
 /// `form fill FILE`: applies `--set` values, then prompts on `out` for the rest, reading
@@ -301,7 +306,15 @@ pub fn fill_file(
         writeln!(out, "saved {label}: {answered} of {total} fields answered")?;
         return Ok(EXIT_OK);
     }
-    let outcome = fill(form.into_raw(), &label, input, out, &mut save).map_err(|e| Failure {
+    let outcome = fill(
+        form.into_raw(),
+        &label,
+        options.session,
+        input,
+        out,
+        &mut save,
+    )
+    .map_err(|e| Failure {
         message: format!("error: {e}"),
         code: EXIT_INPUT,
     })?;
