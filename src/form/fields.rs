@@ -185,7 +185,11 @@ impl Applies {
     }
 
     /// Whether `form` needs an answer for fields of this kind, given its answers so far.
+    /// Until the question is chosen, only the fields every question needs.
     pub fn needed_by(self, form: &RawForm) -> bool {
+        if form.question.is_none() {
+            return self == Applies::Always;
+        }
         let scope = form.wait.as_ref().and_then(|w| w.scope);
         match self {
             Applies::WaitEvent => self.shown_for(form.question) && scope == Some(WaitScope::Event),
