@@ -232,8 +232,8 @@ pub fn check(form: &Form) -> Vec<Finding> {
         if q == QuestionKind::DeviceInterval {
             streams(raw, &mut out);
         }
-        placement(raw, q, &mut out);
     }
+    placement(raw, raw.question, &mut out);
     samples(raw, &mut out);
     unanswered(raw, &mut out);
     out
@@ -391,7 +391,7 @@ fn streams(raw: &RawForm, out: &mut Vec<Finding>) {
     }
 }
 
-fn placement(raw: &RawForm, q: QuestionKind, out: &mut Vec<Finding>) {
+fn placement(raw: &RawForm, q: Option<QuestionKind>, out: &mut Vec<Finding>) {
     let included = raw.included.as_deref().unwrap_or(&[]);
     let excluded = raw.excluded.as_deref().unwrap_or(&[]);
     for (i, step) in excluded.iter().enumerate() {
@@ -412,7 +412,7 @@ fn placement(raw: &RawForm, q: QuestionKind, out: &mut Vec<Finding>) {
             ));
         }
     }
-    if q == QuestionKind::Submission {
+    if q == Some(QuestionKind::Submission) {
         if let Some(i) = included.iter().position(|s| s == WAIT_STEP) {
             out.push(Finding::new(
                 Problem::SubmissionIncludesWait,
@@ -492,7 +492,7 @@ fn placement(raw: &RawForm, q: QuestionKind, out: &mut Vec<Finding>) {
         ));
     }
     let wait = pos(WAIT_STEP);
-    if q.claims_completion() {
+    if q.is_some_and(QuestionKind::claims_completion) {
         let scope = raw.wait.as_ref().and_then(|w| w.scope);
         if matches!(
             scope,
@@ -510,7 +510,7 @@ fn placement(raw: &RawForm, q: QuestionKind, out: &mut Vec<Finding>) {
                 format!("{where_}: the stop must follow the wait that covers the work (else the verdict is unknown, no-wait)"),
             ));
         }
-    } else if q == QuestionKind::Submission
+    } else if q == Some(QuestionKind::Submission)
         && wait.is_some_and(inside)
         && !included.iter().any(|s| s == WAIT_STEP)
     {
@@ -560,4 +560,233 @@ pub fn codes(findings: &[Finding]) -> Vec<&'static str> {
         .map(|f| f.problem.code())
         .filter(|c| seen.insert(*c))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::form::format::{load_form_str, FileFormat};
+
+    /// The contradiction codes of a minimal form given as JSON fields (format and version
+    /// are added); `unanswered` findings are left out.
+    fn codes_of(fields: &str) -> Vec<&'static str> {
+        let text = format!(r#"{{"format": "worksheet-form", "version": 1, {fields}}}"#);
+        let form = load_form_str(&text, FileFormat::Json, "t.json").unwrap();
+        let findings = check(&form);
+        codes(&contradictions(&findings).cloned().collect::<Vec<_>>())
+    }
+
+    fn clean_seed() -> Form {
+        let text = std::fs::read_to_string("worksheets/seed-host-completion.json").unwrap();
+        load_form_str(&text, FileFormat::Json, "seed.json").unwrap()
+    }
+
+    #[test]
+    fn the_seed_host_completion_form_is_clean() {
+        assert_eq!(check(&clean_seed()), Vec::new());
+    }
+
+    #[test]
+    fn completion_question_with_no_wait() {
+        assert_eq!(
+            codes_of(r#""question": "host-completion", "wait": {"scope": "none"}"#),
+            ["completion-without-wait"]
+        );
+        assert_eq!(
+            codes_of(r#""question": "end-to-end""#),
+            ["completion-without-wait"]
+        );
+    }
+
+    #[test]
+    fn event_wait_on_another_stream_misses_the_work() {
+        //  stream A  [== phase 1 ==)  record(end)   <- the wait is on `end`
+        //  stream B      [== phase 2 ==)            <- nothing joins B into A
+        let fields = r#""question": "host-completion", "work_streams": ["A", "B"],
+            "wait": {"scope": "event", "event": "end", "stream": "A"}"#;
+        assert_eq!(codes_of(fields), ["wait-scope-misses-work"]);
+        let joined = format!(r#"{fields}, "dependencies": [{{"stream": "A", "waits_on": "B"}}]"#);
+        assert_eq!(codes_of(&joined), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn a_device_wide_wait_covers_every_stream() {
+        let fields = r#""question": "host-completion", "work_streams": ["A", "B"],
+            "wait": {"scope": "device", "device": "gpu0"}"#;
+        assert_eq!(codes_of(fields), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn device_interval_across_streams_without_a_dependency() {
+        let fields = r#""question": "device-interval",
+            "start": {"stream": "A"}, "stop": {"stream": "B"},
+            "wait": {"scope": "event", "event": "end", "stream": "B"}"#;
+        assert_eq!(codes_of(fields), ["device-interval-cross-stream"]);
+        let joined = format!(r#"{fields}, "dependencies": [{{"stream": "B", "waits_on": "A"}}]"#);
+        assert_eq!(codes_of(&joined), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn device_interval_read_without_a_wait() {
+        assert_eq!(
+            codes_of(r#""question": "device-interval", "wait": {"scope": "none"}"#),
+            ["event-read-without-wait"]
+        );
+    }
+
+    #[test]
+    fn clock_without_instance() {
+        assert_eq!(
+            codes_of(r#""start": {"clock": {"domain": "host"}}"#),
+            ["clock-without-instance"]
+        );
+        assert_eq!(
+            codes_of(r#""stop": {"clock": {"domain": "host", "instance": " "}}"#),
+            ["clock-without-instance"]
+        );
+    }
+
+    #[test]
+    fn start_and_stop_on_different_clocks() {
+        let fields = r#""start": {"clock": {"domain": "host", "instance": "boot-a"}},
+            "stop": {"clock": {"domain": "host", "instance": "boot-b"}}"#;
+        assert_eq!(codes_of(fields), ["start-stop-different-clocks"]);
+        let fields = r#""start": {"clock": {"domain": "host", "instance": "boot-a"}},
+            "stop": {"clock": {"domain": "device", "instance": "boot-a"}}"#;
+        assert_eq!(codes_of(fields), ["start-stop-different-clocks"]);
+    }
+
+    #[test]
+    fn stop_placed_before_included_work() {
+        //  start  measured-work  stop  result-copy     <- result-copy declared included
+        let fields = r#""order": ["start", "measured-work", "stop", "result-copy"],
+            "included": ["measured-work", "result-copy"]"#;
+        assert_eq!(codes_of(fields), ["stop-before-included-work"]);
+    }
+
+    #[test]
+    fn start_placed_after_included_work() {
+        let fields = r#""order": ["input-copy", "start", "measured-work", "stop"],
+            "included": ["input-copy", "measured-work"]"#;
+        assert_eq!(codes_of(fields), ["start-after-included-work"]);
+    }
+
+    #[test]
+    fn excluded_work_between_start_and_stop() {
+        let fields = r#""order": ["start", "allocation", "measured-work", "stop"],
+            "included": ["measured-work"], "excluded": ["allocation"]"#;
+        assert_eq!(codes_of(fields), ["excluded-work-timed"]);
+    }
+
+    #[test]
+    fn a_step_both_included_and_excluded() {
+        let fields = r#""order": ["start", "measured-work", "stop"],
+            "included": ["measured-work"], "excluded": ["measured-work"]"#;
+        assert_eq!(codes_of(fields), ["included-and-excluded"]);
+    }
+
+    #[test]
+    fn warmup_declared_in_the_samples() {
+        let fields = r#""order": ["start", "warm-up", "measured-work", "stop"],
+            "included": ["warm-up", "measured-work"]"#;
+        assert_eq!(codes_of(fields), ["warmup-in-samples"]);
+        let placed = r#""order": ["start", "warm-up", "measured-work", "stop"],
+            "included": ["measured-work"]"#;
+        assert_eq!(codes_of(placed), ["warmup-in-samples"]);
+    }
+
+    #[test]
+    fn steady_state_with_a_single_warmup() {
+        assert_eq!(
+            codes_of(r#""steady_state": true, "warmup_runs": 1"#),
+            ["steady-state-single-warmup"]
+        );
+        assert_eq!(
+            codes_of(r#""steady_state": true, "warmup_runs": 2"#),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            codes_of(r#""steady_state": false, "warmup_runs": 0"#),
+            Vec::<&str>::new()
+        );
+    }
+
+    #[test]
+    fn completion_wait_outside_the_timer() {
+        let fields = r#""question": "host-completion", "wait": {"scope": "device"},
+            "order": ["start", "measured-work", "stop", "wait"]"#;
+        assert_eq!(codes_of(fields), ["wait-outside-timer"]);
+    }
+
+    #[test]
+    fn submission_timer_containing_the_wait() {
+        let fields = r#""question": "submission",
+            "order": ["start", "measured-work", "wait", "stop"], "included": ["measured-work"]"#;
+        assert_eq!(codes_of(fields), ["submission-includes-wait"]);
+    }
+
+    #[test]
+    fn order_without_boundaries() {
+        assert_eq!(
+            codes_of(r#""order": ["measured-work"]"#),
+            ["boundary-not-placed"]
+        );
+        assert_eq!(
+            codes_of(r#""order": ["stop", "measured-work", "start"]"#),
+            ["boundary-not-placed"]
+        );
+    }
+
+    #[test]
+    fn samples_or_failures_not_kept() {
+        assert_eq!(
+            codes_of(r#""keep_all_samples": false, "keep_failures": false"#),
+            ["samples-not-kept"]
+        );
+    }
+
+    #[test]
+    fn a_blank_form_has_only_unanswered_fields() {
+        let form = load_form_str(
+            r#"{"format": "worksheet-form", "version": 1}"#,
+            FileFormat::Json,
+            "b.json",
+        )
+        .unwrap();
+        let findings = check(&form);
+        assert!(!findings.is_empty());
+        assert!(findings.iter().all(|f| f.problem == Problem::Unanswered));
+    }
+
+    #[test]
+    fn codes_are_unique_kebab_case() {
+        let mut seen = HashSet::new();
+        for p in Problem::ALL {
+            assert!(seen.insert(p.code()), "{p:?}");
+            assert!(p.code().chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+        }
+    }
+
+    #[test]
+    fn covered_streams_follow_dependencies_transitively() {
+        //  A waits on B, B waits on C: a wait on A covers A, B, C; a wait on C covers C.
+        let deps = [
+            RawDependency {
+                stream: "A".into(),
+                waits_on: "B".into(),
+            },
+            RawDependency {
+                stream: "B".into(),
+                waits_on: "C".into(),
+            },
+        ];
+        assert_eq!(
+            covered_streams("A", &deps).into_iter().collect::<Vec<_>>(),
+            ["A", "B", "C"]
+        );
+        assert_eq!(
+            covered_streams("C", &deps).into_iter().collect::<Vec<_>>(),
+            ["C"]
+        );
+    }
 }
