@@ -309,6 +309,25 @@ pub fn is_answered(form: &RawForm, path: &str) -> bool {
     get(form, path).is_some_and(|v| optional || !v.trim().is_empty())
 }
 
+/// Marks the object that holds `path` as present without answering it: an unanswered
+/// `wait.scope` (a wait still to be described) differs from no `wait` at all. The binding
+/// is optional as a whole and is not touched.
+pub fn touch(form: &mut RawForm, path: &str) {
+    let boundary = |b: &mut Option<RawBoundary>, rest: &str| {
+        let b = b.get_or_insert_with(RawBoundary::default);
+        if rest.starts_with("clock.") {
+            b.clock.get_or_insert_with(RawClock::default);
+        }
+    };
+    if let Some(rest) = path.strip_prefix("start.") {
+        boundary(&mut form.start, rest);
+    } else if let Some(rest) = path.strip_prefix("stop.") {
+        boundary(&mut form.stop, rest);
+    } else if path.starts_with("wait.") {
+        form.wait.get_or_insert_with(RawWait::default);
+    }
+}
+
 /// Every path `set` accepts, for error messages.
 pub fn settable_paths() -> Vec<&'static str> {
     let mut paths: Vec<&'static str> = vec!["name"];

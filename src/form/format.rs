@@ -425,6 +425,32 @@ fn classify(message: &str) -> &'static str {
     }
 }
 
+/// The field a serde message is about: `missing field `x`` and `duplicate field `x`` are
+/// raised at the enclosing object, so the key is appended to its path.
+fn field_of(path: String, message: &str) -> String {
+    let key = ["missing field `", "duplicate field `"]
+        .iter()
+        .find_map(|p| message.strip_prefix(p))
+        .and_then(|rest| rest.split('`').next());
+    match key {
+        Some(key) if path == "$" => key.to_owned(),
+        Some(key) => format!("{path}.{key}"),
+        None => path,
+    }
+}
+
+/// serde's wording with this crate's type names turned into what the file should hold.
+fn plain(message: &str) -> String {
+    let mut out = message.replace("expected u32", "expected a whole number, 0 or more");
+    while let Some(i) = out.find("struct Raw") {
+        let end = out[i + "struct Raw".len()..]
+            .find(|c: char| !c.is_alphanumeric())
+            .map_or(out.len(), |j| i + "struct Raw".len() + j);
+        out.replace_range(i..end, "an object");
+    }
+    out
+}
+
 fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
         Some(i) => message[..i].to_owned(),
@@ -450,7 +476,9 @@ pub fn parse_json(text: &str) -> Result<RawForm, FormError> {
         let inner = err.inner();
         let message = strip_position(&inner.to_string());
         let (field, code) = match inner.classify() {
-            serde_json::error::Category::Data => (path_of(err.path()), classify(&message)),
+            serde_json::error::Category::Data => {
+                (field_of(path_of(err.path()), &message), classify(&message))
+            }
             _ => ("$".to_owned(), "bad-syntax"),
         };
         let mut e = FormError::new(field, code, message);
@@ -481,7 +509,11 @@ pub fn parse_json(text: &str) -> Result<RawForm, FormError> {
     strip_comments(&mut value);
     serde_path_to_error::deserialize::<_, RawForm>(value).map_err(|err| {
         let message = err.inner().to_string();
-        FormError::new(path_of(err.path()), classify(&message), message)
+        FormError::new(
+            field_of(path_of(err.path()), &message),
+            classify(&message),
+            plain(&message),
+        )
     })
 }
 
@@ -549,6 +581,7 @@ pub fn parse_csv(text: &str) -> Result<RawForm, FormError> {
                 if !fields::settable_paths().contains(&field) {
                     return Err(unknown_field(field).at_line(line));
                 }
+                fields::touch(&mut form, field);
             }
             _ => fields::set(&mut form, field, value).map_err(|message| {
                 if fields::settable_paths().contains(&field) {
