@@ -96,10 +96,18 @@ impl From<CaseError> for Failure {
 }
 
 impl From<io::Error> for Failure {
+    /// A closed pipe (`worksheet check | head`) is a normal end: exit 0, say nothing.
     fn from(e: io::Error) -> Self {
-        Failure {
-            message: format!("error: writing output: {e}"),
-            code: EXIT_INPUT,
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Failure {
+                message: String::new(),
+                code: EXIT_OK,
+            }
+        } else {
+            Failure {
+                message: format!("error: writing output: {e}"),
+                code: EXIT_INPUT,
+            }
         }
     }
 }
@@ -123,10 +131,9 @@ where
     match run(&cli, &mut out).and_then(|code| out.flush().map(|_| code).map_err(Failure::from)) {
         Ok(code) => code,
         Err(failure) => {
-            if failure.message.contains("Broken pipe") {
-                return EXIT_OK;
+            if !failure.message.is_empty() {
+                let _ = writeln!(io::stderr(), "{}", failure.message);
             }
-            let _ = writeln!(io::stderr(), "{}", failure.message);
             failure.code
         }
     }
