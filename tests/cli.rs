@@ -366,3 +366,27 @@ fn a_closed_pipe_is_not_an_error() {
     assert_eq!(status.code(), Some(0), "stderr: {stderr}");
     assert!(stderr.is_empty(), "{stderr}");
 }
+
+#[test]
+fn readme_examples_are_real_output() {
+    let readme = fs::read_to_string("README.md").unwrap();
+    for case in [
+        "fixtures/cases/three-boundaries.json",
+        "fixtures/cases/wait-on-other-event.json",
+    ] {
+        let (code, stdout, _) = stdout_of(&["eval", case]);
+        assert_eq!(code, 0);
+        let shown = format!("$ worksheet eval {case}\n{stdout}");
+        assert!(
+            readme.contains(&shown),
+            "README.md shows stale output for {case}; it is now:\n{stdout}"
+        );
+    }
+    let (_, stderr_case, stderr) =
+        stdout_of(&["eval", "tests/data/malformed/reversed-interval.json"]);
+    assert!(stderr_case.is_empty());
+    assert!(
+        readme.contains(stderr.trim_end()),
+        "README.md shows a stale error message: {stderr}"
+    );
+}
