@@ -23,6 +23,10 @@ pub const EXIT_FAILED: u8 = 1;
 pub const EXIT_INPUT: u8 = 2;
 
 const AFTER_HELP: &str = "\
+Examples:
+  worksheet check fixtures/                            replay and check every case
+  worksheet eval fixtures/cases/three-boundaries.json  every answer of one case, with reasons
+
 Exit codes: 0 all checks pass, 1 a check failed, 2 usage or input error.
 Reason codes (unknown verdicts): no-wait, wait-misses-work, cross-domain, cross-instance,
 timing-disabled, event-incomplete, cross-stream, empty-set, not-causal, single-warmup, drift, overflow.";
