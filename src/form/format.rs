@@ -2,7 +2,7 @@
 //! the CSV variant (`field,value,explanation`, one row per field) for spreadsheets.
 //!
 //! Writers are pure functions returning text. Readers parse into the raw mirror with the
-//! field path of any error, then [`validate`](super::model::validate).
+//! field path of any error, then [`super::model::validate`].
 
 use std::fmt::Write as _;
 

@@ -22,8 +22,8 @@
 //! the verdict the capture gives to the form's question beside it.
 //!
 //! Layout: [`model`] (the raw mirror and the validated [`Form`]), [`fields`] (the field
-//! table every walker uses), [`format`] (JSON and CSV, read and written), [`check`]
-//! (contradictions), [`capture`] (answers from a case), [`fill`] (the prompts). The core
+//! table every walker uses), [`format`](mod@format) (JSON and CSV, read and written), [`check`](mod@check)
+//! (contradictions), [`capture`] (answers from a case), [`fill`](mod@fill) (the prompts). The core
 //! is pure; this module's [`run`] does the file I/O.
 //!
 //! ```

@@ -3,7 +3,7 @@
 //! Every field is optional in the mirror, because a form is filled in over time: `null`
 //! (or an absent key) means *not answered yet*. Validation refuses what is malformed (an
 //! unknown question, a step listed twice, a binding that names two targets) and leaves
-//! what is merely contradictory to [`super::check`].
+//! what is merely contradictory to [`super::check`](mod@super::check).
 
 use std::collections::HashSet;
 
