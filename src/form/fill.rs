@@ -195,6 +195,7 @@ pub fn fill(
         }
         if answer.is_empty() {
             if let Some(d) = default_for(&form, field.path) {
+                writeln!(out, "  = {d}")?;
                 answer = d;
             }
         }
