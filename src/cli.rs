@@ -23,6 +23,10 @@ pub const EXIT_FAILED: u8 = 1;
 pub const EXIT_INPUT: u8 = 2;
 
 const AFTER_HELP: &str = "\
+Examples:
+  worksheet check fixtures/                            replay and check every case
+  worksheet eval fixtures/cases/three-boundaries.json  every answer of one case, with reasons
+
 Exit codes: 0 all checks pass, 1 a check failed, 2 usage or input error.
 Reason codes (unknown verdicts): no-wait, wait-misses-work, cross-domain, cross-instance,
 timing-disabled, event-incomplete, cross-stream, empty-set, not-causal, single-warmup, drift, overflow.";
@@ -75,6 +79,8 @@ Exit codes: 0 evaluated, 2 the file is malformed or missing."
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Boundary-declaration forms: print a blank, fill it in, check it, answer it from a capture.
+    Form(crate::form::FormArgs),
     /// Teaching labs that really measure (`worksheet lab executor`).
     Lab {
         /// Which lab.
@@ -104,10 +110,18 @@ impl From<CaseError> for Failure {
 }
 
 impl From<io::Error> for Failure {
+    /// A closed pipe (`worksheet check | head`) is a normal end: exit 0, say nothing.
     fn from(e: io::Error) -> Self {
-        Failure {
-            message: format!("error: writing output: {e}"),
-            code: EXIT_INPUT,
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Failure {
+                message: String::new(),
+                code: EXIT_OK,
+            }
+        } else {
+            Failure {
+                message: format!("error: writing output: {e}"),
+                code: EXIT_INPUT,
+            }
         }
     }
 }
@@ -131,10 +145,9 @@ where
     match run(&cli, &mut out).and_then(|code| out.flush().map(|_| code).map_err(Failure::from)) {
         Ok(code) => code,
         Err(failure) => {
-            if failure.message.contains("Broken pipe") {
-                return EXIT_OK;
+            if !failure.message.is_empty() {
+                let _ = writeln!(io::stderr(), "{}", failure.message);
             }
-            let _ = writeln!(io::stderr(), "{}", failure.message);
             failure.code
         }
     }
@@ -173,6 +186,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             write_eval(&report, *format, out).map_err(Failure::from)?;
             Ok(EXIT_OK)
         }
+        Command::Form(args) => crate::form::run(args, out),
         Command::Lab { lab } => crate::lab::run(lab, out),
         Command::Render(args) => crate::render::run(args, out),
     }

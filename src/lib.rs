@@ -21,8 +21,9 @@
 //!
 //! Layout: [`units`] (exact values), [`clock`] (clocks and timestamps), [`interval`] (the
 //! algebra), [`verdict`] (known / unknown and reason codes), [`case`] (the file format),
-//! [`engine`] (answers), [`check`] (expected versus actual), [`lab`] (labs that measure),
-//! [`render`] (timeline pictures). The core never does I/O
+//! [`engine`] (answers), [`check`] (expected versus actual), [`form`] (boundary-declaration
+//! forms: blank, fill, check, answer from a capture), [`lab`] (labs that measure), [`render`]
+//! (timeline pictures). The core never does I/O
 //! except in [`case`]'s readers and [`check`]'s file discovery.
 
 #![deny(missing_docs)]
@@ -32,6 +33,7 @@ pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod engine;
+pub mod form;
 pub mod interval;
 pub mod lab;
 pub mod render;
