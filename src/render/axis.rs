@@ -51,16 +51,16 @@ impl Axis {
             Unit::Nanos
         };
         let far = i128::from(a.unsigned_abs().max(b.unsigned_abs())) / i128::from(step) >= 1_000;
-        let base = if far { a.div_euclid(step) * step } else { 0 };
-        let first = a.div_euclid(step) * step + if a.rem_euclid(step) == 0 { 0 } else { step };
+        // Grid arithmetic in i128: a grid point below i64::MIN is no tick, but a valid base.
+        let (a128, b128, step128) = (i128::from(a), i128::from(b), i128::from(step));
+        let floor = a128.div_euclid(step128) * step128;
+        let clamp = |v: i128| i64::try_from(v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)));
+        let base = if far { clamp(floor).unwrap_or(a) } else { 0 };
         let mut ticks = Vec::new();
-        let mut t = first;
-        while t <= b && ticks.len() <= max_ticks * 3 + 3 {
-            ticks.push(t);
-            match t.checked_add(step) {
-                Some(n) => t = n,
-                None => break,
-            }
+        let mut t = if floor < a128 { floor + step128 } else { floor };
+        while t <= b128 && ticks.len() <= max_ticks * 3 + 3 {
+            ticks.push(i64::try_from(t).expect("inside [a, b]"));
+            t += step128;
         }
         Axis {
             unit,

@@ -100,8 +100,9 @@ struct Scale {
 
 impl Scale {
     fn x(&self, t: i64) -> f64 {
-        let span = (self.b - self.a).max(1) as f64;
-        LEFT + (t - self.a) as f64 / span * self.plot_w
+        // In f64: the difference of two extreme i64 values does not fit in i64.
+        let span = (self.b as f64 - self.a as f64).max(1.0);
+        LEFT + (t as f64 - self.a as f64) / span * self.plot_w
     }
 }
 
@@ -536,7 +537,7 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
                         (x1 - x0).max(1.0),
                         crate::units::Nanos::new(a),
                         crate::units::Nanos::new(b),
-                        crate::units::Nanos::new(b - a)
+                        crate::units::Nanos::new(b.saturating_sub(a))
                     );
                 }
                 for &(a, b, depth) in &cov.overlaps {
@@ -717,6 +718,46 @@ mod tests {
                 assert_eq!(doc.root_element().tag_name().name(), "svg");
             }
         }
+    }
+
+    #[test]
+    fn extreme_timestamps_draw_without_overflow() {
+        // Phases at both ends of the i64 range, a zero-length phase and a mark.
+        let text = r#"{"format": "worksheet-case", "version": 1,
+          "clocks": [{"id": "c", "domain": "host", "instance": "x"}],
+          "phases": [
+            {"id": "low", "clock": "c", "start": "-9223372036854775808 ns", "end": "-9223372036854775000 ns"},
+            {"id": "high", "clock": "c", "start": "9223372036854775000 ns", "end": "9223372036854775807 ns"},
+            {"id": "zero", "clock": "c", "start": "0 ns", "end": "0 ns"}
+          ],
+          "marks": [{"id": "m", "clock": "c", "at": "0 ns"}]}"#;
+        let case = crate::case::load_case_str(text, "extreme.json").unwrap();
+        for focus in [None, Some("zero".to_owned()), Some("high".to_owned())] {
+            let t = layout(&case, &LayoutOptions { focus }).unwrap();
+            let svg = render(&t, &SvgOptions::default());
+            roxmltree::Document::parse(&svg).unwrap();
+            let sketch = crate::render::text::render(&t, &Default::default());
+            assert!(sketch.contains("clock `c`"));
+        }
+    }
+
+    #[test]
+    fn the_lab_case_zoomed_to_one_run_svg_snapshot() {
+        let lab = crate::lab::export::tests::fake_lab();
+        let text = crate::lab::export::case_file(&lab, "executor-fake", "fake").to_json_pretty();
+        let case = crate::case::load_case_str(&text, "executor-fake.json").unwrap();
+        let t = layout(
+            &case,
+            &LayoutOptions {
+                focus: Some("complete-1".into()),
+            },
+        )
+        .unwrap();
+        // The submission return is drawn as a marker across the panel.
+        assert_eq!(t.panels[0].markers.len(), 1);
+        let svg = render(&t, &SvgOptions::default());
+        roxmltree::Document::parse(&svg).unwrap();
+        insta::assert_snapshot!(svg);
     }
 
     #[test]

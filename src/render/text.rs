@@ -38,8 +38,8 @@ impl Default for TextOptions {
 const LABEL_W: usize = 14;
 
 fn col(t: i64, view: (i64, i64), cols: usize) -> usize {
-    let span = i128::from((view.1 - view.0).max(1));
-    let c = i128::from(t - view.0) * i128::try_from(cols).unwrap_or(1) / span;
+    let span = (i128::from(view.1) - i128::from(view.0)).max(1);
+    let c = (i128::from(t) - i128::from(view.0)) * i128::try_from(cols).unwrap_or(1) / span;
     usize::try_from(c.clamp(0, i128::try_from(cols).unwrap_or(1) - 1)).unwrap_or(0)
 }
 
@@ -69,7 +69,7 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
     for panel in &timeline.panels {
         let view = panel.view;
         let axis = Axis::new(view, (cols / 12).max(2));
-        let per_col = (view.1 - view.0).max(1) / i64::try_from(cols).unwrap_or(1);
+        let per_col = view.1.saturating_sub(view.0).max(1) / i64::try_from(cols).unwrap_or(1);
         let _ = writeln!(
             out,
             "\nclock `{}` ({}): 1 column ≈ {}, axis in {}",
