@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
-use crate::capture::command::{run_capture, run_streams, CaptureArgs, StreamsArgs};
+use crate::capture::command::CaptureArgs;
 use crate::case::{load_case_file, CaseError};
 use crate::check::{check_paths, CheckReport};
 use crate::engine::{evaluate, Outcome, Report};
@@ -25,6 +25,10 @@ pub const EXIT_FAILED: u8 = 1;
 pub const EXIT_INPUT: u8 = 2;
 
 const AFTER_HELP: &str = "\
+Examples:
+  worksheet check fixtures/                            replay and check every case
+  worksheet eval fixtures/cases/three-boundaries.json  every answer of one case, with reasons
+
 Exit codes: 0 all checks pass, 1 a check failed, 2 usage or input error,
 3 CUDA not available (capture, lab streams).
 Reason codes (unknown verdicts): no-wait, wait-misses-work, cross-domain, cross-instance,
@@ -86,25 +90,16 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
 3 CUDA not available (built without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed."
     )]
     Capture(CaptureArgs),
-    /// Labs that measure a lesson on real hardware.
+    /// Boundary-declaration forms: print a blank, fill it in, check it, answer it from a capture.
+    Form(crate::form::FormArgs),
+    /// Teaching labs that really measure (`worksheet lab executor`, `worksheet lab streams`).
     Lab {
-        /// The lab to run.
+        /// Which lab.
         #[command(subcommand)]
-        lab: LabCommand,
+        lab: crate::lab::LabCommand,
     },
-}
-
-/// The labs.
-#[derive(Debug, Subcommand)]
-pub enum LabCommand {
-    /// Copy in, compute, copy out: serial on one stream vs chunked over K streams, with the
-    /// output verified and every stream's intervals captured.
-    #[command(
-        after_help = "Example:\n  worksheet lab streams --mib 64 --streams 4 --chunks 16\n\n\
-Exit codes: 0 measured and verified, 1 an output is wrong or a replayed check fails, 2 a file cannot be written,\n\
-3 CUDA not available or the device failed."
-    )]
-    Streams(StreamsArgs),
+    /// Draw a case file's timeline: an SVG picture, or a terminal sketch.
+    Render(crate::render::RenderArgs),
 }
 
 /// A command's failure: what to print on stderr and the exit code.
@@ -126,10 +121,18 @@ impl From<CaseError> for Failure {
 }
 
 impl From<io::Error> for Failure {
+    /// A closed pipe (`worksheet check | head`) is a normal end: exit 0, say nothing.
     fn from(e: io::Error) -> Self {
-        Failure {
-            message: format!("error: writing output: {e}"),
-            code: EXIT_INPUT,
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Failure {
+                message: String::new(),
+                code: EXIT_OK,
+            }
+        } else {
+            Failure {
+                message: format!("error: writing output: {e}"),
+                code: EXIT_INPUT,
+            }
         }
     }
 }
@@ -153,10 +156,9 @@ where
     match run(&cli, &mut out).and_then(|code| out.flush().map(|_| code).map_err(Failure::from)) {
         Ok(code) => code,
         Err(failure) => {
-            if failure.message.contains("Broken pipe") {
-                return EXIT_OK;
+            if !failure.message.is_empty() {
+                let _ = writeln!(io::stderr(), "{}", failure.message);
             }
-            let _ = writeln!(io::stderr(), "{}", failure.message);
             failure.code
         }
     }
@@ -195,10 +197,10 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             write_eval(&report, *format, out).map_err(Failure::from)?;
             Ok(EXIT_OK)
         }
-        Command::Capture(args) => run_capture(args, out),
-        Command::Lab {
-            lab: LabCommand::Streams(args),
-        } => run_streams(args, out),
+        Command::Capture(args) => crate::capture::command::run_capture(args, out),
+        Command::Form(args) => crate::form::run(args, out),
+        Command::Lab { lab } => crate::lab::run(lab, out),
+        Command::Render(args) => crate::render::run(args, out),
     }
 }
 

@@ -323,20 +323,40 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
             )
         }
     };
-    let waits: Vec<(usize, &str, &WaitTarget)> = (t.start_op..t.stop_op)
+    // Waits between the timer's start and stop in the program. A wait whose recorded return
+    // is later than the stop reading (on the same clock) did not return before the stop.
+    let stop_clock = case.clock(t.stop.0);
+    let (waits, late): (Vec<_>, Vec<_>) = (t.start_op..t.stop_op)
         .filter_map(|k| match &case.program[k] {
-            Op::HostWait { id, target, .. } => Some((k, id.as_str(), target)),
+            Op::HostWait {
+                id,
+                target,
+                returned,
+            } => Some((k, id.as_str(), target, *returned)),
             _ => None,
         })
+        .partition(|(_, _, _, returned)| match returned {
+            Some((clock, at)) => case.clock(*clock) != stop_clock || *at <= t.stop.1,
+            None => true,
+        });
+    let waits: Vec<(usize, &str, &WaitTarget)> = waits
+        .into_iter()
+        .map(|(k, id, target, _)| (k, id, target))
         .collect();
     if waits.is_empty() {
-        return Verdict::unknown_because(
-            Reason::NoWait,
+        let why = if late.is_empty() {
             format!(
                 "timer `{}` stops with no host wait between its start and stop: a timestamp alone is not a completion marker",
                 t.id
-            ),
-        );
+            )
+        } else {
+            format!(
+                "the wait(s) {} returned after timer `{}` stopped, so the stop does not follow them",
+                late.iter().map(|(_, id, _, _)| format!("`{id}`")).collect::<Vec<_>>().join(", "),
+                t.id
+            )
+        };
+        return Verdict::unknown_because(Reason::NoWait, why);
     }
     let mut covered = schedule.empty_frontier();
     for (k, _, target) in &waits {
@@ -347,9 +367,16 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
             .iter()
             .position(|op| matches!(op, Op::Launch(q) if *q == p))
     };
+    let mut never_launched = Vec::new();
     let missed: Vec<&str> = work
         .iter()
-        .filter(|&&p| !launch_of(p).is_some_and(|k| k < t.stop_op && schedule.covers(&covered, k)))
+        .filter(|&&p| match launch_of(p) {
+            None => {
+                never_launched.push(case.phases[p].id.as_str());
+                true
+            }
+            Some(k) => !(k < t.stop_op && schedule.covers(&covered, k)),
+        })
         .map(|&p| case.phases[p].id.as_str())
         .collect();
     let wait_names: Vec<String> = waits
@@ -360,14 +387,26 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
         return Verdict::unknown_because(
             Reason::WaitMissesWork,
             format!(
-                "the wait(s) {} before the stop of `{}` do not cover {}",
+                "the wait(s) {} before the stop of `{}` do not cover {}{}",
                 wait_names.join(", "),
                 t.id,
                 missed
                     .iter()
                     .map(|m| format!("`{m}`"))
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                if never_launched.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " ({} never launched in the program, so no wait can be shown to cover it)",
+                        never_launched
+                            .iter()
+                            .map(|m| format!("`{m}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
             ),
         );
     }
@@ -606,4 +645,88 @@ fn steady(series: &crate::case::SeriesDef, min_warmup: u32, tolerance_percent: u
         ..SteadyStatePolicy::default()
     };
     steady_state(&set, &policy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::load_case_str;
+
+    /// One host clock, one stream; `program` is the host program, `claim` the phases claimed.
+    fn completion(program: &str, claim: &str) -> Verdict {
+        let text = format!(
+            r#"{{"format": "worksheet-case", "version": 1,
+            "clocks": [{{"id": "host", "domain": "host", "instance": "boot"}}, {{"id": "gpu", "domain": "device", "instance": "ctx"}}],
+            "streams": [{{"id": "A", "clock": "gpu", "device": "gpu0"}}],
+            "phases": [{{"id": "early", "stream": "A", "start": "0 us", "end": "5 us"}},
+                       {{"id": "work", "stream": "A", "start": "5 us", "end": "9 us"}},
+                       {{"id": "host-side", "clock": "host", "start": "0 us", "end": "1 us"}}],
+            "program": [{program}],
+            "questions": [{{"id": "q", "kind": "host-completion", "timer": "t", "work": [{claim}]}}]}}"#
+        );
+        let case = load_case_str(&text, "engine-test.json").expect("valid test case");
+        evaluate(&case).answers[0]
+            .outcome
+            .verdict()
+            .cloned()
+            .expect("a duration")
+    }
+
+    #[test]
+    fn a_wait_that_returned_after_the_stop_is_no_wait() {
+        let v = completion(
+            r#"{"op": "timer-start", "timer": "t", "clock": "host", "at": "0 us"}, {"op": "launch", "phase": "work"},
+               {"op": "host-wait", "id": "w", "stream": "A", "clock": "host", "at": "12 us"},
+               {"op": "timer-stop", "timer": "t", "clock": "host", "at": "10 us"}"#,
+            r#""work""#,
+        );
+        assert_eq!(v.reason(), Some(Reason::NoWait));
+        assert!(
+            matches!(&v, Verdict::Unknown { detail, .. } if detail.contains("returned after timer `t` stopped")),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn claimed_work_never_launched_cannot_be_covered() {
+        let v = completion(
+            r#"{"op": "timer-start", "timer": "t", "clock": "host", "at": "0 us"}, {"op": "launch", "phase": "work"},
+               {"op": "host-wait", "id": "w", "device": "gpu0"}, {"op": "timer-stop", "timer": "t", "clock": "host", "at": "10 us"}"#,
+            r#""work", "host-side""#,
+        );
+        assert_eq!(v.reason(), Some(Reason::WaitMissesWork));
+        assert!(
+            matches!(&v, Verdict::Unknown { detail, .. } if detail.contains("`host-side` never launched")),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn earlier_work_not_waited_for_is_noted_as_queue_delay() {
+        let v = completion(
+            r#"{"op": "launch", "phase": "early"}, {"op": "timer-start", "timer": "t", "clock": "host", "at": "0 us"},
+               {"op": "launch", "phase": "work"}, {"op": "host-wait", "id": "w", "stream": "A"},
+               {"op": "timer-stop", "timer": "t", "clock": "host", "at": "10 us"}"#,
+            r#""work""#,
+        );
+        assert_eq!(v.value(), Some(Nanos::new(10_000)));
+        assert!(
+            matches!(&v, Verdict::Known { notes, .. } if notes.iter().any(|n| n.contains("queue delay"))),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn a_synchronized_start_has_no_queue_delay_note() {
+        let v = completion(
+            r#"{"op": "launch", "phase": "early"}, {"op": "host-wait", "id": "sync", "device": "gpu0"},
+               {"op": "timer-start", "timer": "t", "clock": "host", "at": "0 us"}, {"op": "launch", "phase": "work"},
+               {"op": "host-wait", "id": "w", "stream": "A"}, {"op": "timer-stop", "timer": "t", "clock": "host", "at": "10 us"}"#,
+            r#""work""#,
+        );
+        assert!(
+            matches!(&v, Verdict::Known { notes, .. } if !notes.iter().any(|n| n.contains("queue delay"))),
+            "{v:?}"
+        );
+    }
 }

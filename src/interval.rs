@@ -96,7 +96,7 @@ pub struct OverlapRegion {
 /// Everything SPEC §3 defines for a set of intervals on one clock.
 ///
 /// Amounts are `i128` nanoseconds internally because the sum of many `i64` lengths can
-/// exceed `i64`; [`SetAnalysis::sum`] and friends convert back and say when they cannot.
+/// exceed `i64`; [`crate::engine::wide`] prints them exactly either way.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SetAnalysis {
     /// Number of intervals, zero-length ones included.
@@ -141,7 +141,7 @@ impl SetAnalysis {
 /// ```
 /// use worksheet::interval::{analyze, Interval};
 /// use worksheet::units::Nanos;
-/// let us = |v| Nanos::new(v * 1_000);
+/// let us = |v: i64| Nanos::new(v * 1_000);
 /// let a = Interval::new(us(7000), us(7080)).unwrap();
 /// let b = Interval::new(us(7040), us(7100)).unwrap();
 /// let r = analyze(&[a, b]);

@@ -21,8 +21,10 @@
 //!
 //! Layout: [`units`] (exact values), [`clock`] (clocks and timestamps), [`interval`] (the
 //! algebra), [`verdict`] (known / unknown and reason codes), [`case`] (the file format),
-//! [`engine`] (answers), [`check`] (expected versus actual), [`capture`] (real captures and
-//! the stream-overlap lab; the driver-facing half is `cuda`, feature `cuda`). The core never does I/O
+//! [`engine`] (answers), [`check`] (expected versus actual), [`form`] (boundary-declaration
+//! forms: blank, fill, check, answer from a capture), [`lab`] (labs that measure), [`render`]
+//! (timeline pictures), [`capture`] (real CUDA captures and the stream-overlap lab; the
+//! driver-facing half is `cuda`, feature `cuda`). The core never does I/O
 //! except in [`case`]'s readers and [`check`]'s file discovery.
 
 #![deny(missing_docs)]
@@ -35,7 +37,10 @@ pub mod clock;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod engine;
+pub mod form;
 pub mod interval;
+pub mod lab;
+pub mod render;
 pub mod schedule;
 pub mod stats;
 pub mod units;

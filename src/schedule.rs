@@ -173,3 +173,106 @@ pub fn merge(into: &mut Frontier, other: &Frontier) {
         *a = (*a).max(*b);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::load_case_str;
+
+    /// Streams A, B, C on device gpu0 and D on gpu1, with `program` as the host program.
+    fn case_with(program: &str) -> Case {
+        // An event is completed when the program records it, else never recorded.
+        let events: Vec<String> = [("a", "A", 1), ("b", "B", 2), ("c", "C", 3)]
+            .iter()
+            .map(|(id, stream, at)| {
+                if program.contains(&format!(r#""record", "event": "{id}""#)) {
+                    format!(r#"{{"id": "{id}", "stream": "{stream}", "timing": true, "state": "completed", "at": "{at} us"}}"#)
+                } else {
+                    format!(r#"{{"id": "{id}", "stream": "{stream}", "timing": true, "state": "not-recorded"}}"#)
+                }
+            })
+            .collect();
+        let text = format!(
+            r#"{{"format": "worksheet-case", "version": 1,
+            "clocks": [{{"id": "gpu", "domain": "device", "instance": "ctx"}}],
+            "streams": [{{"id": "A", "clock": "gpu", "device": "gpu0"}}, {{"id": "B", "clock": "gpu", "device": "gpu0"}},
+                        {{"id": "C", "clock": "gpu", "device": "gpu0"}}, {{"id": "D", "clock": "gpu", "device": "gpu1"}}],
+            "events": [{events}],
+            "phases": [{{"id": "pa", "stream": "A", "start": "0 us", "end": "1 us"}},
+                       {{"id": "pb", "stream": "B", "start": "0 us", "end": "2 us"}},
+                       {{"id": "pc", "stream": "C", "start": "0 us", "end": "3 us"}},
+                       {{"id": "pd", "stream": "D", "start": "0 us", "end": "4 us"}}],
+            "program": [{program}]}}"#,
+            events = events.join(", ")
+        );
+        load_case_str(&text, "schedule-test.json").expect("valid test case")
+    }
+
+    fn covered_phases(case: &Case, wait_op: OpIdx) -> Vec<&str> {
+        let schedule = Schedule::new(case);
+        let Op::HostWait { target, .. } = &case.program[wait_op] else {
+            panic!("not a wait")
+        };
+        let frontier = schedule.wait_coverage(case, wait_op, target);
+        case.program
+            .iter()
+            .enumerate()
+            .filter_map(|(k, op)| match op {
+                Op::Launch(p) if schedule.covers(&frontier, k) => Some(case.phases[*p].id.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    ///  C: pc ── record(c)
+    ///  B: pb ── wait(c) ── record(b)
+    ///  A: pa ── wait(b) ── record(a)   host waits on a: covers pa, pb and pc (two joins)
+    #[test]
+    fn event_wait_covers_work_joined_through_two_streams() {
+        let case = case_with(
+            r#"{"op": "launch", "phase": "pc"}, {"op": "record", "event": "c"},
+               {"op": "launch", "phase": "pb"}, {"op": "stream-wait", "stream": "B", "event": "c"}, {"op": "record", "event": "b"},
+               {"op": "launch", "phase": "pa"}, {"op": "stream-wait", "stream": "A", "event": "b"}, {"op": "record", "event": "a"},
+               {"op": "host-wait", "id": "w", "event": "a"}"#,
+        );
+        assert_eq!(covered_phases(&case, 8), vec!["pc", "pb", "pa"]);
+    }
+
+    #[test]
+    fn stream_wait_on_an_event_not_yet_recorded_waits_for_nothing() {
+        let case = case_with(
+            r#"{"op": "launch", "phase": "pa"}, {"op": "stream-wait", "stream": "A", "event": "b"},
+               {"op": "record", "event": "a"}, {"op": "launch", "phase": "pb"}, {"op": "record", "event": "b"},
+               {"op": "host-wait", "id": "w", "event": "a"}"#,
+        );
+        assert_eq!(covered_phases(&case, 5), vec!["pa"]);
+    }
+
+    #[test]
+    fn device_wait_covers_only_that_devices_streams_and_only_work_before_it() {
+        let case = case_with(
+            r#"{"op": "launch", "phase": "pa"}, {"op": "launch", "phase": "pb"}, {"op": "launch", "phase": "pd"},
+               {"op": "host-wait", "id": "w", "device": "gpu0"}, {"op": "launch", "phase": "pc"}"#,
+        );
+        assert_eq!(covered_phases(&case, 3), vec!["pa", "pb"]);
+    }
+
+    #[test]
+    fn stream_wait_covers_its_stream_and_what_that_stream_waited_for() {
+        let case = case_with(
+            r#"{"op": "launch", "phase": "pb"}, {"op": "record", "event": "b"}, {"op": "launch", "phase": "pc"},
+               {"op": "stream-wait", "stream": "A", "event": "b"}, {"op": "launch", "phase": "pa"},
+               {"op": "host-wait", "id": "w", "stream": "A"}"#,
+        );
+        assert_eq!(covered_phases(&case, 5), vec!["pb", "pa"]);
+    }
+
+    #[test]
+    fn event_wait_does_not_cover_work_after_the_event_in_its_stream() {
+        let case = case_with(
+            r#"{"op": "record", "event": "a"}, {"op": "launch", "phase": "pa"},
+               {"op": "host-wait", "id": "w", "event": "a"}"#,
+        );
+        assert!(covered_phases(&case, 2).is_empty());
+    }
+}

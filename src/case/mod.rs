@@ -28,6 +28,9 @@ use crate::verdict::Reason;
 /// The largest case file read, in bytes (64 MiB); larger files are refused as `too-large`.
 pub const MAX_CASE_BYTES: u64 = 64 * 1024 * 1024;
 
+/// JSON paths longer than this are cut (deeply nested garbage would print pages).
+const MAX_PATH_CHARS: usize = 80;
+
 /// The only `format` value a case file may carry.
 pub const FORMAT_NAME: &str = "worksheet-case";
 
@@ -492,11 +495,36 @@ pub fn parse_raw(text: &str) -> Result<raw::RawCase, CaseError> {
             "the file is empty; a JSON case object is expected",
         ));
     }
+    if let Some(first) = text.trim_start().chars().next().filter(|&c| c != '{') {
+        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            let mut err = CaseError::new(
+                "$",
+                "bad-syntax",
+                format!("not JSON: {}", strip_position(&e.to_string())),
+            );
+            err.line = Some(e.line());
+            return Err(err);
+        }
+        return Err(CaseError::new(
+            "$",
+            "wrong-type",
+            format!(
+                "a case file is one JSON object (`{{...}}`), but this file starts with `{first}`"
+            ),
+        ));
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let parsed: Result<raw::RawCase, _> = serde_path_to_error::deserialize(&mut de);
     let raw = parsed.map_err(|err| {
         let path = match err.path().to_string() {
             p if p == "." || p.is_empty() => "$".to_owned(),
+            p if p.len() > MAX_PATH_CHARS => {
+                let cut = p
+                    .char_indices()
+                    .nth(MAX_PATH_CHARS)
+                    .map_or(p.len(), |(i, _)| i);
+                format!("{}…", &p[..cut])
+            }
             p => p,
         };
         let inner = err.inner();

@@ -1,0 +1,653 @@
+//! Boundary-declaration forms (SPEC §8): write down where each stopwatch starts and stops
+//! *before* measuring, then check the declaration, then answer it from a capture.
+//!
+//! A form declares one stopwatch: the **question** (submission, device interval, host
+//! completion, end-to-end request); the **start** and **stop** boundaries (what marks
+//! them, on which clock — domain *and* instance — and, for device events, in which
+//! stream); the **wait** and its scope (event, stream, device) with the streams the work
+//! runs in and the declared cross-stream dependencies; the program's steps in **order**
+//! with `start`, `stop` and `wait` placed among them, and which steps are **included**
+//! and **excluded**; the warm-up runs, samples and statistics; that every sample and every
+//! failure is kept; and optionally a **binding** to ids in a capture.
+//!
+//! ```text
+//!  order:  initialization  allocation  input-copy  warm-up │start│ measured-work  wait │stop│ result-copy  cleanup
+//!                                                          └──────── timed ───────────┘
+//! ```
+//!
+//! The commands: `worksheet form new` prints a blank form (only the fields its question
+//! needs, each with a one-line explanation as a `"// field"` key), `form fill` walks a
+//! person through it and saves after every answer, `form check` lists every contradiction
+//! with a stable code and the field it concerns, and `form check --capture CASE` prints
+//! the verdict the capture gives to the form's question beside it.
+//!
+//! Layout: [`model`] (the raw mirror and the validated [`Form`]), [`fields`] (the field
+//! table every walker uses), [`format`](mod@format) (JSON and CSV, read and written), [`check`](mod@check)
+//! (contradictions), [`capture`] (answers from a case), [`fill`](mod@fill) (the prompts). The core
+//! is pure; this module's [`run`] does the file I/O.
+//!
+//! ```
+//! use worksheet::form::{check::check, format::{load_form_str, FileFormat}};
+//!
+//! let text = std::fs::read_to_string("worksheets/seed-host-completion.json").unwrap();
+//! let form = load_form_str(&text, FileFormat::Json, "seed-host-completion.json").unwrap();
+//! assert!(check(&form).is_empty());
+//! ```
+
+pub mod capture;
+pub mod check;
+mod error;
+pub mod fields;
+pub mod fill;
+pub mod format;
+pub mod model;
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand, ValueEnum};
+
+pub use error::FormError;
+pub use model::{validate, Form, QuestionKind, RawForm};
+
+use crate::cli::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
+use capture::{answer_from_case, CaptureAnswer};
+use check::{check, Finding, Problem};
+use fill::{fill, progress, FillEnd};
+use format::{blank, load_form_str, render, FileFormat};
+
+/// The largest form file read, in bytes (1 MiB).
+pub const MAX_FORM_BYTES: u64 = 1024 * 1024;
+
+/// `worksheet form ...`
+#[derive(Debug, Args)]
+pub struct FormArgs {
+    /// What to do with a form.
+    #[command(subcommand)]
+    pub command: FormCommand,
+}
+
+/// A question, as the command line names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum QuestionArg {
+    /// How long submitting took (no completion claim).
+    Submission,
+    /// How long the device took between two events of one stream.
+    DeviceInterval,
+    /// How long the caller waited for the work.
+    HostCompletion,
+    /// How long a whole request took.
+    EndToEnd,
+}
+
+impl From<QuestionArg> for QuestionKind {
+    fn from(q: QuestionArg) -> Self {
+        match q {
+            QuestionArg::Submission => QuestionKind::Submission,
+            QuestionArg::DeviceInterval => QuestionKind::DeviceInterval,
+            QuestionArg::HostCompletion => QuestionKind::HostCompletion,
+            QuestionArg::EndToEnd => QuestionKind::EndToEnd,
+        }
+    }
+}
+
+/// Output format of `form check`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    /// Lines for people.
+    Text,
+    /// Findings and answers as JSON.
+    Json,
+}
+
+/// The `form` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum FormCommand {
+    /// Print or write a blank form: only the fields the question needs, each explained.
+    #[command(
+        after_help = "Example:\n  worksheet form new --question host-completion -o my.json\n  worksheet form new --format csv -o my.csv\n\n\
+Exit codes: 0 written, 2 the file exists (use --force) or cannot be written."
+    )]
+    New {
+        /// The question the form declares (default: leave it to the person filling it).
+        #[arg(long, value_enum)]
+        question: Option<QuestionArg>,
+        /// Write to FILE (atomically) instead of printing. Never overwrites without --force.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Overwrite an existing FILE.
+        #[arg(long)]
+        force: bool,
+        /// File format (default: from the file's extension, `.csv` for CSV, else JSON).
+        #[arg(long, value_enum)]
+        format: Option<FileFormat>,
+        /// The form's name (default: the file name without extension).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Walk through the unanswered fields in the terminal, saving after every answer.
+    #[command(
+        after_help = "Answers are read line by line from standard input, so a pipe drives it too:\n  printf 'host-completion\\n...' | worksheet form fill my.json\n\
+Without a terminal, --set fills fields directly:\n  worksheet form fill my.json --set wait.scope=event --set wait.event=end --no-prompt\n\n\
+Exit codes: 0 saved (complete or interrupted; run it again to go on), 2 the form is malformed or a --set value is refused."
+    )]
+    Fill {
+        /// The form (created blank when it does not exist).
+        file: PathBuf,
+        /// Set a field without a prompt: FIELD=VALUE (repeatable), like `start.clock.instance=boot-a`.
+        #[arg(long = "set", value_name = "FIELD=VALUE")]
+        set: Vec<String>,
+        /// Apply --set values and save, without prompting for the rest.
+        #[arg(long)]
+        no_prompt: bool,
+        /// The question, when the file is created here.
+        #[arg(long, value_enum)]
+        question: Option<QuestionArg>,
+    },
+    /// List every contradiction in forms; with --capture, answer each form's question.
+    #[command(
+        after_help = "Example:\n  worksheet form check my.json\n  worksheet form check worksheets/seed-host-completion.json --capture fixtures/cases/three-boundaries.json\n\n\
+Exit codes: 0 every form is complete, without contradictions (and, with --capture, the capture agrees and\n\
+answers known), 1 a form has unanswered fields or contradictions (or the capture disagrees or answers unknown),\n\
+2 a form or the capture is malformed or missing."
+    )]
+    Check {
+        /// Form files (.json or .csv) or folders of them.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// A case or capture file to answer the forms' questions from (through their `binding`).
+        #[arg(long, value_name = "CASE")]
+        capture: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+    },
+}
+
+impl From<FormError> for Failure {
+    fn from(e: FormError) -> Self {
+        Failure {
+            message: e.to_string(),
+            code: EXIT_INPUT,
+        }
+    }
+}
+
+/// Runs a `form` subcommand, writing its normal output to `out`.
+///
+/// # Errors
+/// A [`Failure`] (exit 2) for malformed forms or captures, refused values and I/O errors.
+pub fn run(args: &FormArgs, out: &mut dyn Write) -> Result<u8, Failure> {
+    match &args.command {
+        FormCommand::New {
+            question,
+            output,
+            force,
+            format,
+            name,
+        } => {
+            let fmt = format.unwrap_or_else(|| {
+                output
+                    .as_deref()
+                    .map(FileFormat::from_path)
+                    .unwrap_or(FileFormat::Json)
+            });
+            let form = blank(question.map(Into::into), name.as_deref());
+            let text = render(&form, fmt);
+            match output {
+                None => out.write_all(text.as_bytes())?,
+                Some(path) => {
+                    write_atomic(path, text.as_bytes(), *force)?;
+                    writeln!(out, "wrote a blank form to {}", path.display())?;
+                    writeln!(out, "next: worksheet form fill {}", path.display())?;
+                }
+            }
+            Ok(EXIT_OK)
+        }
+        FormCommand::Fill {
+            file,
+            set,
+            no_prompt,
+            question,
+        } => {
+            use std::io::IsTerminal;
+            let stdin = io::stdin();
+            let echo = !stdin.is_terminal();
+            let mut input = stdin.lock();
+            let options = FillOptions {
+                sets: set.clone(),
+                no_prompt: *no_prompt,
+                question: question.map(Into::into),
+                session: fill::Session { echo },
+            };
+            fill_file(file, &options, &mut input, out)
+        }
+        FormCommand::Check {
+            files,
+            capture,
+            format,
+        } => check_files(files, capture.as_deref(), *format, out),
+    }
+}
+
+/// Options of [`fill_file`].
+#[derive(Clone, Debug, Default)]
+pub struct FillOptions {
+    /// `FIELD=VALUE` assignments applied before any prompt.
+    pub sets: Vec<String>,
+    /// Apply `sets`, save and stop, without prompting.
+    pub no_prompt: bool,
+    /// The question, when the file is created.
+    pub question: Option<QuestionKind>,
+    /// How the prompts talk.
+    pub session: fill::Session,
+}
+
+/// `form fill FILE`: applies `--set` values, then prompts on `out` for the rest, reading
+/// answers from `input` and saving `file` after each one.
+///
+/// # Errors
+/// [`Failure`] (exit 2) when the file is malformed, a `--set` value is refused, or it
+/// cannot be written.
+pub fn fill_file(
+    file: &Path,
+    options: &FillOptions,
+    input: &mut dyn io::BufRead,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let label = file.display().to_string();
+    let fmt = FileFormat::from_path(file);
+    let name = format::default_name(&label);
+    let mut form = if file.exists() {
+        read_form(file)?.into_raw()
+    } else {
+        let mut f = blank(options.question, None);
+        f.name = Some(name.clone());
+        write_atomic(file, render(&f, fmt).as_bytes(), false)?;
+        writeln!(out, "created {label} (blank)")?;
+        f
+    };
+    if let (Some(q), None) = (options.question, form.question) {
+        form.question = Some(q);
+    }
+    for assignment in &options.sets {
+        let Some((field, value)) = assignment.split_once('=') else {
+            return Err(FormError::new(
+                assignment.as_str(),
+                "bad-value",
+                "--set takes FIELD=VALUE, like `wait.scope=event`",
+            )
+            .in_file(&label)
+            .into());
+        };
+        let field = field.trim();
+        fields::set(&mut form, field, value).map_err(|message| {
+            let code = if fields::settable_paths().contains(&field) {
+                "bad-value"
+            } else {
+                "unknown-field"
+            };
+            FormError::new(field, code, message).in_file(&label)
+        })?;
+    }
+    let form = validate(form, &name).map_err(|e| e.in_file(&label))?;
+    let mut save = |f: &RawForm| {
+        write_atomic(file, render(f, fmt).as_bytes(), true)
+            .map_err(|failure| io::Error::other(failure.message))
+    };
+    if !options.sets.is_empty() {
+        save(form.raw()).map_err(|e| Failure {
+            message: e.to_string(),
+            code: EXIT_INPUT,
+        })?;
+    }
+    if options.no_prompt {
+        let (answered, total) = progress(form.raw());
+        writeln!(out, "saved {label}: {answered} of {total} fields answered")?;
+        return Ok(EXIT_OK);
+    }
+    let outcome = fill(
+        form.into_raw(),
+        &label,
+        options.session,
+        input,
+        out,
+        &mut save,
+    )
+    .map_err(|e| Failure {
+        message: format!("error: {e}"),
+        code: EXIT_INPUT,
+    })?;
+    debug_assert!(matches!(
+        outcome.end,
+        FillEnd::Complete | FillEnd::Interrupted
+    ));
+    Ok(EXIT_OK)
+}
+
+/// Reads and validates a form file (JSON, or CSV by extension).
+///
+/// # Errors
+/// [`FormError`]: `io`, `too-large`, and those of [`load_form_str`].
+pub fn read_form(path: &Path) -> Result<Form, FormError> {
+    use std::io::Read;
+    let label = path.display().to_string();
+    let io_err = |e: io::Error| {
+        FormError::new("$", "io", format!("cannot read the file: {e}")).in_file(&label)
+    };
+    let handle = std::fs::File::open(path).map_err(io_err)?;
+    let mut bytes = Vec::new();
+    handle
+        .take(MAX_FORM_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_err)?;
+    if bytes.len() as u64 > MAX_FORM_BYTES {
+        return Err(FormError::new(
+            "$",
+            "too-large",
+            format!("the file is larger than {MAX_FORM_BYTES} bytes; a form is expected"),
+        )
+        .in_file(&label));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        FormError::new(
+            "$",
+            "bad-syntax",
+            format!("the file is not UTF-8 text ({e})"),
+        )
+        .in_file(&label)
+    })?;
+    load_form_str(&text, FileFormat::from_path(path), &label)
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, then a
+/// rename. Without `overwrite`, an existing `path` is refused (and never replaced, even by
+/// a file created meanwhile: the final step is a hard link, which fails if it exists).
+///
+/// # Errors
+/// [`Failure`] (exit 2): the file exists, or it cannot be written.
+pub fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), Failure> {
+    let label = path.display().to_string();
+    let fail = |what: &str, e: io::Error| Failure {
+        message: format!("{label}: error[io]: cannot {what}: {e}"),
+        code: EXIT_INPUT,
+    };
+    let exists = || Failure {
+        message: format!("{label}: error[exists]: the file exists; pass --force to overwrite it"),
+        code: EXIT_INPUT,
+    };
+    if !overwrite && path.exists() {
+        return Err(exists());
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "form".to_owned());
+    let tmp = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp).map_err(|e| fail("create a temporary file", e))?;
+        f.write_all(bytes).map_err(|e| fail("write", e))?;
+        f.sync_all().map_err(|e| fail("write", e))?;
+        drop(f);
+        if overwrite {
+            std::fs::rename(&tmp, path).map_err(|e| fail("replace the file", e))
+        } else {
+            match std::fs::hard_link(&tmp, path) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(exists()),
+                // Filesystems without hard links: the existence check above must do.
+                Err(_) => std::fs::rename(&tmp, path).map_err(|e| fail("write the file", e)),
+            }
+        }
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    result
+}
+
+/// Form files under `paths`: files as given, folders searched (recursively) for `.json`
+/// and `.csv`, in path order.
+fn form_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut list: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        list.sort();
+        for p in list {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("json" | "csv")) {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+/// The result of checking one form.
+#[derive(Debug, serde::Serialize)]
+pub struct FormCheck {
+    /// The file.
+    pub file: String,
+    /// The form's name.
+    pub name: String,
+    /// Its question, if answered.
+    pub question: Option<&'static str>,
+    /// Fields answered, of those the question needs.
+    pub answered: usize,
+    /// Fields the question needs.
+    pub needed: usize,
+    /// Every finding (unanswered fields and contradictions).
+    pub findings: Vec<Finding>,
+    /// The capture's answer, with `--capture`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capture: Option<CaptureAnswer>,
+}
+
+impl FormCheck {
+    /// Whether the form (and the capture, if any) passes: complete, no contradictions, and
+    /// a known answer.
+    pub fn passed(&self) -> bool {
+        self.findings.is_empty()
+            && self.capture.as_ref().is_none_or(|c| {
+                c.findings.is_empty()
+                    && matches!(c.answer, Some(crate::verdict::Verdict::Known { .. }))
+            })
+    }
+}
+
+/// Checks one form, and answers it from `case` when given.
+///
+/// # Errors
+/// [`FormError`] when `--capture` is given and the form cannot bind to it.
+pub fn check_form(
+    form: &Form,
+    file: &str,
+    case: Option<(&crate::case::Case, &str)>,
+) -> Result<FormCheck, FormError> {
+    let (answered, needed) = progress(form.raw());
+    let capture = match case {
+        Some((case, capture_file)) => {
+            Some(answer_from_case(form, case, capture_file).map_err(|e| e.in_file(file))?)
+        }
+        None => None,
+    };
+    Ok(FormCheck {
+        file: file.to_owned(),
+        name: form.name().to_owned(),
+        question: form.question().map(QuestionKind::code),
+        answered,
+        needed,
+        findings: check(form),
+        capture,
+    })
+}
+
+fn check_files(
+    paths: &[PathBuf],
+    capture: Option<&Path>,
+    format: CheckFormat,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    let case = match capture {
+        Some(p) => Some((crate::case::load_case_file(p)?, p.display().to_string())),
+        None => None,
+    };
+    let mut results = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
+    let files = form_files(paths);
+    if files.is_empty() {
+        return Err(Failure {
+            message: "error: no form files (.json, .csv) found".to_owned(),
+            code: EXIT_INPUT,
+        });
+    }
+    for path in files {
+        let label = path.display().to_string();
+        let result = read_form(&path).and_then(|form| {
+            check_form(&form, &label, case.as_ref().map(|(c, f)| (c, f.as_str())))
+        });
+        match result {
+            Ok(r) => results.push(r),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    match format {
+        CheckFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &results).map_err(io::Error::from)?;
+            writeln!(out)?;
+        }
+        CheckFormat::Text => {
+            for r in &results {
+                write_check_text(r, out)?;
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Failure {
+            message: errors.join("\n"),
+            code: EXIT_INPUT,
+        });
+    }
+    Ok(if results.iter().all(FormCheck::passed) {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    })
+}
+
+/// Renders one form's check for people.
+///
+/// # Errors
+/// Write errors of `out`.
+pub fn write_check_text(r: &FormCheck, out: &mut dyn Write) -> io::Result<()> {
+    let question = r.question.unwrap_or("(no question yet)");
+    let unanswered = r
+        .findings
+        .iter()
+        .filter(|f| f.problem == Problem::Unanswered)
+        .count();
+    let contradictions = r.findings.len() - unanswered;
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    if r.findings.is_empty() {
+        writeln!(
+            out,
+            "{}: {question}: clean ({} of {} fields answered, no contradictions)",
+            r.file, r.answered, r.needed
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{}: {question}: {}, {} unanswered",
+            r.file,
+            plural(contradictions, "contradiction"),
+            unanswered
+        )?;
+        for f in &r.findings {
+            writeln!(out, "  {f}")?;
+        }
+    }
+    if let Some(c) = &r.capture {
+        let asks = r
+            .question
+            .and_then(QuestionKind::from_code)
+            .map(QuestionKind::asks)
+            .unwrap_or("");
+        writeln!(out, "  question: {question}: {asks}")?;
+        writeln!(
+            out,
+            "  capture:  {} (case `{}`), bound by {}",
+            c.capture, c.case, c.bound_by
+        )?;
+        match &c.answer {
+            Some(v) => {
+                writeln!(out, "  answer:   {v}")?;
+                match v {
+                    crate::verdict::Verdict::Known { notes, .. } => {
+                        for n in notes {
+                            writeln!(out, "            note: {n}")?;
+                        }
+                    }
+                    crate::verdict::Verdict::Unknown { reason, detail } => {
+                        writeln!(out, "            why: {detail}")?;
+                        writeln!(out, "            ({reason}: {})", reason.explanation())?;
+                    }
+                }
+            }
+            None => writeln!(
+                out,
+                "  answer:   none: the bound question is a {} question, not a duration",
+                c.kind
+            )?,
+        }
+        for b in &c.boundaries {
+            let same = match b.same_instance {
+                Some(true) => "same clock",
+                Some(false) => {
+                    "same domain, instance reads differently: make sure they name one epoch"
+                }
+                None => "the form names no complete clock",
+            };
+            let mut line = format!(
+                "  {:<9} form {}, capture {} ({}): {same}",
+                format!("{}:", b.boundary),
+                b.form_clock.as_deref().unwrap_or("-"),
+                b.capture_clock,
+                b.source
+            );
+            if let Some(s) = &b.capture_stream {
+                line.push_str(&format!(
+                    ", stream: form `{}`, capture `{s}`",
+                    b.form_stream.as_deref().unwrap_or("?")
+                ));
+            }
+            writeln!(out, "{line}")?;
+        }
+        if !c.waits.is_empty() {
+            writeln!(out, "  waits:    {}", c.waits.join(", "))?;
+        }
+        if c.findings.is_empty() {
+            writeln!(
+                out,
+                "  the capture's boundaries are the ones the form declares"
+            )?;
+        } else {
+            for f in &c.findings {
+                writeln!(out, "  {f}")?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,319 @@
+//! Teaching labs that really measure: `worksheet lab …`.
+//!
+//! ## The executor lab
+//!
+//! A deterministic task (FNV-1a over a fixed buffer, repeated; calibrated to about
+//! `--target-ms` on this machine) is submitted to a real thread pool, one run at a time. Per
+//! run, on **one declared host clock** (`CLOCK_MONOTONIC`, instance = the boot id), the
+//! caller reads submission start, submission return, wait start, result ready and digest
+//! checked; the worker reads work start and work end. Every digest is compared with a
+//! reference computed once on the caller thread; a wrong digest is a failed run, kept in
+//! the log and reported, never dropped.
+//!
+//! Outputs, all pure functions of the recorded run ([`export`]): the table (median / P90 /
+//! max / MAD per interval, nearest rank; the share of work that ran after submission
+//! returned; the steady-state verdict), the raw CSV log (one row per run, warm-ups
+//! marked), JSON, Markdown, and a case file that `worksheet check` replays.
+//!
+//! ## How the thread pool is modelled in the case format
+//!
+//! The case format speaks of streams, events and waits, as for GPUs. The lab maps the pool
+//! onto them as follows (see also `fixtures/README.md`, "Lab case files"):
+//!
+//! | pool                                   | case file                                       |
+//! |----------------------------------------|-------------------------------------------------|
+//! | the pool's job queue                   | stream `pool` of device `executor`, on the host clock |
+//! | a job's work, read by the worker       | phase `job-N` in stream `pool`, launched at submission |
+//! | the job's result handle                | event `done-N`, recorded after `job-N`, no timestamp |
+//! | the caller blocking on the result      | `host-wait` `wait-for-N` on event `done-N`, returning at t3 |
+//! | submission / completion / wait timers  | `submit-N` (t0→t1), `complete-N` (t0→t3), `wait-N` (t2→t3) |
+//!
+//! A stream promises in-order execution. A pool with several workers gives no such promise
+//! in general, but here the caller waits for each job before submitting the next, so at
+//! most one job is ever in flight and the order is real. Because the wait targets the job's
+//! own event, the engine's host-completion rule applies exactly as for a GPU event: the
+//! completion is known because the stop follows a wait that covers the job; submission is
+//! known and makes no completion claim.
+//!
+//! Measurement is behind traits ([`clock::HostClock`], [`work::Work`]) so that tests run
+//! the whole lab with a scripted clock and scripted digests.
+
+pub mod clock;
+pub mod executor;
+pub mod export;
+pub mod pool;
+pub mod work;
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{Args, Subcommand};
+
+use crate::cli::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
+use crate::render::{model, refuse_existing, text, write_output};
+use crate::units::Nanos;
+
+use self::clock::MonotonicClock;
+use self::executor::{analyze, calibrate, run_lab, Analysis, LabConfig, LabRun, Machine, Step};
+use self::work::HashWork;
+
+/// The labs.
+#[derive(Debug, Subcommand)]
+pub enum LabCommand {
+    /// Submit a calibrated hash task to a thread pool; time submission, wait and completion.
+    #[command(
+        after_help = "Example:\n  worksheet lab executor --runs 30 --target-ms 50 --export-csv runs.csv --export-case case.json\n\n\
+Exit codes: 0 every digest matched, 1 a run returned a wrong digest (kept and reported), \
+2 usage error or an export file exists (use --force)."
+    )]
+    Executor(ExecutorArgs),
+    /// Copy in, compute, copy out on a CUDA GPU (feature `cuda`): serial on one stream vs
+    /// chunked over K streams, output verified, every stream's intervals captured.
+    #[command(
+        after_help = "Example:\n  worksheet lab streams --mib 64 --streams 4 --chunks 16 --out lab-streams.json\n  worksheet lab streams --simulate\n\n\
+Exit codes: 0 measured and verified, 1 an output is wrong or a replayed check fails, 2 a file cannot be written,\n\
+3 CUDA not available (built without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed."
+    )]
+    Streams(crate::capture::command::StreamsArgs),
+}
+
+/// Arguments of `worksheet lab executor`.
+#[derive(Debug, Args)]
+pub struct ExecutorArgs {
+    /// Measured runs.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub runs: u32,
+    /// Warm-up runs before them (recorded, marked, left out of the statistics; the
+    /// steady-state check needs at least 2).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    pub warmup: u32,
+    /// Wanted duration of one job's work, in milliseconds (calibrated on this machine).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=60_000))]
+    pub target_ms: u32,
+    /// Worker threads in the pool (default: the available parallelism).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Write the raw log, one row per run, as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Write the full report as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Write the report as Markdown.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Write a case file that `worksheet check` replays and `worksheet render` draws.
+    #[arg(long, value_name = "FILE")]
+    pub export_case: Option<PathBuf>,
+    /// Overwrite export files that exist.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl ExecutorArgs {
+    /// The command line that reproduces this run's measurement (exports left out).
+    pub fn command_line(&self, threads: usize) -> String {
+        format!(
+            "worksheet lab executor --runs {} --warmup {} --target-ms {} --threads {threads}",
+            self.runs, self.warmup, self.target_ms
+        )
+    }
+}
+
+/// Runs a lab command.
+///
+/// # Errors
+/// [`Failure`] with exit code 2 for an export that exists without `--force`, a thread
+/// that cannot start or a job that lost its result.
+pub fn run(command: &LabCommand, out: &mut dyn Write) -> Result<u8, Failure> {
+    match command {
+        LabCommand::Executor(args) => run_executor(args, out),
+        LabCommand::Streams(args) => crate::capture::command::run_streams(args, out),
+    }
+}
+
+fn progress_bar(total: u64, quiet: bool) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    if quiet || !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let colour = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let template = if colour {
+        "{msg:12} {bar:40.cyan/blue} {pos}/{len} runs, {elapsed}"
+    } else {
+        "{msg:12} {bar:40} {pos}/{len} runs, {elapsed}"
+    };
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure> {
+    let exports = [
+        &args.export_csv,
+        &args.export_json,
+        &args.export_markdown,
+        &args.export_case,
+    ];
+    for path in exports.into_iter().flatten() {
+        refuse_existing(path, args.force)?;
+    }
+    let threads = args.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |t| t as usize,
+    );
+    let config = LabConfig {
+        runs: args.runs as usize,
+        warmup: args.warmup as usize,
+        target: Nanos::new(i64::from(args.target_ms) * 1_000_000),
+        threads,
+    };
+    let command = args.command_line(threads);
+    let clock = Arc::new(MonotonicClock::new());
+    let work = Arc::new(HashWork::default());
+
+    let machine = Machine::current();
+    let bar = progress_bar((config.runs + config.warmup) as u64, args.quiet);
+    bar.set_message("calibrating");
+    let calibration = calibrate(clock.as_ref(), work.as_ref(), config.target);
+    bar.set_message("reference");
+    let lab = run_lab(clock, work, &config, calibration, &mut |step| match step {
+        Step::ReferenceDone => bar.set_message("running"),
+        Step::RunDone { done, .. } => bar.set_position(done as u64),
+    })
+    .map_err(|e| Failure {
+        message: format!("error: {e}"),
+        code: EXIT_INPUT,
+    })?;
+    bar.finish_and_clear();
+    let lab = LabRun {
+        machine: Some(machine),
+        ..lab
+    };
+
+    let analysis = analyze(&lab);
+    let case_name = "executor-lab";
+    let report = report_text(&lab, &analysis, case_name, &command)?;
+    out.write_all(report.as_bytes())?;
+
+    let mut written = Vec::new();
+    if let Some(p) = &args.export_csv {
+        write_output(p, &export::csv(&lab), args.force)?;
+        written.push(("raw log (CSV)", p));
+    }
+    if let Some(p) = &args.export_json {
+        write_output(
+            p,
+            export::json(&lab, &analysis, &command).as_bytes(),
+            args.force,
+        )?;
+        written.push(("report (JSON)", p));
+    }
+    if let Some(p) = &args.export_markdown {
+        write_output(
+            p,
+            export::markdown(&lab, &analysis, &command).as_bytes(),
+            args.force,
+        )?;
+        written.push(("report (Markdown)", p));
+    }
+    if let Some(p) = &args.export_case {
+        let case = export::case_file(&lab, case_name, &command);
+        write_output(p, case.to_json_pretty().as_bytes(), args.force)?;
+        written.push(("case file", p));
+    }
+    if !written.is_empty() {
+        writeln!(out)?;
+        for (what, path) in &written {
+            writeln!(out, "wrote {what}: {}", path.display())?;
+        }
+        if let Some(p) = &args.export_case {
+            writeln!(
+                out,
+                "replay: worksheet check {0}\ndraw:   worksheet render {0} -o timeline.svg",
+                p.display()
+            )?;
+        }
+    }
+    Ok(exit_code(&analysis))
+}
+
+/// The lab's stdout: the table, then a sketch of the median run drawn from the lab's own
+/// case file (so the sketch is also a check that the case file is valid).
+///
+/// # Errors
+/// A [`Failure`] if the generated case does not load (a bug, reported rather than hidden).
+pub fn report_text(
+    lab: &LabRun,
+    analysis: &Analysis,
+    case_name: &str,
+    command: &str,
+) -> Result<String, Failure> {
+    let mut text = export::table(lab, analysis);
+    let case_json = export::case_file(lab, case_name, command).to_json_pretty();
+    let case =
+        crate::case::load_case_str(&case_json, &format!("{case_name}.json")).map_err(|e| {
+            Failure {
+                message: format!("internal error: the lab's case file does not load: {e}"),
+                code: EXIT_INPUT,
+            }
+        })?;
+    if let Some(run) = analysis.median_run.map(|i| &lab.runs[i]) {
+        let focus = format!("complete-{}", run.label);
+        if let Ok(timeline) = model::layout(
+            &case,
+            &model::LayoutOptions {
+                focus: Some(focus.clone()),
+            },
+        ) {
+            text.push_str(&format!(
+                "\nrun {} (its caller total is the median), drawn from the case file:\n",
+                run.label
+            ));
+            let sketch = text::render(&timeline, &text::TextOptions { width: 100 });
+            // The sketch's own title repeats the case name; skip it.
+            for line in sketch.lines().skip(2) {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+    }
+    Ok(text)
+}
+
+/// The exit code of a lab run: 1 when any run failed (it is still kept and reported), else 0.
+pub fn exit_code(analysis: &Analysis) -> u8 {
+    if analysis.failed.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_with_a_wrong_digest_snapshot_and_exit_1() {
+        let lab = export::tests::fake_lab();
+        let analysis = analyze(&lab);
+        let text = report_text(
+            &lab,
+            &analysis,
+            "executor-lab",
+            "worksheet lab executor (fake)",
+        )
+        .unwrap();
+        insta::assert_snapshot!(text);
+        assert_eq!(exit_code(&analysis), EXIT_FAILED);
+    }
+}

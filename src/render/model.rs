@@ -1,0 +1,850 @@
+//! The drawing model shared by the SVG and text renderers: a case laid out as one panel per
+//! clock, lanes inside each panel, bars, ticks and wait arrows.
+//!
+//! ```text
+//! panel: clock `host` (its own axis)
+//!   lane "host timers"   [submit)  [======= complete =======)      bars, packed into rows
+//!   lane "host waits"                                  ◆           wait returns (ticks)
+//!   lane "stream pool"    [========= job =========)                phases, events (ticks)
+//!   lane "covered"        ######################### .... ###       union, gaps, overlap
+//!   axis                  0        10 ms       20 ms
+//! panel: clock `gpu` (another axis: positions are not comparable across panels)
+//! ```
+//!
+//! Every position is in integer nanoseconds on the panel's clock; the renderers only scale.
+//! Nothing mixes clocks: a wait on one clock that covers work on another is an arrow from
+//! one panel to the other, which shows coverage, never a time relation.
+//!
+//! A wait's arrows go to the phases it covers **first** (covered by no earlier wait), so a
+//! long program does not draw every earlier phase again at every wait.
+
+use std::collections::BTreeMap;
+
+use crate::case::{Ask, Case, EventState, Op, WaitTarget};
+use crate::clock::ClockId;
+use crate::interval::{analyze, Interval};
+use crate::schedule::{merge, Schedule};
+use crate::units::Nanos;
+
+/// What kind of thing a bar is (the renderers colour by it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarKind {
+    /// A phase of work.
+    Phase,
+    /// A host timer used by a `submission` question.
+    SubmissionTimer,
+    /// A host timer used by a `host-completion` question.
+    CompletionTimer,
+    /// Any other host timer.
+    Timer,
+}
+
+/// What kind of thing a tick is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TickKind {
+    /// A completed, timed event.
+    Event,
+    /// A free-standing mark.
+    Mark,
+    /// A host wait's return.
+    Wait,
+    /// A host wait with no return time, placed at the next host reading after it in the
+    /// program: it returned at or before that reading (an upper bound, not a time).
+    WaitBound,
+}
+
+/// A bar: `[start, end)` on the panel's clock, possibly clipped to the view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bar {
+    /// The id in the case.
+    pub id: String,
+    /// The label to draw (the phase label, or the id).
+    pub label: String,
+    /// What it is.
+    pub kind: BarKind,
+    /// Start in view (ns).
+    pub start: i64,
+    /// End in view (ns).
+    pub end: i64,
+    /// Whether the real start or end lies outside the view.
+    pub clipped: (bool, bool),
+    /// Full description for a tooltip.
+    pub tooltip: String,
+}
+
+/// A tick: a point on the panel's clock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tick {
+    /// The id in the case.
+    pub id: String,
+    /// What it is.
+    pub kind: TickKind,
+    /// When (ns).
+    pub at: i64,
+    /// Full description for a tooltip.
+    pub tooltip: String,
+}
+
+/// Union, gaps and overlap of the phases in one panel's view.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Coverage {
+    /// Maximal covered stretches.
+    pub union: Vec<(i64, i64)>,
+    /// Uncovered stretches between the first start and the last end.
+    pub gaps: Vec<(i64, i64)>,
+    /// Stretches of depth ≥ 2, with their peak depth.
+    pub overlaps: Vec<(i64, i64, u32)>,
+    /// One line: `union 100 us, sum 140 us, span 100 us, overlap 40 us, 0 gaps`.
+    pub summary: String,
+}
+
+/// What a lane holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneKind {
+    /// Host timers.
+    Timers,
+    /// Host wait returns.
+    Waits,
+    /// One stream's phases and events.
+    Stream,
+    /// Phases declared with a clock but no stream.
+    Unstreamed,
+    /// Marks.
+    Marks,
+    /// The covered union of every phase in the panel.
+    Covered,
+}
+
+/// One lane of a panel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lane {
+    /// What it holds.
+    pub kind: LaneKind,
+    /// Title (`stream pool`).
+    pub title: String,
+    /// Second line (`device executor`).
+    pub subtitle: String,
+    /// Bars, packed so that no two bars of one row overlap.
+    pub rows: Vec<Vec<Bar>>,
+    /// Ticks.
+    pub ticks: Vec<Tick>,
+    /// For the covered lane.
+    pub coverage: Option<Coverage>,
+}
+
+impl Lane {
+    fn new(kind: LaneKind, title: impl Into<String>, subtitle: impl Into<String>) -> Self {
+        Lane {
+            kind,
+            title: title.into(),
+            subtitle: subtitle.into(),
+            rows: Vec::new(),
+            ticks: Vec::new(),
+            coverage: None,
+        }
+    }
+
+    /// Number of rows it takes (at least one).
+    pub fn height_rows(&self) -> usize {
+        self.rows.len().max(1)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.rows.iter().all(Vec::is_empty) && self.ticks.is_empty() && self.coverage.is_none()
+    }
+}
+
+/// A vertical line across a whole panel: where a submission returned, so that the work
+/// still running after it is plain to see.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Marker {
+    /// When (ns on the panel's clock).
+    pub at: i64,
+    /// `submit-3 returned`.
+    pub label: String,
+    /// Full description for a tooltip.
+    pub tooltip: String,
+}
+
+/// The most submission-return markers drawn in one panel (more would be clutter).
+pub const MAX_MARKERS: usize = 6;
+
+/// Everything drawn against one clock's axis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Panel {
+    /// The clock's id in the case.
+    pub clock_id: String,
+    /// Its domain and instance.
+    pub clock: ClockId,
+    /// The view `[start, end]` in ns on this clock.
+    pub view: (i64, i64),
+    /// Lanes, top to bottom.
+    pub lanes: Vec<Lane>,
+    /// Submission returns (at most [`MAX_MARKERS`]; none when there would be more).
+    pub markers: Vec<Marker>,
+}
+
+/// Where an arrow starts or ends: a point in a lane row of a panel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Anchor {
+    /// Panel index.
+    pub panel: usize,
+    /// Lane index in the panel.
+    pub lane: usize,
+    /// Row index in the lane.
+    pub row: usize,
+    /// Time (ns) on that panel's clock.
+    pub at: i64,
+}
+
+/// A host wait and one piece of work it covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arrow {
+    /// The wait's return tick.
+    pub from: Anchor,
+    /// The end of the covered phase.
+    pub to: Anchor,
+    /// Whether the two ends lie on different clocks (the arrow then shows coverage only).
+    pub cross_clock: bool,
+    /// `wait-end covers phase-1`.
+    pub tooltip: String,
+}
+
+/// A whole case, laid out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timeline {
+    /// The case name.
+    pub title: String,
+    /// The case description.
+    pub description: Option<String>,
+    /// One panel per clock that has something to draw, in declaration order.
+    pub panels: Vec<Panel>,
+    /// Wait arrows.
+    pub arrows: Vec<Arrow>,
+    /// What is not drawn, and why.
+    pub notes: Vec<String>,
+    /// The focused item, if any.
+    pub focus: Option<String>,
+}
+
+/// What to lay out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LayoutOptions {
+    /// Zoom the clock of this item (phase, timer, wait, mark or event id) to the item.
+    pub focus: Option<String>,
+}
+
+/// An id given to `focus` that the case does not have.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("nothing in case `{case}` has id `{id}` with a position in time (phases, timers, host waits with a return time, marks, timed events)")]
+pub struct UnknownFocus {
+    /// The case name.
+    pub case: String,
+    /// The id given.
+    pub id: String,
+}
+
+fn span_text(clock_id: &str, start: i64, end: i64) -> String {
+    format!(
+        "{} … {} on clock `{clock_id}` ({})",
+        Nanos::new(start),
+        Nanos::new(end),
+        Nanos::new(end.saturating_sub(start))
+    )
+}
+
+/// Greedy interval partitioning: each bar goes into the first row whose last bar ends at or
+/// before its start. Time: O(n · rows).
+fn pack(mut bars: Vec<Bar>) -> Vec<Vec<Bar>> {
+    bars.sort_by_key(|b| (b.start, b.end));
+    let mut rows: Vec<Vec<Bar>> = Vec::new();
+    for bar in bars {
+        match rows
+            .iter_mut()
+            .find(|r| r.last().is_some_and(|last| last.end <= bar.start))
+        {
+            Some(row) => row.push(bar),
+            None => rows.push(vec![bar]),
+        }
+    }
+    rows
+}
+
+/// Something with a place on one clock, before it is put in a lane.
+struct Placed {
+    clock: usize,
+    start: i64,
+    end: i64,
+}
+
+/// Lays out `case`.
+///
+/// # Errors
+/// [`UnknownFocus`] when `options.focus` names nothing drawable.
+pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownFocus> {
+    let mut notes = Vec::new();
+    let roles: BTreeMap<usize, BarKind> = case
+        .questions
+        .iter()
+        .filter_map(|q| match q.ask {
+            Ask::Submission { timer } => Some((timer, BarKind::SubmissionTimer)),
+            Ask::HostCompletion { timer, .. } => Some((timer, BarKind::CompletionTimer)),
+            _ => None,
+        })
+        .collect();
+
+    // Everything with a place in time, by id, for focus and for views.
+    let mut placed: Vec<(String, Placed)> = Vec::new();
+    for p in &case.phases {
+        placed.push((
+            p.id.clone(),
+            Placed {
+                clock: p.clock,
+                start: p.interval.start().as_i64(),
+                end: p.interval.end().as_i64(),
+            },
+        ));
+    }
+    for t in &case.timers {
+        if t.start.0 == t.stop.0 {
+            placed.push((
+                t.id.clone(),
+                Placed {
+                    clock: t.start.0,
+                    start: t.start.1.as_i64().min(t.stop.1.as_i64()),
+                    end: t.stop.1.as_i64().max(t.start.1.as_i64()),
+                },
+            ));
+        } else {
+            notes.push(format!(
+                "timer `{}` starts on clock `{}` and stops on clock `{}`: no bar can be drawn",
+                t.id, case.clocks[t.start.0].id, case.clocks[t.stop.0].id
+            ));
+        }
+    }
+    for op in &case.program {
+        if let Op::HostWait {
+            id,
+            returned: Some((c, at)),
+            ..
+        } = op
+        {
+            placed.push((
+                id.clone(),
+                Placed {
+                    clock: *c,
+                    start: at.as_i64(),
+                    end: at.as_i64(),
+                },
+            ));
+        }
+    }
+    for m in &case.marks {
+        placed.push((
+            m.id.clone(),
+            Placed {
+                clock: m.clock,
+                start: m.at.as_i64(),
+                end: m.at.as_i64(),
+            },
+        ));
+    }
+    let mut untimed_events = 0usize;
+    for e in &case.events {
+        match e.state {
+            EventState::Completed(at) => placed.push((
+                e.id.clone(),
+                Placed {
+                    clock: case.streams[e.stream].clock,
+                    start: at.as_i64(),
+                    end: at.as_i64(),
+                },
+            )),
+            _ => untimed_events += 1,
+        }
+    }
+    if untimed_events > 0 {
+        notes.push(format!(
+            "{untimed_events} event(s) without a timestamp (untimed, pending or not recorded) are not drawn"
+        ));
+    }
+    // A wait without a return time is placed at the next host reading after it, if any.
+    let mut bounds: BTreeMap<usize, (usize, Nanos, String)> = BTreeMap::new();
+    for (k, op) in case.program.iter().enumerate() {
+        if let Op::HostWait {
+            id, returned: None, ..
+        } = op
+        {
+            let next = case.program[k + 1..].iter().find_map(|later| match later {
+                Op::TimerStart(t) => Some((
+                    case.timers[*t].start,
+                    format!("start of timer `{}`", case.timers[*t].id),
+                )),
+                Op::TimerStop(t) => Some((
+                    case.timers[*t].stop,
+                    format!("stop of timer `{}`", case.timers[*t].id),
+                )),
+                Op::HostWait {
+                    id: other,
+                    returned: Some(r),
+                    ..
+                } => Some((*r, format!("return of host wait `{other}`"))),
+                _ => None,
+            });
+            match next {
+                Some(((c, at), what)) => {
+                    placed.push((
+                        id.clone(),
+                        Placed {
+                            clock: c,
+                            start: at.as_i64(),
+                            end: at.as_i64(),
+                        },
+                    ));
+                    bounds.insert(k, (c, at, what));
+                }
+                None => notes.push(format!(
+                    "host wait `{id}` has no return time and no host reading follows it: neither it nor its arrows are drawn"
+                )),
+            }
+        }
+    }
+
+    // Views per clock.
+    let mut views: BTreeMap<usize, (i64, i64)> = BTreeMap::new();
+    for (_, p) in &placed {
+        let v = views.entry(p.clock).or_insert((p.start, p.end));
+        v.0 = v.0.min(p.start);
+        v.1 = v.1.max(p.end);
+    }
+    let pad = |(a, b): (i64, i64), part: i64| {
+        let len = b.saturating_sub(a);
+        let p = if len == 0 { 1_000 } else { (len / part).max(1) };
+        (a.saturating_sub(p), b.saturating_add(p))
+    };
+    for v in views.values_mut() {
+        *v = pad(*v, 40);
+    }
+    // With a focus, its clock shows what overlaps the focused item (closed interval), with
+    // a margin; neighbours that merely fall into the margin are left out.
+    let mut focus_extent: Option<(usize, i64, i64)> = None;
+    if let Some(focus) = &options.focus {
+        let (_, p) = placed
+            .iter()
+            .find(|(id, _)| id == focus)
+            .ok_or_else(|| UnknownFocus {
+                case: case.name.clone(),
+                id: focus.clone(),
+            })?;
+        views.insert(p.clock, pad((p.start, p.end), 16));
+        focus_extent = Some((p.clock, p.start, p.end));
+    }
+    let in_view = |clock: usize, start: i64, end: i64| -> Option<(i64, i64, (bool, bool))> {
+        let (a, b) = *views.get(&clock)?;
+        if end < a || start > b {
+            return None;
+        }
+        if let Some((fc, fs, fe)) = focus_extent {
+            if fc == clock && (end < fs || start > fe) {
+                return None;
+            }
+        }
+        Some((start.max(a), end.min(b), (start < a, end > b)))
+    };
+
+    // Panels in clock declaration order.
+    let mut timeline = Timeline {
+        title: case.name.clone(),
+        description: case.description.clone(),
+        panels: Vec::new(),
+        arrows: Vec::new(),
+        notes: Vec::new(),
+        focus: options.focus.clone(),
+    };
+    // Where each phase bar and wait tick ended up: id → anchor.
+    let mut anchors: BTreeMap<String, Anchor> = BTreeMap::new();
+    for (c, clock_def) in case.clocks.iter().enumerate() {
+        let Some(&view) = views.get(&c) else { continue };
+        let clock_id = clock_def.id.as_str();
+        let mut lanes: Vec<Lane> = Vec::new();
+
+        let mut timers = Lane::new(LaneKind::Timers, "host timers", "start → stop readings");
+        let timer_bars: Vec<Bar> = case
+            .timers
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.start.0 == c && t.stop.0 == c)
+            .filter_map(|(i, t)| {
+                let (s, e) = (t.start.1.as_i64(), t.stop.1.as_i64());
+                let (vs, ve, clipped) = in_view(c, s.min(e), e.max(s))?;
+                let kind = roles.get(&i).copied().unwrap_or(BarKind::Timer);
+                let role = match kind {
+                    BarKind::SubmissionTimer => " (submission question)",
+                    BarKind::CompletionTimer => " (host-completion question)",
+                    _ => "",
+                };
+                Some(Bar {
+                    id: t.id.clone(),
+                    label: t.id.clone(),
+                    kind,
+                    start: vs,
+                    end: ve,
+                    clipped,
+                    tooltip: format!("timer {}{role}: {}", t.id, span_text(clock_id, s, e)),
+                })
+            })
+            .collect();
+        let mut markers: Vec<Marker> = timer_bars
+            .iter()
+            .filter(|b| b.kind == BarKind::SubmissionTimer && !b.clipped.1)
+            .map(|b| Marker {
+                at: b.end,
+                label: format!("{} returned", b.id),
+                tooltip: format!(
+                    "timer {} stopped at {}: the submission returned here; work drawn to the right of this line ran after it",
+                    b.id,
+                    Nanos::new(b.end)
+                ),
+            })
+            .collect();
+        if markers.len() > MAX_MARKERS {
+            markers.clear();
+        }
+        timers.rows = pack(timer_bars);
+        lanes.push(timers);
+
+        let mut waits = Lane::new(LaneKind::Waits, "host waits", "◆ returned, ◇ returned by");
+        for (k, op) in case.program.iter().enumerate() {
+            let Op::HostWait {
+                id,
+                target,
+                returned,
+            } = op
+            else {
+                continue;
+            };
+            let what = match target {
+                WaitTarget::Event(e) => format!("event `{}`", case.events[*e].id),
+                WaitTarget::Stream(s) => format!("stream `{}`", case.streams[*s].id),
+                WaitTarget::Device(d) => format!("device `{d}`"),
+            };
+            let (wc, at, kind, tooltip) = match (returned, bounds.get(&k)) {
+                (Some((wc, at)), _) => (
+                    *wc,
+                    *at,
+                    TickKind::Wait,
+                    format!("host wait {id} on {what} returned at {at} on clock `{clock_id}`"),
+                ),
+                (None, Some((wc, at, next))) => (
+                    *wc,
+                    *at,
+                    TickKind::WaitBound,
+                    format!(
+                        "host wait {id} on {what}: no return time recorded; it returned at or before {at} on clock `{clock_id}` (the {next}, the next host reading)"
+                    ),
+                ),
+                (None, None) => continue,
+            };
+            if wc != c || in_view(c, at.as_i64(), at.as_i64()).is_none() {
+                continue;
+            }
+            waits.ticks.push(Tick {
+                id: id.clone(),
+                kind,
+                at: at.as_i64(),
+                tooltip,
+            });
+        }
+        lanes.push(waits);
+
+        let mut all_phases: Vec<Interval> = Vec::new();
+        let phase_bar = |p: &crate::case::PhaseDef| -> Option<Bar> {
+            let (s, e) = (p.interval.start().as_i64(), p.interval.end().as_i64());
+            let (vs, ve, clipped) = in_view(c, s, e)?;
+            Some(Bar {
+                id: p.id.clone(),
+                label: p.label.clone(),
+                kind: BarKind::Phase,
+                start: vs,
+                end: ve,
+                clipped,
+                tooltip: format!(
+                    "phase {} ({}): {}",
+                    p.id,
+                    p.label,
+                    span_text(clock_id, s, e)
+                ),
+            })
+        };
+        for (s, stream) in case.streams.iter().enumerate() {
+            if stream.clock != c {
+                continue;
+            }
+            let mut lane = Lane::new(
+                LaneKind::Stream,
+                format!("stream {}", stream.id),
+                format!("device {}", stream.device),
+            );
+            let bars: Vec<Bar> = case
+                .phases
+                .iter()
+                .filter(|p| p.stream == Some(s))
+                .filter_map(phase_bar)
+                .collect();
+            lane.rows = pack(bars);
+            for e in &case.events {
+                if let (true, EventState::Completed(at)) = (e.stream == s, e.state) {
+                    if in_view(c, at.as_i64(), at.as_i64()).is_some() {
+                        lane.ticks.push(Tick {
+                            id: e.id.clone(),
+                            kind: TickKind::Event,
+                            at: at.as_i64(),
+                            tooltip: format!(
+                                "event {} in stream {}: completed at {at} on clock `{clock_id}`{}",
+                                e.id,
+                                stream.id,
+                                if e.timing { "" } else { " (timing disabled)" }
+                            ),
+                        });
+                    }
+                }
+            }
+            lanes.push(lane);
+        }
+        let mut loose = Lane::new(LaneKind::Unstreamed, "phases", "no stream declared");
+        loose.rows = pack(
+            case.phases
+                .iter()
+                .filter(|p| p.stream.is_none() && p.clock == c)
+                .filter_map(phase_bar)
+                .collect(),
+        );
+        lanes.push(loose);
+        let mut marks = Lane::new(LaneKind::Marks, "marks", "timestamps");
+        for m in case.marks.iter().filter(|m| m.clock == c) {
+            if in_view(c, m.at.as_i64(), m.at.as_i64()).is_some() {
+                marks.ticks.push(Tick {
+                    id: m.id.clone(),
+                    kind: TickKind::Mark,
+                    at: m.at.as_i64(),
+                    tooltip: format!("mark {} at {} on clock `{clock_id}`", m.id, m.at),
+                });
+            }
+        }
+        lanes.push(marks);
+
+        for p in case.phases.iter().filter(|p| p.clock == c) {
+            let (s, e) = (p.interval.start().as_i64(), p.interval.end().as_i64());
+            if let Some((vs, ve, _)) = in_view(c, s, e) {
+                if let Ok(iv) = Interval::new(Nanos::new(vs), Nanos::new(ve)) {
+                    all_phases.push(iv);
+                }
+            }
+        }
+        if !all_phases.is_empty() {
+            let a = analyze(&all_phases);
+            let wide = crate::engine::wide;
+            let mut lane = Lane::new(
+                LaneKind::Covered,
+                "covered",
+                if options.focus.is_some() {
+                    "all phases, in view"
+                } else {
+                    "all phases on this clock"
+                },
+            );
+            let gaps: Vec<(i64, i64)> = a
+                .gaps
+                .iter()
+                .map(|g| (g.start().as_i64(), g.end().as_i64()))
+                .collect();
+            // The union is the span minus the gaps.
+            let mut union = Vec::new();
+            if let (Some(first), Some(last)) = (
+                all_phases.iter().map(|i| i.start().as_i64()).min(),
+                all_phases.iter().map(|i| i.end().as_i64()).max(),
+            ) {
+                let mut at = first;
+                for &(gs, ge) in &gaps {
+                    union.push((at, gs));
+                    at = ge;
+                }
+                union.push((at, last));
+            }
+            lane.coverage = Some(Coverage {
+                summary: format!(
+                    "union {}, sum {}, span {}, overlap {}, {} gap(s)",
+                    wide(a.union_ns),
+                    wide(a.sum_ns),
+                    a.span_ns().map(wide).unwrap_or_else(|| "-".into()),
+                    wide(a.overlap_ns()),
+                    a.gaps.len()
+                ),
+                union,
+                gaps,
+                overlaps: a
+                    .overlap_regions
+                    .iter()
+                    .map(|r| (r.span.start().as_i64(), r.span.end().as_i64(), r.max_depth))
+                    .collect(),
+            });
+            lanes.push(lane);
+        }
+        lanes.retain(|l| !l.is_empty());
+        let panel_index = timeline.panels.len();
+        for (li, lane) in lanes.iter().enumerate() {
+            for (ri, row) in lane.rows.iter().enumerate() {
+                for bar in row.iter().filter(|b| b.kind == BarKind::Phase) {
+                    anchors.insert(
+                        format!("phase:{}", bar.id),
+                        Anchor {
+                            panel: panel_index,
+                            lane: li,
+                            row: ri,
+                            at: bar.end,
+                        },
+                    );
+                }
+            }
+            for tick in lane
+                .ticks
+                .iter()
+                .filter(|t| matches!(t.kind, TickKind::Wait | TickKind::WaitBound))
+            {
+                anchors.insert(
+                    format!("wait:{}", tick.id),
+                    Anchor {
+                        panel: panel_index,
+                        lane: li,
+                        row: 0,
+                        at: tick.at,
+                    },
+                );
+            }
+        }
+        timeline.panels.push(Panel {
+            clock_id: clock_id.to_owned(),
+            clock: clock_def.clock.clone(),
+            view,
+            lanes,
+            markers,
+        });
+    }
+
+    // Wait arrows: each to the phases it covers first.
+    let schedule = Schedule::new(case);
+    let mut covered = schedule.empty_frontier();
+    for (k, op) in case.program.iter().enumerate() {
+        let Op::HostWait { id, target, .. } = op else {
+            continue;
+        };
+        let coverage = schedule.wait_coverage(case, k, target);
+        for (j, launch) in case.program[..k].iter().enumerate() {
+            let Op::Launch(p) = launch else { continue };
+            if !schedule.covers(&coverage, j) || schedule.covers(&covered, j) {
+                continue;
+            }
+            let phase = &case.phases[*p];
+            let (Some(&from), Some(&to)) = (
+                anchors.get(&format!("wait:{id}")),
+                anchors.get(&format!("phase:{}", phase.id)),
+            ) else {
+                continue;
+            };
+            let cross_clock = from.panel != to.panel;
+            timeline.arrows.push(Arrow {
+                from,
+                to,
+                cross_clock,
+                tooltip: format!(
+                    "host wait {id} covers phase {}{}",
+                    phase.id,
+                    if cross_clock {
+                        " (on another clock: the arrow shows coverage, not a time relation)"
+                    } else {
+                        ""
+                    }
+                ),
+            });
+        }
+        merge(&mut covered, &coverage);
+    }
+    timeline.notes = notes;
+    Ok(timeline)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(path: &str) -> Case {
+        crate::case::load_case_file(std::path::Path::new(path)).unwrap()
+    }
+
+    #[test]
+    fn three_boundaries_has_a_panel_per_clock_and_a_wait_arrow_per_phase() {
+        let t = layout(
+            &case("fixtures/cases/three-boundaries.json"),
+            &LayoutOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(t.panels.len(), 2);
+        assert_eq!(t.panels[0].clock_id, "host");
+        assert_eq!(t.panels[1].clock_id, "gpu");
+        // host: timers (2 rows: submission and completion overlap) and waits
+        let host: Vec<_> = t.panels[0].lanes.iter().map(|l| l.kind).collect();
+        assert_eq!(host, vec![LaneKind::Timers, LaneKind::Waits]);
+        assert_eq!(t.panels[0].lanes[0].rows.len(), 2);
+        // gpu: streams A and B and the covered lane
+        let gpu: Vec<_> = t.panels[1].lanes.iter().map(|l| l.title.as_str()).collect();
+        assert_eq!(gpu, vec!["stream A", "stream B", "covered"]);
+        let cov = t.panels[1].lanes[2].coverage.as_ref().unwrap();
+        assert_eq!(cov.overlaps, vec![(7_040_000, 7_080_000, 2)]);
+        assert!(cov.gaps.is_empty());
+        // wait-end covers phase-1 and phase-2, both on the other clock
+        assert_eq!(t.arrows.len(), 2);
+        assert!(t.arrows.iter().all(|a| a.cross_clock));
+    }
+
+    #[test]
+    fn touching_bars_share_a_row_overlapping_ones_do_not() {
+        let bar = |id: &str, s, e| Bar {
+            id: id.into(),
+            label: id.into(),
+            kind: BarKind::Phase,
+            start: s,
+            end: e,
+            clipped: (false, false),
+            tooltip: String::new(),
+        };
+        //  [a  )[b  )
+        //     [c      )
+        let rows = pack(vec![bar("a", 0, 10), bar("b", 10, 20), bar("c", 5, 25)]);
+        let ids: Vec<Vec<&str>> = rows
+            .iter()
+            .map(|r| r.iter().map(|b| b.id.as_str()).collect())
+            .collect();
+        assert_eq!(ids, vec![vec!["a", "b"], vec!["c"]]);
+    }
+
+    #[test]
+    fn focus_zooms_one_clock_and_unknown_focus_is_an_error() {
+        let c = case("fixtures/cases/three-boundaries.json");
+        let t = layout(
+            &c,
+            &LayoutOptions {
+                focus: Some("phase-2".into()),
+            },
+        )
+        .unwrap();
+        let (a, b) = t.panels[1].view;
+        assert!(a > 7_000_000 && b < 7_110_000, "{a} {b}");
+        assert!(layout(
+            &c,
+            &LayoutOptions {
+                focus: Some("nope".into())
+            }
+        )
+        .is_err());
+    }
+}
