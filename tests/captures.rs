@@ -231,3 +231,66 @@ fn a_simulated_capture_writes_files_that_replay() {
         .stdout(predicate::str::contains("speedup = serial / concurrent"))
         .stdout(predicate::str::contains("verified"));
 }
+
+/// Runs a command in a temporary folder and returns its stdout with the header line (which
+/// holds the date) and the folder's path taken out.
+fn simulated_output(args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(args)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    assert!(header.starts_with("SIMULATED — simulator"), "{header}");
+    lines.collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn simulated_capture_output_snapshot() {
+    insta::assert_snapshot!(
+        "capture_simulated",
+        simulated_output(&[
+            "capture",
+            "--simulate",
+            "--runs",
+            "12",
+            "--warmup",
+            "3",
+            "--out",
+            "sim.json"
+        ])
+    );
+}
+
+#[test]
+fn simulated_lab_streams_output_snapshot() {
+    insta::assert_snapshot!(
+        "lab_streams_simulated",
+        simulated_output(&[
+            "lab",
+            "streams",
+            "--simulate",
+            "--mib",
+            "1",
+            "--reps",
+            "4",
+            "--out",
+            "lab.json"
+        ])
+    );
+}
+
+#[test]
+fn capture_help_snapshot() {
+    let out = Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(["capture", "--help"])
+        .output()
+        .unwrap();
+    insta::assert_snapshot!("capture_help", String::from_utf8(out.stdout).unwrap());
+}
