@@ -17,7 +17,7 @@ pub enum RawTime {
 }
 
 /// The whole file.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCase {
     /// Must be `"worksheet-case"`.
@@ -63,7 +63,7 @@ pub struct RawCase {
 }
 
 /// A clock: domain plus instance.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawClock {
     /// Name other parts of the file refer to.
@@ -76,7 +76,7 @@ pub struct RawClock {
 }
 
 /// A device stream.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStream {
     /// Stream id.
@@ -88,7 +88,7 @@ pub struct RawStream {
 }
 
 /// A device event.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawEvent {
     /// Event id.
@@ -117,7 +117,7 @@ pub enum RawEventState {
 }
 
 /// An interval of work.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPhase {
     /// Phase id.
@@ -138,7 +138,7 @@ pub struct RawPhase {
 }
 
 /// A free-standing timestamp.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawMark {
     /// Mark id.
@@ -150,7 +150,7 @@ pub struct RawMark {
 }
 
 /// One step of the host program.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(tag = "op", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum RawOp {
     /// Record an event in its stream.
@@ -211,7 +211,7 @@ pub enum RawOp {
 }
 
 /// Repeated samples of one measurement.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSeries {
     /// Series id.
@@ -230,7 +230,7 @@ pub struct RawSeries {
 }
 
 /// A question and its expected answer, tagged by `kind`.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum RawQuestion {
     /// Host submission time of a timer.
@@ -322,7 +322,7 @@ pub enum RawQuestion {
 }
 
 /// Expected verdict of a duration question.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExpectDuration {
     /// `known` or `unknown`.
@@ -339,7 +339,7 @@ pub struct RawExpectDuration {
 }
 
 /// Expected results of an interval-set question; each field is optional.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExpectIntervals {
     /// `unknown` when the set mixes clocks (then `reason` is required).
@@ -375,7 +375,7 @@ pub struct RawExpectIntervals {
 }
 
 /// Expected span: a value or an unknown.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum RawSpanExpect {
     /// A value.
@@ -385,7 +385,7 @@ pub enum RawSpanExpect {
 }
 
 /// An expected overlap region.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawRegion {
     /// Start.
@@ -397,7 +397,7 @@ pub struct RawRegion {
 }
 
 /// The error a case is expected to fail with.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExpectError {
     /// Error code.
