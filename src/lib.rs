@@ -31,5 +31,7 @@
 pub mod clock;
 // pub mod engine;
 pub mod interval;
+#[cfg(any(test, feature = "proptest"))]
+pub mod testing;
 pub mod units;
 pub mod verdict;
