@@ -136,7 +136,8 @@ impl SetAnalysis {
 
 /// Analyzes a set of intervals that all lie on one clock.
 ///
-/// Sorting is skipped when `intervals` is already ordered by start.
+/// Input already ordered by start is swept as it is; any other order is copied and sorted
+/// first. The order check rides along with the sweep, so sorted input is read once.
 ///
 /// ```
 /// use worksheet::interval::{analyze, Interval};
@@ -149,187 +150,135 @@ impl SetAnalysis {
 /// assert_eq!(r.max_depth, 2);
 /// ```
 pub fn analyze(intervals: &[Interval]) -> SetAnalysis {
-    let sorted_already = intervals.windows(2).all(|w| w[0].start <= w[1].start);
-    if sorted_already {
-        sweep(intervals)
-    } else {
-        let mut owned = intervals.to_vec();
-        owned.sort_unstable_by_key(|i| i.start);
-        sweep(&owned)
+    match sweep(intervals) {
+        Ok(analysis) => analysis,
+        Err(OutOfOrder) => {
+            let mut owned = intervals.to_vec();
+            owned.sort_unstable_by_key(|interval| interval.start);
+            sweep(&owned).expect("sorted by start just above")
+        }
     }
 }
 
-/// One pass over intervals sorted by start.
-fn sweep(sorted: &[Interval]) -> SetAnalysis {
+/// The sweep met an interval that starts before the one it read last.
+#[derive(Debug)]
+struct OutOfOrder;
+
+/// One pass over intervals sorted by start; stops with [`OutOfOrder`] at the first
+/// interval that starts before its predecessor.
+///
+/// Besides `reach` (the largest end seen so far, which gives union and gaps as in any
+/// interval merge), the overlap comes from one observation: in start order, the part of
+/// interval `i` that is covered a second time is exactly
+///
+/// ```text
+/// piece(i) = [start(i), min(end(i), reach before i))      (empty when start(i) ≥ reach)
+///
+///       [======== a ========)          reach after a
+///            [==== b ====)             piece(b) = all of b
+///                  [======= c =======) piece(c) = [start c, end a)
+/// ```
+///
+/// An instant of depth `d` lies in the pieces of all but the first interval covering it, so
+/// the pieces, merged like the union, are the maximal regions of depth ≥ 2, and their
+/// lengths add up to Σ (depth − 1) × length (`weighted_overlap_ns`, computed here without
+/// using `sum − union`). Depth itself only rises at a start; [`ActiveEnds`] counts the
+/// intervals still open there.
+fn sweep(sorted: &[Interval]) -> Result<SetAnalysis, OutOfOrder> {
     let count = sorted.len();
-    let mut sum_ns: i128 = 0;
-    let mut extent: Option<(Nanos, Nanos)> = None;
-    for iv in sorted {
-        sum_ns += iv.length_wide();
-        extent = Some(match extent {
-            None => (iv.start, iv.end),
-            Some((lo, hi)) => (lo.min(iv.start), hi.max(iv.end)),
-        });
-    }
-    let Some((lo, hi)) = extent else {
-        return SetAnalysis {
+    let Some(first) = sorted.first() else {
+        return Ok(SetAnalysis {
             count,
-            sum_ns,
+            sum_ns: 0,
             union_ns: 0,
             extent: None,
             gaps: Vec::new(),
             overlap_regions: Vec::new(),
             max_depth: 0,
             weighted_overlap_ns: 0,
-        };
+        });
     };
+    let lo = first.start;
+    let mut hi = first.end;
+    let mut previous_start = lo;
+    let mut sum_ns: i128 = 0;
 
+    // Union and gaps: the covered run `[run_start, reach)` being built.
+    let mut run_start = lo;
+    let mut reach = lo;
     let mut union_ns: i128 = 0;
     let mut gaps = Vec::new();
-    // `reach`: the end of the covered run so far (starts at the extent's low end).
-    let mut reach = lo;
-    let mut run_start: Option<Nanos> = None;
 
-    // Depth tracking: ends of the active non-empty intervals.
-    let mut active: BinaryHeap<Reverse<Nanos>> = BinaryHeap::new();
-    let mut depth: u32 = 0;
-    let mut max_depth: u32 = 0;
-    let mut last_change = lo;
+    // Overlap: the depth ≥ 2 region being built, as (start, end, peak depth).
+    let mut region: Option<(Nanos, Nanos, u32)> = None;
+    let mut regions = Vec::new();
     let mut weighted_overlap_ns: i128 = 0;
-    let mut regions: Vec<OverlapRegion> = Vec::new();
-    let mut region: Option<(Nanos, u32)> = None;
+    let mut active = ActiveEnds::default();
+    let mut max_depth: u32 = 0;
 
-    // Moves the depth sweep to instant `t`, where the depth becomes `new_depth`.
-    let mut step = |t: Nanos,
-                    new_depth: u32,
-                    depth: &mut u32,
-                    last_change: &mut Nanos,
-                    regions: &mut Vec<OverlapRegion>,
-                    region: &mut Option<(Nanos, u32)>| {
-        if *depth >= 2 {
-            weighted_overlap_ns += (i128::from(t.as_i64()) - i128::from(last_change.as_i64()))
-                * i128::from(*depth - 1);
+    for iv in sorted {
+        if iv.start < previous_start {
+            return Err(OutOfOrder);
         }
-        *last_change = t;
-        if new_depth >= 2 {
-            match region {
-                Some((_, peak)) => *peak = (*peak).max(new_depth),
-                None => {
-                    // A region that closed at this very instant continues (maximal pieces).
-                    *region = match regions.last() {
-                        Some(last) if last.span.end == t => {
-                            let last = regions.pop().expect("just looked at it");
-                            Some((last.span.start, last.max_depth.max(new_depth)))
-                        }
-                        _ => Some((t, new_depth)),
-                    };
-                }
-            }
-        } else if let Some((from, peak)) = region.take() {
-            if from < t {
-                regions.push(OverlapRegion {
-                    span: Interval {
-                        start: from,
-                        end: t,
-                    },
-                    max_depth: peak,
+        previous_start = iv.start;
+        hi = hi.max(iv.end);
+        sum_ns += iv.length_wide();
+        if iv.is_empty() {
+            continue;
+        }
+        if iv.start >= reach {
+            // Nothing open reaches this start: depth is back to one.
+            if iv.start > reach {
+                union_ns += wide(reach) - wide(run_start);
+                gaps.push(Interval {
+                    start: reach,
+                    end: iv.start,
                 });
+                run_start = iv.start;
             }
+            reach = iv.end;
+            active.restart_with(iv.end);
+            max_depth = max_depth.max(1);
+            continue;
         }
-        *depth = new_depth;
-    };
-
-    for iv in sorted.iter().filter(|iv| !iv.is_empty()) {
-        // Union and gaps.
-        match run_start {
-            None => {
-                if iv.start > reach {
-                    gaps.push(Interval {
-                        start: reach,
-                        end: iv.start,
-                    });
-                }
-                run_start = Some(iv.start);
-                reach = iv.end;
-            }
-            Some(from) => {
-                if iv.start > reach {
-                    union_ns += i128::from(reach.as_i64()) - i128::from(from.as_i64());
-                    gaps.push(Interval {
-                        start: reach,
-                        end: iv.start,
-                    });
-                    run_start = Some(iv.start);
-                    reach = iv.end;
-                } else if iv.end > reach {
-                    reach = iv.end;
-                }
-            }
-        }
-        // Depth: retire every interval that ended at or before this start (half-open).
-        while let Some(&Reverse(end)) = active.peek() {
-            if end > iv.start {
-                break;
-            }
-            active.pop();
-            // Several intervals may end at one instant: apply them together.
-            let mut new_depth = depth - 1;
-            while let Some(&Reverse(same)) = active.peek() {
-                if same != end {
-                    break;
-                }
-                active.pop();
-                new_depth -= 1;
-            }
-            step(
-                end,
-                new_depth,
-                &mut depth,
-                &mut last_change,
-                &mut regions,
-                &mut region,
-            );
-        }
-        active.push(Reverse(iv.end));
-        step(
-            iv.start,
-            depth + 1,
-            &mut depth,
-            &mut last_change,
-            &mut regions,
-            &mut region,
-        );
+        let piece_end = iv.end.min(reach);
+        weighted_overlap_ns += wide(piece_end) - wide(iv.start);
+        let depth = active.admit(iv.start, iv.end);
         max_depth = max_depth.max(depth);
+        region = Some(match region {
+            Some((from, to, peak)) if iv.start <= to => (from, to.max(piece_end), peak.max(depth)),
+            finished => {
+                if let Some((from, to, peak)) = finished {
+                    regions.push(OverlapRegion {
+                        span: Interval {
+                            start: from,
+                            end: to,
+                        },
+                        max_depth: peak,
+                    });
+                }
+                (iv.start, piece_end, depth)
+            }
+        });
+        reach = reach.max(iv.end);
     }
-    if let Some(from) = run_start {
-        union_ns += i128::from(reach.as_i64()) - i128::from(from.as_i64());
-    }
+    union_ns += wide(reach) - wide(run_start);
     if hi > reach {
         gaps.push(Interval {
             start: reach,
             end: hi,
         });
     }
-    while let Some(Reverse(end)) = active.pop() {
-        let mut new_depth = depth - 1;
-        while let Some(&Reverse(same)) = active.peek() {
-            if same != end {
-                break;
-            }
-            active.pop();
-            new_depth -= 1;
-        }
-        step(
-            end,
-            new_depth,
-            &mut depth,
-            &mut last_change,
-            &mut regions,
-            &mut region,
-        );
+    if let Some((from, to, peak)) = region {
+        regions.push(OverlapRegion {
+            span: Interval {
+                start: from,
+                end: to,
+            },
+            max_depth: peak,
+        });
     }
-
-    SetAnalysis {
+    Ok(SetAnalysis {
         count,
         sum_ns,
         union_ns,
@@ -338,7 +287,62 @@ fn sweep(sorted: &[Interval]) -> SetAnalysis {
         overlap_regions: regions,
         max_depth,
         weighted_overlap_ns,
+    })
+}
+
+/// A nanosecond value widened so that differences cannot overflow.
+fn wide(at: Nanos) -> i128 {
+    i128::from(at.as_i64())
+}
+
+/// How many open intervals may be kept in an unsorted list before switching to a heap.
+const FEW_ACTIVE: usize = 16;
+
+/// The ends of the intervals open at the sweep's current start, to count the depth there.
+///
+/// Invariants: at most one of `few` and `many` is non-empty; every end is later than the
+/// last start admitted. While at most [`FEW_ACTIVE`] intervals are open (the usual case)
+/// they sit in an unsorted list that is scanned at each start; more move to a min-heap, so
+/// a deep pile costs O(log depth) per interval instead of O(depth).
+#[derive(Default)]
+struct ActiveEnds {
+    few: Vec<Nanos>,
+    many: BinaryHeap<Reverse<Nanos>>,
+}
+
+impl ActiveEnds {
+    /// Forgets every open interval and opens one that ends at `end`.
+    fn restart_with(&mut self, end: Nanos) {
+        self.many.clear();
+        self.few.clear();
+        self.few.push(end);
     }
+
+    /// Closes the intervals that end at or before `start` (half-open), opens `[start, end)`
+    /// and returns how many are open now: the depth just after `start`.
+    fn admit(&mut self, start: Nanos, end: Nanos) -> u32 {
+        if self.many.is_empty() {
+            self.few.retain(|&open_end| open_end > start);
+            if self.few.len() < FEW_ACTIVE {
+                self.few.push(end);
+                return depth_of(self.few.len());
+            }
+            self.many.extend(self.few.drain(..).map(Reverse));
+        }
+        while let Some(&Reverse(open_end)) = self.many.peek() {
+            if open_end > start {
+                break;
+            }
+            self.many.pop();
+        }
+        self.many.push(Reverse(end));
+        depth_of(self.many.len())
+    }
+}
+
+/// A count of open intervals as a depth (more than `u32::MAX` cannot be built in memory).
+fn depth_of(open: usize) -> u32 {
+    u32::try_from(open).expect("fewer than 2^32 intervals open at once")
 }
 
 #[cfg(test)]
@@ -476,6 +480,28 @@ mod tests {
                 max_depth: 2
             }]
         );
+    }
+
+    /// ```text
+    /// 0 1 2 …        … 97 98 99 100
+    /// [=================== 0 ====)
+    ///   [================ 1 ==)
+    ///     …      (40 layers)
+    /// ```
+    #[test]
+    fn nested_pile_deeper_than_the_list_of_open_intervals_counts_every_layer() {
+        let pile: Vec<Interval> = (0..40).map(|k| iv(k, 100 - k)).collect();
+        let r = analyze(&pile);
+        assert_eq!(r.max_depth, 40);
+        assert_eq!(
+            r.overlap_regions,
+            vec![OverlapRegion {
+                span: iv(1, 99),
+                max_depth: 40
+            }]
+        );
+        assert_eq!(r.weighted_overlap_ns, r.overlap_ns());
+        assert_eq!(r, crate::testing::DenseOracle::new(&pile).analysis());
     }
 
     #[test]

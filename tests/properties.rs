@@ -110,6 +110,12 @@ proptest! {
         prop_assert_eq!(analyze(&set), DenseOracle::new(&set).analysis());
     }
 
+    /// Piles deeper than the sweep's small list of open intervals (it moves to a heap).
+    #[test]
+    fn deep_piles_match_the_oracle(set in interval_sets_in(0..=12, 120)) {
+        prop_assert_eq!(analyze(&set), DenseOracle::new(&set).analysis());
+    }
+
     // ---- identities of SPEC §3 ----------------------------------------------------------
 
     #[test]
