@@ -213,7 +213,7 @@ fn sweep(sorted: &[Interval]) -> Result<SetAnalysis, OutOfOrder> {
     let mut region: Option<(Nanos, Nanos, u32)> = None;
     let mut regions = Vec::new();
     let mut weighted_overlap_ns: i128 = 0;
-    let mut active = ActiveEnds::default();
+    let mut active = ActiveEnds::new();
     let mut max_depth: u32 = 0;
 
     for iv in sorted {
@@ -300,34 +300,55 @@ const FEW_ACTIVE: usize = 16;
 
 /// The ends of the intervals open at the sweep's current start, to count the depth there.
 ///
-/// Invariants: at most one of `few` and `many` is non-empty; every end is later than the
-/// last start admitted. While at most [`FEW_ACTIVE`] intervals are open (the usual case)
-/// they sit in an unsorted list that is scanned at each start; more move to a min-heap, so
-/// a deep pile costs O(log depth) per interval instead of O(depth).
-#[derive(Default)]
+/// Invariants: `few[..few_len]` holds the open ends while `many` is empty; once more than
+/// [`FEW_ACTIVE`] are open they all live in `many` (a min-heap) and `few_len` is 0. Every
+/// end kept is later than the last start admitted. The unsorted list is compacted without
+/// branches at each start, which is cheaper than a heap while piles are shallow (the usual
+/// case); a deep pile costs O(log depth) per interval instead of O(depth).
 struct ActiveEnds {
-    few: Vec<Nanos>,
+    few: [Nanos; FEW_ACTIVE],
+    few_len: usize,
     many: BinaryHeap<Reverse<Nanos>>,
 }
 
 impl ActiveEnds {
+    /// No interval open.
+    fn new() -> Self {
+        ActiveEnds {
+            few: [Nanos::ZERO; FEW_ACTIVE],
+            few_len: 0,
+            many: BinaryHeap::new(),
+        }
+    }
+
     /// Forgets every open interval and opens one that ends at `end`.
+    #[inline]
     fn restart_with(&mut self, end: Nanos) {
-        self.many.clear();
-        self.few.clear();
-        self.few.push(end);
+        if !self.many.is_empty() {
+            self.many.clear();
+        }
+        self.few[0] = end;
+        self.few_len = 1;
     }
 
     /// Closes the intervals that end at or before `start` (half-open), opens `[start, end)`
     /// and returns how many are open now: the depth just after `start`.
+    #[inline]
     fn admit(&mut self, start: Nanos, end: Nanos) -> u32 {
         if self.many.is_empty() {
-            self.few.retain(|&open_end| open_end > start);
-            if self.few.len() < FEW_ACTIVE {
-                self.few.push(end);
-                return depth_of(self.few.len());
+            let mut kept = 0;
+            for read in 0..self.few_len.min(FEW_ACTIVE) {
+                let open_end = self.few[read];
+                self.few[kept] = open_end;
+                kept += usize::from(open_end > start);
             }
-            self.many.extend(self.few.drain(..).map(Reverse));
+            if kept < FEW_ACTIVE {
+                self.few[kept] = end;
+                self.few_len = kept + 1;
+                return depth_of(self.few_len);
+            }
+            self.many.extend(self.few.iter().copied().map(Reverse));
+            self.few_len = 0;
         }
         while let Some(&Reverse(open_end)) = self.many.peek() {
             if open_end > start {
