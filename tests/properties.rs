@@ -116,6 +116,12 @@ proptest! {
         prop_assert_eq!(analyze(&set), DenseOracle::new(&set).analysis());
     }
 
+    /// Sets long enough that unsorted input takes the radix sort.
+    #[test]
+    fn long_sets_match_the_oracle(set in interval_sets_in(-500..=1_500, 700)) {
+        prop_assert_eq!(analyze(&set), DenseOracle::new(&set).analysis());
+    }
+
     // ---- identities of SPEC §3 ----------------------------------------------------------
 
     #[test]
