@@ -19,6 +19,8 @@ use worksheet::verdict::Reason;
 
 /// Cases per property: enough to find the geometry bugs, cheap enough for a 2-core CI.
 const CASES: u32 = 192;
+/// Cases for the properties over sets of hundreds of intervals.
+const BIG_SET_CASES: u32 = 48;
 
 fn iv(start: i64, end: i64) -> Interval {
     Interval::new(Nanos::new(start), Nanos::new(end)).expect("test intervals are ordered")
@@ -107,18 +109,6 @@ proptest! {
     /// Long sets on a tiny domain: depth well above 2, many shared endpoints.
     #[test]
     fn crowded_sets_match_the_oracle(set in interval_sets_in(-4..=8, 40)) {
-        prop_assert_eq!(analyze(&set), DenseOracle::new(&set).analysis());
-    }
-
-    /// Piles deeper than the sweep's small list of open intervals (it moves to a heap).
-    #[test]
-    fn deep_piles_match_the_oracle(set in interval_sets_in(0..=12, 120)) {
-        prop_assert_eq!(analyze(&set), DenseOracle::new(&set).analysis());
-    }
-
-    /// Sets long enough that unsorted input takes the radix sort.
-    #[test]
-    fn long_sets_match_the_oracle(set in interval_sets_in(-500..=1_500, 700)) {
         prop_assert_eq!(analyze(&set), DenseOracle::new(&set).analysis());
     }
 
@@ -236,6 +226,23 @@ proptest! {
             Ok(())
         };
         prop_assert_eq!(a.comparable_with(&b), expected);
+    }
+}
+
+proptest! {
+    // Big sets: fewer cases, each one exercises hundreds of intervals.
+    #![proptest_config(ProptestConfig::with_cases(BIG_SET_CASES))]
+
+    /// Piles deeper than the sweep's small list of open intervals (it moves to a heap).
+    #[test]
+    fn deep_piles_match_the_oracle(set in interval_sets_in(0..=12, 120)) {
+        prop_assert_eq!(analyze(&set), DenseOracle::new(&set).analysis());
+    }
+
+    /// Sets long enough that unsorted input takes the radix sort.
+    #[test]
+    fn long_sets_match_the_oracle(set in interval_sets_in(-500..=1_500, 700)) {
+        prop_assert_eq!(analyze(&set), DenseOracle::new(&set).analysis());
     }
 }
 
