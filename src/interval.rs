@@ -20,8 +20,10 @@
 //! non-empty set, `span = union + Σ gaps`, `sum = union + overlap`,
 //! `overlap = Σ (depth − 1) × length` over maximal pieces of constant depth.
 //!
-//! Cost: O(n log n) for unsorted input (one sort, one sweep); O(n log d) when the input is
-//! already sorted by start, where `d` is the maximum depth (no sort is done).
+//! Cost: input already sorted by start is read once, in O(n) while at most 16 intervals are
+//! open at any instant and O(n log d) beyond (`d` the maximum depth). Other input is
+//! noticed at its first out-of-order interval, copied into buckets by start and sorted
+//! (O(n log n)), then swept. `BENCHMARKS.md` has the measured costs.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -187,16 +189,11 @@ fn sorted_by_start(intervals: &[Interval]) -> Vec<Interval> {
         sorted.sort_unstable_by_key(|interval| interval.start);
         return sorted;
     }
-    let lowest = intervals
+    let (lowest, highest) = intervals
         .iter()
-        .map(|iv| iv.start)
-        .min()
-        .unwrap_or(Nanos::ZERO);
-    let highest = intervals
-        .iter()
-        .map(|iv| iv.start)
-        .max()
-        .unwrap_or(Nanos::ZERO);
+        .fold((filler.start, filler.start), |(low, high), iv| {
+            (low.min(iv.start), high.max(iv.start))
+        });
     // The spread is below 2^64, so the wrapped difference is the true offset.
     let offset = |start: Nanos| start.as_i64().wrapping_sub(lowest.as_i64()) as u64;
     let spread_bits = u64::BITS - offset(highest).leading_zeros();
@@ -377,11 +374,14 @@ const FEW_ACTIVE: usize = 16;
 
 /// The ends of the intervals open at the sweep's current start, to count the depth there.
 ///
-/// Invariants: `few[..few_len]` holds the open ends while `many` is empty; once more than
-/// [`FEW_ACTIVE`] are open they all live in `many` (a min-heap) and `few_len` is 0. Every
-/// end kept is later than the last start admitted. The unsorted list is compacted without
-/// branches at each start, which is cheaper than a heap while piles are shallow (the usual
-/// case); a deep pile costs O(log depth) per interval instead of O(depth).
+/// While at most [`FEW_ACTIVE`] are open (the usual case) they sit in an unsorted array that
+/// is compacted without branches at each start, cheaper than a heap for shallow piles. When
+/// one more opens, all move to a min-heap, and stay there until the sweep next reaches a
+/// start that nothing open covers: a deep pile costs O(log depth) per interval, not O(depth).
+///
+/// Invariants: either `many` is empty and `few[..few_len]` holds the open ends, or `many`
+/// holds them and `few_len` is 0. Every end kept is later than the last start admitted,
+/// once that start's [`admit`](Self::admit) has retired the ends at or before it.
 struct ActiveEnds {
     few: [Nanos; FEW_ACTIVE],
     few_len: usize,
