@@ -144,7 +144,7 @@ impl SetAnalysis {
 /// ```
 /// use worksheet::interval::{analyze, Interval};
 /// use worksheet::units::Nanos;
-/// let us = |v| Nanos::new(v * 1_000);
+/// let us = |v: i64| Nanos::new(v * 1_000);
 /// let a = Interval::new(us(7000), us(7080)).unwrap();
 /// let b = Interval::new(us(7040), us(7100)).unwrap();
 /// let r = analyze(&[a, b]);
