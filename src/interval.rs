@@ -97,8 +97,8 @@ pub struct OverlapRegion {
 
 /// Everything SPEC §3 defines for a set of intervals on one clock.
 ///
-/// Amounts are `i128` nanoseconds internally because the sum of many `i64` lengths can
-/// exceed `i64`; [`SetAnalysis::sum`] and friends convert back and say when they cannot.
+/// Amounts are `i128` nanoseconds because the sum of many `i64` lengths can exceed `i64`;
+/// whoever turns one back into a [`Nanos`] must say when it does not fit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SetAnalysis {
     /// Number of intervals, zero-length ones included.
