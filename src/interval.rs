@@ -20,8 +20,10 @@
 //! non-empty set, `span = union + Σ gaps`, `sum = union + overlap`,
 //! `overlap = Σ (depth − 1) × length` over maximal pieces of constant depth.
 //!
-//! Cost: O(n log n) for unsorted input (one sort, one sweep); O(n log d) when the input is
-//! already sorted by start, where `d` is the maximum depth (no sort is done).
+//! Cost: input already sorted by start is read once, in O(n) while at most 16 intervals are
+//! open at any instant and O(n log d) beyond (`d` the maximum depth). Other input is
+//! noticed at its first out-of-order interval, copied into buckets by start and sorted
+//! (O(n log n)), then swept. `BENCHMARKS.md` has the measured costs.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -95,8 +97,8 @@ pub struct OverlapRegion {
 
 /// Everything SPEC §3 defines for a set of intervals on one clock.
 ///
-/// Amounts are `i128` nanoseconds internally because the sum of many `i64` lengths can
-/// exceed `i64`; [`crate::engine::wide`] prints them exactly either way.
+/// Amounts are `i128` nanoseconds because the sum of many `i64` lengths can exceed `i64`;
+/// whoever turns one back into a [`Nanos`] must say when it does not fit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SetAnalysis {
     /// Number of intervals, zero-length ones included.
@@ -136,7 +138,8 @@ impl SetAnalysis {
 
 /// Analyzes a set of intervals that all lie on one clock.
 ///
-/// Sorting is skipped when `intervals` is already ordered by start.
+/// Input already ordered by start is swept as it is; any other order is copied and sorted
+/// first. The order check rides along with the sweep, so sorted input is read once.
 ///
 /// ```
 /// use worksheet::interval::{analyze, Interval};
@@ -149,196 +152,295 @@ impl SetAnalysis {
 /// assert_eq!(r.max_depth, 2);
 /// ```
 pub fn analyze(intervals: &[Interval]) -> SetAnalysis {
-    let sorted_already = intervals.windows(2).all(|w| w[0].start <= w[1].start);
-    if sorted_already {
-        sweep(intervals)
-    } else {
-        let mut owned = intervals.to_vec();
-        owned.sort_unstable_by_key(|i| i.start);
-        sweep(&owned)
+    match sweep(intervals) {
+        Ok(analysis) => analysis,
+        Err(OutOfOrder) => {
+            let owned = sorted_by_start(intervals);
+            sweep(&owned).expect("sorted by start just above")
+        }
     }
 }
 
-/// One pass over intervals sorted by start.
-fn sweep(sorted: &[Interval]) -> SetAnalysis {
-    let count = sorted.len();
-    let mut sum_ns: i128 = 0;
-    let mut extent: Option<(Nanos, Nanos)> = None;
-    for iv in sorted {
-        sum_ns += iv.length_wide();
-        extent = Some(match extent {
-            None => (iv.start, iv.end),
-            Some((lo, hi)) => (lo.min(iv.start), hi.max(iv.end)),
-        });
+/// Below this many intervals [`sorted_by_start`] uses the standard sort alone.
+const BUCKET_SORT_MIN_LEN: usize = 256;
+
+/// [`sorted_by_start`] aims at about this many intervals per bucket...
+const BUCKET_TARGET_LEN: usize = 4;
+
+/// ...with at most `2^BUCKET_MAX_BITS` buckets, so the scatter writes to few enough places
+/// at once to stay in cache.
+const BUCKET_MAX_BITS: u32 = 13;
+
+/// A copy of `intervals` sorted by start (ties in any order): all the sweep needs.
+///
+/// Short inputs are copied and sorted with `sort_unstable`. Longer ones are copied straight
+/// into buckets by the leading bits of `start − min start` (one counting pass, then the
+/// copy itself scatters; bucket `b` holds only starts below those of bucket `b + 1`), and
+/// each bucket, small enough to stay in cache, is sorted with `sort_unstable`. On evenly
+/// spread starts that is a shallower sort, in cache; on any other spread it costs at most
+/// two extra passes more than the standard sort. Time: O(n log n); space: the copy.
+fn sorted_by_start(intervals: &[Interval]) -> Vec<Interval> {
+    let len = intervals.len();
+    let Some(&filler) = intervals.first() else {
+        return Vec::new();
+    };
+    if len < BUCKET_SORT_MIN_LEN {
+        let mut sorted = intervals.to_vec();
+        sorted.sort_unstable_by_key(|interval| interval.start);
+        return sorted;
     }
-    let Some((lo, hi)) = extent else {
-        return SetAnalysis {
+    let (lowest, highest) = intervals
+        .iter()
+        .fold((filler.start, filler.start), |(low, high), iv| {
+            (low.min(iv.start), high.max(iv.start))
+        });
+    // The spread is below 2^64, so the wrapped difference is the true offset.
+    let offset = |start: Nanos| start.as_i64().wrapping_sub(lowest.as_i64()) as u64;
+    let spread_bits = u64::BITS - offset(highest).leading_zeros();
+    let bucket_bits = (len / BUCKET_TARGET_LEN).ilog2().min(BUCKET_MAX_BITS);
+    let shift = spread_bits.saturating_sub(bucket_bits);
+    let bucket_of = |iv: &Interval| (offset(iv.start) >> shift) as usize;
+
+    // bounds[b] .. bounds[b + 1] will hold bucket b.
+    let mut bounds = vec![0_usize; (1 << bucket_bits) + 1];
+    for iv in intervals {
+        bounds[bucket_of(iv) + 1] += 1;
+    }
+    for b in 1..bounds.len() {
+        bounds[b] += bounds[b - 1];
+    }
+    let mut next_slot = bounds.clone();
+    let mut sorted = vec![filler; len];
+    for iv in intervals {
+        let slot = &mut next_slot[bucket_of(iv)];
+        sorted[*slot] = *iv;
+        *slot += 1;
+    }
+    for bucket in bounds.windows(2) {
+        sorted[bucket[0]..bucket[1]].sort_unstable_by_key(|interval| interval.start);
+    }
+    sorted
+}
+
+/// The sweep met an interval that starts before the one it read last.
+#[derive(Debug)]
+struct OutOfOrder;
+
+/// One pass over intervals sorted by start; stops with [`OutOfOrder`] at the first
+/// interval that starts before its predecessor.
+///
+/// Besides `reach` (the largest end seen so far, which gives union and gaps as in any
+/// interval merge), the overlap comes from one observation: in start order, the part of
+/// interval `i` that is covered a second time is exactly
+///
+/// ```text
+/// piece(i) = [start(i), min(end(i), reach before i))      (empty when start(i) ≥ reach)
+///
+///       [======== a ========)          reach after a
+///            [==== b ====)             piece(b) = all of b
+///                  [======= c =======) piece(c) = [start c, end a)
+/// ```
+///
+/// An instant of depth `d` lies in the pieces of all but the first interval covering it, so
+/// the pieces, merged like the union, are the maximal regions of depth ≥ 2, and their
+/// lengths add up to Σ (depth − 1) × length (`weighted_overlap_ns`, computed here without
+/// using `sum − union`). Depth itself only rises at a start; [`ActiveEnds`] counts the
+/// intervals still open there.
+fn sweep(sorted: &[Interval]) -> Result<SetAnalysis, OutOfOrder> {
+    let count = sorted.len();
+    let Some(first) = sorted.first() else {
+        return Ok(SetAnalysis {
             count,
-            sum_ns,
+            sum_ns: 0,
             union_ns: 0,
             extent: None,
             gaps: Vec::new(),
             overlap_regions: Vec::new(),
             max_depth: 0,
             weighted_overlap_ns: 0,
-        };
+        });
     };
+    let lo = first.start;
+    let mut hi = first.end;
+    let mut previous_start = lo;
+    let mut sum_ns: i128 = 0;
 
-    let mut union_ns: i128 = 0;
-    let mut gaps = Vec::new();
-    // `reach`: the end of the covered run so far (starts at the extent's low end).
+    // Union and gaps: the covered run `[run_start, reach)` being built.
+    let mut run_start = lo;
     let mut reach = lo;
-    let mut run_start: Option<Nanos> = None;
+    let mut union_ns: i128 = 0;
+    let mut gaps = Vec::with_capacity(count / RESERVE_ONE_PIECE_PER);
 
-    // Depth tracking: ends of the active non-empty intervals.
-    let mut active: BinaryHeap<Reverse<Nanos>> = BinaryHeap::new();
-    let mut depth: u32 = 0;
-    let mut max_depth: u32 = 0;
-    let mut last_change = lo;
-    let mut weighted_overlap_ns: i128 = 0;
-    let mut regions: Vec<OverlapRegion> = Vec::new();
-    let mut region: Option<(Nanos, u32)> = None;
-
-    // Moves the depth sweep to instant `t`, where the depth becomes `new_depth`.
-    let mut step = |t: Nanos,
-                    new_depth: u32,
-                    depth: &mut u32,
-                    last_change: &mut Nanos,
-                    regions: &mut Vec<OverlapRegion>,
-                    region: &mut Option<(Nanos, u32)>| {
-        if *depth >= 2 {
-            weighted_overlap_ns += (i128::from(t.as_i64()) - i128::from(last_change.as_i64()))
-                * i128::from(*depth - 1);
-        }
-        *last_change = t;
-        if new_depth >= 2 {
-            match region {
-                Some((_, peak)) => *peak = (*peak).max(new_depth),
-                None => {
-                    // A region that closed at this very instant continues (maximal pieces).
-                    *region = match regions.last() {
-                        Some(last) if last.span.end == t => {
-                            let last = regions.pop().expect("just looked at it");
-                            Some((last.span.start, last.max_depth.max(new_depth)))
-                        }
-                        _ => Some((t, new_depth)),
-                    };
-                }
-            }
-        } else if let Some((from, peak)) = region.take() {
-            if from < t {
-                regions.push(OverlapRegion {
-                    span: Interval {
-                        start: from,
-                        end: t,
-                    },
-                    max_depth: peak,
-                });
-            }
-        }
-        *depth = new_depth;
+    // Overlap: the depth ≥ 2 region being built; a peak of 0 means none is open yet.
+    let mut region = OverlapRegion {
+        span: *first,
+        max_depth: 0,
     };
+    let mut regions = Vec::with_capacity(count / RESERVE_ONE_PIECE_PER);
+    let mut weighted_overlap_ns: i128 = 0;
+    let mut active = ActiveEnds::new();
+    let mut max_depth: u32 = 0;
 
-    for iv in sorted.iter().filter(|iv| !iv.is_empty()) {
-        // Union and gaps.
-        match run_start {
-            None => {
-                if iv.start > reach {
-                    gaps.push(Interval {
-                        start: reach,
-                        end: iv.start,
-                    });
-                }
-                run_start = Some(iv.start);
-                reach = iv.end;
-            }
-            Some(from) => {
-                if iv.start > reach {
-                    union_ns += i128::from(reach.as_i64()) - i128::from(from.as_i64());
-                    gaps.push(Interval {
-                        start: reach,
-                        end: iv.start,
-                    });
-                    run_start = Some(iv.start);
-                    reach = iv.end;
-                } else if iv.end > reach {
-                    reach = iv.end;
-                }
-            }
+    for iv in sorted {
+        if iv.start < previous_start {
+            return Err(OutOfOrder);
         }
-        // Depth: retire every interval that ended at or before this start (half-open).
-        while let Some(&Reverse(end)) = active.peek() {
-            if end > iv.start {
-                break;
-            }
-            active.pop();
-            // Several intervals may end at one instant: apply them together.
-            let mut new_depth = depth - 1;
-            while let Some(&Reverse(same)) = active.peek() {
-                if same != end {
-                    break;
-                }
-                active.pop();
-                new_depth -= 1;
-            }
-            step(
-                end,
-                new_depth,
-                &mut depth,
-                &mut last_change,
-                &mut regions,
-                &mut region,
-            );
+        previous_start = iv.start;
+        hi = hi.max(iv.end);
+        sum_ns += iv.length_wide();
+        if iv.is_empty() {
+            continue;
         }
-        active.push(Reverse(iv.end));
-        step(
-            iv.start,
-            depth + 1,
-            &mut depth,
-            &mut last_change,
-            &mut regions,
-            &mut region,
-        );
+        if iv.start >= reach {
+            // Nothing open reaches this start: depth is back to one.
+            if iv.start > reach {
+                union_ns += wide(reach) - wide(run_start);
+                gaps.push(Interval {
+                    start: reach,
+                    end: iv.start,
+                });
+                run_start = iv.start;
+            }
+            reach = iv.end;
+            active.restart_with(iv.end);
+            max_depth = max_depth.max(1);
+            continue;
+        }
+        let piece_end = iv.end.min(reach);
+        weighted_overlap_ns += wide(piece_end) - wide(iv.start);
+        let depth = active.admit(iv.start, iv.end);
         max_depth = max_depth.max(depth);
+        if region.max_depth != 0 && iv.start <= region.span.end {
+            region.span.end = region.span.end.max(piece_end);
+            region.max_depth = region.max_depth.max(depth);
+        } else {
+            if region.max_depth != 0 {
+                regions.push(region);
+            }
+            region = OverlapRegion {
+                span: Interval {
+                    start: iv.start,
+                    end: piece_end,
+                },
+                max_depth: depth,
+            };
+        }
+        reach = reach.max(iv.end);
     }
-    if let Some(from) = run_start {
-        union_ns += i128::from(reach.as_i64()) - i128::from(from.as_i64());
-    }
+    union_ns += wide(reach) - wide(run_start);
     if hi > reach {
         gaps.push(Interval {
             start: reach,
             end: hi,
         });
     }
-    while let Some(Reverse(end)) = active.pop() {
-        let mut new_depth = depth - 1;
-        while let Some(&Reverse(same)) = active.peek() {
-            if same != end {
-                break;
-            }
-            active.pop();
-            new_depth -= 1;
-        }
-        step(
-            end,
-            new_depth,
-            &mut depth,
-            &mut last_change,
-            &mut regions,
-            &mut region,
-        );
+    if region.max_depth != 0 {
+        regions.push(region);
     }
-
-    SetAnalysis {
+    Ok(SetAnalysis {
         count,
         sum_ns,
         union_ns,
         extent: Some(Interval { start: lo, end: hi }),
-        gaps,
-        overlap_regions: regions,
+        gaps: without_excess_capacity(gaps),
+        overlap_regions: without_excess_capacity(regions),
         max_depth,
         weighted_overlap_ns,
+    })
+}
+
+/// The sweep reserves room for one gap and one overlap region per this many intervals.
+///
+/// Growing both lists from empty by doubling cost about a third of the sweep's time on the
+/// development machine (reallocation and fresh pages); the guess removes most of it.
+const RESERVE_ONE_PIECE_PER: usize = 4;
+
+/// `list`, given back its spare room when it used less than half of it, so a guess that
+/// was too generous never leaves more slack than a `Vec` grown by doubling would.
+fn without_excess_capacity<T>(mut list: Vec<T>) -> Vec<T> {
+    if list.len() < list.capacity() / 2 {
+        list.shrink_to_fit();
     }
+    list
+}
+
+/// A nanosecond value widened so that differences cannot overflow.
+fn wide(at: Nanos) -> i128 {
+    i128::from(at.as_i64())
+}
+
+/// How many open intervals may be kept in an unsorted list before switching to a heap.
+const FEW_ACTIVE: usize = 16;
+
+/// The ends of the intervals open at the sweep's current start, to count the depth there.
+///
+/// While at most [`FEW_ACTIVE`] are open (the usual case) they sit in an unsorted array that
+/// is compacted without branches at each start, cheaper than a heap for shallow piles. When
+/// one more opens, all move to a min-heap, and stay there until the sweep next reaches a
+/// start that nothing open covers: a deep pile costs O(log depth) per interval, not O(depth).
+///
+/// Invariants: either `many` is empty and `few[..few_len]` holds the open ends, or `many`
+/// holds them and `few_len` is 0. Every end kept is later than the last start admitted,
+/// once that start's [`admit`](Self::admit) has retired the ends at or before it.
+struct ActiveEnds {
+    few: [Nanos; FEW_ACTIVE],
+    few_len: usize,
+    many: BinaryHeap<Reverse<Nanos>>,
+}
+
+impl ActiveEnds {
+    /// No interval open.
+    fn new() -> Self {
+        ActiveEnds {
+            few: [Nanos::ZERO; FEW_ACTIVE],
+            few_len: 0,
+            many: BinaryHeap::new(),
+        }
+    }
+
+    /// Forgets every open interval and opens one that ends at `end`.
+    #[inline]
+    fn restart_with(&mut self, end: Nanos) {
+        if !self.many.is_empty() {
+            self.many.clear();
+        }
+        self.few[0] = end;
+        self.few_len = 1;
+    }
+
+    /// Closes the intervals that end at or before `start` (half-open), opens `[start, end)`
+    /// and returns how many are open now: the depth just after `start`.
+    #[inline]
+    fn admit(&mut self, start: Nanos, end: Nanos) -> u32 {
+        if self.many.is_empty() {
+            let mut kept = 0;
+            for read in 0..self.few_len.min(FEW_ACTIVE) {
+                let open_end = self.few[read];
+                self.few[kept] = open_end;
+                kept += usize::from(open_end > start);
+            }
+            if kept < FEW_ACTIVE {
+                self.few[kept] = end;
+                self.few_len = kept + 1;
+                return depth_of(self.few_len);
+            }
+            self.many.extend(self.few.iter().copied().map(Reverse));
+            self.few_len = 0;
+        }
+        while let Some(&Reverse(open_end)) = self.many.peek() {
+            if open_end > start {
+                break;
+            }
+            self.many.pop();
+        }
+        self.many.push(Reverse(end));
+        depth_of(self.many.len())
+    }
+}
+
+/// A count of open intervals as a depth (more than `u32::MAX` cannot be built in memory).
+fn depth_of(open: usize) -> u32 {
+    u32::try_from(open).expect("fewer than 2^32 intervals open at once")
 }
 
 #[cfg(test)]
@@ -476,6 +578,65 @@ mod tests {
                 max_depth: 2
             }]
         );
+    }
+
+    /// ```text
+    /// 0 1 2 …        … 97 98 99 100
+    /// [=================== 0 ====)
+    ///   [================ 1 ==)
+    ///     …      (40 layers)
+    /// ```
+    #[test]
+    fn nested_pile_deeper_than_the_list_of_open_intervals_counts_every_layer() {
+        let pile: Vec<Interval> = (0..40).map(|k| iv(k, 100 - k)).collect();
+        let r = analyze(&pile);
+        assert_eq!(r.max_depth, 40);
+        assert_eq!(
+            r.overlap_regions,
+            vec![OverlapRegion {
+                span: iv(1, 99),
+                max_depth: 40
+            }]
+        );
+        assert_eq!(r.weighted_overlap_ns, r.overlap_ns());
+        assert_eq!(r, crate::testing::DenseOracle::new(&pile).analysis());
+    }
+
+    mod bucket_sort {
+        use super::*;
+        use proptest::collection::vec;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(24))]
+
+            /// Long enough for the bucket sort; each set draws its starts from the whole `i64`
+            /// range, a narrow one (fewer buckets than bits), or a few far-apart values
+            /// (everything in one or two buckets).
+            #[test]
+            fn orders_by_start_like_the_standard_sort(
+                starts in prop_oneof![
+                    vec(any::<i64>(), BUCKET_SORT_MIN_LEN..600),
+                    vec(-3_i64..300, BUCKET_SORT_MIN_LEN..600),
+                    vec(-70_000_i64..70_000, BUCKET_SORT_MIN_LEN..600),
+                    vec((0_i64..4).prop_map(|k| (k << 40) - 1), BUCKET_SORT_MIN_LEN..600),
+                ],
+            ) {
+                let mut set: Vec<Interval> = starts
+                    .iter()
+                    .zip((0..7).cycle())
+                    .map(|(&start, length)| iv(start, start.saturating_add(length)))
+                    .collect();
+                let mut expected = set.clone();
+                expected.sort_unstable_by_key(|i| i.start);
+                set = sorted_by_start(&set);
+                let starts_of = |v: &[Interval]| v.iter().map(|i| i.start).collect::<Vec<_>>();
+                prop_assert_eq!(starts_of(&set), starts_of(&expected));
+                set.sort_unstable();
+                expected.sort_unstable();
+                prop_assert_eq!(set, expected, "the same intervals, none lost or doubled");
+            }
+        }
     }
 
     #[test]

@@ -43,5 +43,7 @@ pub mod lab;
 pub mod render;
 pub mod schedule;
 pub mod stats;
+#[cfg(any(test, feature = "proptest"))]
+pub mod testing;
 pub mod units;
 pub mod verdict;

@@ -67,12 +67,14 @@ pub fn arb_shape() -> impl Strategy<Value = ProgramShape> {
             proptest::collection::vec(arb_step(streams, events), 0..10),
             proptest::collection::vec(0usize..10, phases),
         )
-            .prop_map(move |(phase_streams, event_streams, steps, launch_after)| ProgramShape {
-                streams,
-                phase_streams,
-                event_streams,
-                steps,
-                launch_after,
+            .prop_map(move |(phase_streams, event_streams, steps, launch_after)| {
+                ProgramShape {
+                    streams,
+                    phase_streams,
+                    event_streams,
+                    steps,
+                    launch_after,
+                }
             })
     })
 }
@@ -89,13 +91,33 @@ fn stream_name(s: usize) -> String {
 pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
     let mut case = RawCase::new("generated");
     case.clocks = vec![
-        RawClock { id: "host".into(), domain: "host".into(), instance: Some("boot-a".into()) },
-        RawClock { id: "host-b".into(), domain: "host".into(), instance: Some("boot-b".into()) },
-        RawClock { id: "gpu".into(), domain: "device".into(), instance: Some("ctx-1".into()) },
-        RawClock { id: "gpu2".into(), domain: "device".into(), instance: Some("ctx-2".into()) },
+        RawClock {
+            id: "host".into(),
+            domain: "host".into(),
+            instance: Some("boot-a".into()),
+        },
+        RawClock {
+            id: "host-b".into(),
+            domain: "host".into(),
+            instance: Some("boot-b".into()),
+        },
+        RawClock {
+            id: "gpu".into(),
+            domain: "device".into(),
+            instance: Some("ctx-1".into()),
+        },
+        RawClock {
+            id: "gpu2".into(),
+            domain: "device".into(),
+            instance: Some("ctx-2".into()),
+        },
     ];
     case.streams = (0..shape.streams)
-        .map(|s| RawStream { id: stream_name(s), clock: "gpu".into(), device: "gpu0".into() })
+        .map(|s| RawStream {
+            id: stream_name(s),
+            clock: "gpu".into(),
+            device: "gpu0".into(),
+        })
         .collect();
     case.phases = shape
         .phase_streams
@@ -112,36 +134,60 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
         .collect();
 
     // Interleave launches into the steps.
-    let mut ops = vec![RawOp::TimerStart { timer: "t".into(), clock: "host".into(), at: text("0 us") }];
+    let mut ops = vec![RawOp::TimerStart {
+        timer: "t".into(),
+        clock: "host".into(),
+        at: text("0 us"),
+    }];
     let mut recorded_at: Vec<Option<usize>> = vec![None; shape.event_streams.len()];
     let mut waits = 0;
     for position in 0..=shape.steps.len() {
         for (p, &after) in shape.launch_after.iter().enumerate() {
             if after.min(shape.steps.len()) == position {
-                ops.push(RawOp::Launch { phase: format!("p{p}") });
+                ops.push(RawOp::Launch {
+                    phase: format!("p{p}"),
+                });
             }
         }
-        let Some(step) = shape.steps.get(position) else { break };
+        let Some(step) = shape.steps.get(position) else {
+            break;
+        };
         match step {
             Step::Record(e) => {
                 if recorded_at[*e].is_none() {
                     recorded_at[*e] = Some(ops.len());
-                    ops.push(RawOp::Record { event: format!("e{e}") });
+                    ops.push(RawOp::Record {
+                        event: format!("e{e}"),
+                    });
                 }
             }
-            Step::StreamWait(s, e) => ops.push(RawOp::StreamWait { stream: stream_name(*s), event: format!("e{e}") }),
+            Step::StreamWait(s, e) => ops.push(RawOp::StreamWait {
+                stream: stream_name(*s),
+                event: format!("e{e}"),
+            }),
             Step::WaitEvent(_) | Step::WaitStream(_) | Step::WaitDevice => {
                 let (event, stream, device) = match step {
                     Step::WaitEvent(e) => (Some(format!("e{e}")), None, None),
                     Step::WaitStream(s) => (None, Some(stream_name(*s)), None),
                     _ => (None, None, Some("gpu0".to_owned())),
                 };
-                ops.push(RawOp::HostWait { id: format!("w{waits}"), event, stream, device, clock: None, at: None });
+                ops.push(RawOp::HostWait {
+                    id: format!("w{waits}"),
+                    event,
+                    stream,
+                    device,
+                    clock: None,
+                    at: None,
+                });
                 waits += 1;
             }
         }
     }
-    ops.push(RawOp::TimerStop { timer: "t".into(), clock: "host".into(), at: text("500 us") });
+    ops.push(RawOp::TimerStop {
+        timer: "t".into(),
+        clock: "host".into(),
+        at: text("500 us"),
+    });
     case.program = ops;
     case.events = shape
         .event_streams
@@ -151,14 +197,32 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
             id: format!("e{e}"),
             stream: stream_name(s),
             timing: true,
-            state: if recorded_at[e].is_some() { RawEventState::Completed } else { RawEventState::NotRecorded },
+            state: if recorded_at[e].is_some() {
+                RawEventState::Completed
+            } else {
+                RawEventState::NotRecorded
+            },
             at: recorded_at[e].map(|k| text(&format!("{} us", 1000 + k))),
         })
         .collect();
     case.questions = vec![
-        RawQuestion::Submission { id: "submission".into(), timer: "t".into(), expect: None },
-        RawQuestion::HostCompletion { id: "completion".into(), timer: "t".into(), work: None, expect: None },
-        RawQuestion::DeviceInterval { id: "pair".into(), start: "e0".into(), end: "e1".into(), expect: None },
+        RawQuestion::Submission {
+            id: "submission".into(),
+            timer: "t".into(),
+            expect: None,
+        },
+        RawQuestion::HostCompletion {
+            id: "completion".into(),
+            timer: "t".into(),
+            work: None,
+            expect: None,
+        },
+        RawQuestion::DeviceInterval {
+            id: "pair".into(),
+            start: "e0".into(),
+            end: "e1".into(),
+            expect: None,
+        },
     ];
     case
 }
@@ -183,7 +247,10 @@ mod laws {
     }
 
     fn verdict<'r>(report: &'r Report, id: &str) -> &'r Verdict {
-        report.answer(id).and_then(|a| a.outcome.verdict()).expect("a duration answer")
+        report
+            .answer(id)
+            .and_then(|a| a.outcome.verdict())
+            .expect("a duration answer")
     }
 
     fn is_wait(op: &RawOp) -> bool {
@@ -191,7 +258,14 @@ mod laws {
     }
 
     fn device_wait(id: &str) -> RawOp {
-        RawOp::HostWait { id: id.into(), event: None, stream: None, device: Some("gpu0".into()), clock: None, at: None }
+        RawOp::HostWait {
+            id: id.into(),
+            event: None,
+            stream: None,
+            device: Some("gpu0".into()),
+            clock: None,
+            at: None,
+        }
     }
 
     proptest! {
