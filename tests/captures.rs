@@ -232,6 +232,38 @@ fn a_simulated_capture_writes_files_that_replay() {
         .stdout(predicate::str::contains("verified"));
 }
 
+#[test]
+fn captures_never_overwrite_a_file_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mine.json");
+    std::fs::write(&out, "the user's own file").unwrap();
+    for args in [
+        vec!["capture", "--simulate", "--runs", "6", "--out"],
+        vec!["lab", "streams", "--simulate", "--mib", "1", "--out"],
+    ] {
+        Command::cargo_bin("worksheet")
+            .unwrap()
+            .args(&args)
+            .arg(&out)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("error[exists]"));
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "the user's own file"
+        );
+    }
+    Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(["capture", "--simulate", "--runs", "6", "--force", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("worksheet-case"));
+}
+
 /// Runs a command in a temporary folder and returns its stdout with the header line (which
 /// holds the date) and the folder's path taken out.
 fn simulated_output(args: &[&str]) -> String {

@@ -56,6 +56,9 @@ pub struct CaptureArgs {
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
+    /// Overwrite output files that already exist.
+    #[arg(long)]
+    pub force: bool,
     /// Run against the built-in simulator (invented numbers, marked simulated) instead of a GPU.
     #[arg(long)]
     pub simulate: bool,
@@ -115,6 +118,9 @@ pub struct StreamsArgs {
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
+    /// Overwrite output files that already exist.
+    #[arg(long)]
+    pub force: bool,
     /// Run against the built-in simulator (invented numbers, marked simulated) instead of a GPU.
     #[arg(long)]
     pub simulate: bool,
@@ -158,11 +164,8 @@ pub fn no_cuda_feature() -> Failure {
     }
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
-    std::fs::write(path, text).map_err(|e| Failure {
-        message: format!("error: writing {}: {e}", path.display()),
-        code: EXIT_INPUT,
-    })
+fn write_file(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
+    crate::output::write_output(path, text.as_bytes(), force)
 }
 
 fn stem(path: &Path) -> String {
@@ -183,6 +186,9 @@ fn csv_path(args: &CaptureArgs) -> PathBuf {
 /// # Errors
 /// [`EXIT_NO_CUDA`] without CUDA; [`EXIT_INPUT`] when a file cannot be written.
 pub fn run_capture(args: &CaptureArgs, out: &mut dyn Write) -> Result<u8, Failure> {
+    // Refuse before any device time is spent.
+    crate::output::refuse_existing(&args.out, args.force)?;
+    crate::output::refuse_existing(&csv_path(args), args.force)?;
     if args.simulate {
         let mut sim = Sim::new();
         return capture_with(&mut sim, args, out);
@@ -213,8 +219,8 @@ fn relations_table(list: &[Relation]) -> String {
 }
 
 /// Writes a case file, replays it with `check`, and returns (passed, failed) checks.
-fn write_and_replay(path: &Path, json: &str) -> Result<(usize, usize), Failure> {
-    write_file(path, json)?;
+fn write_and_replay(path: &Path, json: &str, force: bool) -> Result<(usize, usize), Failure> {
+    write_file(path, json, force)?;
     let report = check_paths(&[path.to_path_buf()])?;
     if let Some(e) = report.errors.first() {
         return Err(Failure {
@@ -281,8 +287,8 @@ pub fn write_capture(
         code: EXIT_INPUT,
     })?;
     let csv_file = csv_path(args);
-    write_file(&csv_file, &csv)?;
-    let (passed, failed) = write_and_replay(&args.out, &json)?;
+    write_file(&csv_file, &csv, args.force)?;
+    let (passed, failed) = write_and_replay(&args.out, &json, args.force)?;
     let case = load_case_str(&json, &args.out.display().to_string())?;
     let report = evaluate(&case);
     let rel = relations::check(&case, &report);
@@ -313,6 +319,8 @@ pub fn write_capture(
 /// # Errors
 /// [`EXIT_NO_CUDA`] without CUDA; [`EXIT_INPUT`] when a file cannot be written.
 pub fn run_streams(args: &StreamsArgs, out: &mut dyn Write) -> Result<u8, Failure> {
+    // Refuse before any device time is spent.
+    crate::output::refuse_existing(&args.out, args.force)?;
     if args.simulate {
         let mut sim = Sim::new();
         return streams_with(&mut sim, args, out);
@@ -339,16 +347,22 @@ pub fn streams_with<B: Backend>(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let rec = streams::run(b, &args.options()).map_err(device_failure)?;
-    write_streams(&rec, &args.out, out)
+    write_streams(&rec, &args.out, args.force, out)
 }
 
-/// Writes a finished lab's capture and prints its report.
+/// Writes a finished lab's capture (replacing an existing file only with `force`) and prints
+/// its report.
 ///
 /// # Errors
 /// As [`run_streams`].
-pub fn write_streams(rec: &StreamsRecord, path: &Path, out: &mut dyn Write) -> Result<u8, Failure> {
+pub fn write_streams(
+    rec: &StreamsRecord,
+    path: &Path,
+    force: bool,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
     let json = streams::streams_case(rec, &stem(path)).to_json_pretty();
-    let (passed, failed) = write_and_replay(path, &json)?;
+    let (passed, failed) = write_and_replay(path, &json, force)?;
     writeln!(out, "{}", header(&rec.device, &rec.date))?;
     writeln!(
         out,

@@ -360,52 +360,13 @@ pub fn read_form(path: &Path) -> Result<Form, FormError> {
     load_form_str(&text, FileFormat::from_path(path), &label)
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder, then a
-/// rename. Without `overwrite`, an existing `path` is refused (and never replaced, even by
-/// a file created meanwhile: the final step is a hard link, which fails if it exists).
+/// Writes `bytes` to `path` atomically; an existing file is replaced only with `overwrite`
+/// (see [`crate::output::write_output`]).
 ///
 /// # Errors
 /// [`Failure`] (exit 2): the file exists, or it cannot be written.
 pub fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), Failure> {
-    let label = path.display().to_string();
-    let fail = |what: &str, e: io::Error| Failure {
-        message: format!("{label}: error[io]: cannot {what}: {e}"),
-        code: EXIT_INPUT,
-    };
-    let exists = || Failure {
-        message: format!("{label}: error[exists]: the file exists; pass --force to overwrite it"),
-        code: EXIT_INPUT,
-    };
-    if !overwrite && path.exists() {
-        return Err(exists());
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "form".to_owned());
-    let tmp = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp).map_err(|e| fail("create a temporary file", e))?;
-        f.write_all(bytes).map_err(|e| fail("write", e))?;
-        f.sync_all().map_err(|e| fail("write", e))?;
-        drop(f);
-        if overwrite {
-            std::fs::rename(&tmp, path).map_err(|e| fail("replace the file", e))
-        } else {
-            match std::fs::hard_link(&tmp, path) {
-                Ok(()) => Ok(()),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(exists()),
-                // Filesystems without hard links: the existence check above must do.
-                Err(_) => std::fs::rename(&tmp, path).map_err(|e| fail("write the file", e)),
-            }
-        }
-    })();
-    let _ = std::fs::remove_file(&tmp);
-    result
+    crate::output::write_output(path, bytes, overwrite)
 }
 
 /// Form files under `paths`: files as given, folders searched (recursively) for `.json`

@@ -51,7 +51,8 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 
 use crate::cli::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
-use crate::render::{model, refuse_existing, text, write_output};
+use crate::output::{refuse_existing, write_output};
+use crate::render::{model, text};
 use crate::units::Nanos;
 
 use self::clock::MonotonicClock;
