@@ -12,9 +12,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use crate::capture::command::CaptureArgs;
-use crate::case::{load_case_file, CaseError};
+use crate::case::load_case_file;
 use crate::check::{check_paths, CheckReport};
 use crate::engine::{evaluate, Outcome, Report};
+use crate::error::InputError;
 use crate::verdict::Verdict;
 
 /// Exit code: everything checked agrees.
@@ -111,8 +112,9 @@ pub struct Failure {
     pub code: u8,
 }
 
-impl From<CaseError> for Failure {
-    fn from(e: CaseError) -> Self {
+impl From<InputError> for Failure {
+    /// Malformed input: the message names file, field and code; exit 2.
+    fn from(e: InputError) -> Self {
         Failure {
             message: e.to_string(),
             code: EXIT_INPUT,

@@ -37,6 +37,7 @@ pub mod clock;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod engine;
+pub mod error;
 pub mod form;
 pub mod interval;
 pub mod lab;

@@ -254,6 +254,12 @@ fn every_malformed_file_exits_2_with_code_file_and_field() {
             );
         }
     }
+    for (_, code, _) in &cases {
+        assert!(
+            worksheet::case::CASE_ERROR_CODES.contains(&code.as_str()),
+            "`{code}` is not a documented case error code"
+        );
+    }
     for (file, code, path) in cases {
         for command in ["check", "eval"] {
             let out = worksheet().arg(command).arg(&file).output().unwrap();

@@ -758,7 +758,7 @@ fn the_worksheets_readme_documents_every_field_and_code() {
             p.code()
         );
     }
-    for code in worksheet::form::FormError::CODES {
+    for code in worksheet::form::FORM_ERROR_CODES {
         assert!(
             readme.contains(&format!("`{code}`")),
             "README lacks error {code}"
@@ -867,7 +867,7 @@ fn malformed_forms_exit_2_naming_the_field_never_panicking() {
         let path = dir.join(file);
         let err = read_form(&path).unwrap_err();
         assert_eq!(
-            (err.field.as_str(), err.code),
+            (err.path.as_str(), err.code),
             (*field, *code),
             "{file}: {err}"
         );

@@ -17,7 +17,7 @@ mod validate;
 
 use std::path::Path;
 
-pub use error::CaseError;
+pub use error::{CaseError, CASE_ERROR_CODES};
 pub use validate::validate;
 
 use crate::clock::{ClockId, Timestamp};

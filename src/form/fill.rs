@@ -206,7 +206,7 @@ pub fn fill(
             continue;
         }
         if let Err(e) = validate(next.clone(), "form") {
-            writeln!(out, "  refused: {}: {}", e.field, e.message)?;
+            writeln!(out, "  refused: {}: {}", e.path, e.message)?;
             continue;
         }
         form = next;

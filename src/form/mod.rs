@@ -47,7 +47,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
 
-pub use error::FormError;
+pub use error::{FormError, FORM_ERROR_CODES};
 pub use model::{validate, Form, QuestionKind, RawForm};
 
 use crate::cli::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
@@ -162,15 +162,6 @@ answers known), 1 a form has unanswered fields or contradictions (or the capture
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
     },
-}
-
-impl From<FormError> for Failure {
-    fn from(e: FormError) -> Self {
-        Failure {
-            message: e.to_string(),
-            code: EXIT_INPUT,
-        }
-    }
 }
 
 /// Runs a `form` subcommand, writing its normal output to `out`.
