@@ -40,6 +40,7 @@ pub mod engine;
 pub mod form;
 pub mod interval;
 pub mod lab;
+pub mod nsys;
 pub mod output;
 pub mod render;
 pub mod schedule;
