@@ -466,14 +466,15 @@ pub(crate) fn build(
     case.program = items.into_iter().map(|i| i.op).collect();
 
     // Questions and the summary's algebra.
+    let mut rows_of: BTreeMap<StreamKey, Vec<&GpuRow>> = BTreeMap::new();
+    for r in &gpu {
+        rows_of.entry(r.key).or_default().push(r);
+    }
     let mut streams_summary = Vec::new();
-    for (k, id) in &stream_id {
-        let rows: Vec<&GpuRow> = gpu.iter().filter(|r| r.key == *k).collect();
-        if rows.is_empty() {
-            continue;
-        }
+    for (k, rows) in &rows_of {
+        let id = &stream_id[k];
         case.questions
-            .push(intervals_question(format!("stream-{id}"), &rows));
+            .push(intervals_question(format!("stream-{id}"), rows));
         let count = |kind| rows.iter().filter(|r| r.kind == kind).count();
         streams_summary.push(StreamSummary {
             id: id.clone(),
@@ -482,7 +483,7 @@ pub(crate) fn build(
             kernels: count(GpuKind::Kernel),
             memcpys: count(GpuKind::Memcpy),
             memsets: count(GpuKind::Memset),
-            all: analyze(&intervals(&rows)),
+            all: analyze(&intervals(rows)),
         });
     }
     let mut by_device: BTreeMap<String, (String, Vec<&GpuRow>)> = BTreeMap::new();

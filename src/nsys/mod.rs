@@ -62,7 +62,8 @@
 //!   rows, **never the sync table's `deviceId`**: CUPTI's synchronization record has no
 //!   device, and nsys writes 0 there (in `mfu_2gpu_before`, process 145's context 2 runs every
 //!   kernel on device 1 while its sync rows say device 0). A sync of a context with no GPU
-//!   row has no known device and declares no wait.
+//!   row has no known device and declares no wait. `greenContextId` (2024.5 on) is not
+//!   read: a green context's work is keyed by its parent context and stream.
 //! - **Phases: every kernel, memcpy and memset row**, id `kernel-<rowid>` (`memcpy-`,
 //!   `memset-`) where rowid is the SQLite rowid (`SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL
 //!   WHERE rowid = N` finds it), label the kernel's short name, `memcpy HtoD 4096 B` or
@@ -96,6 +97,7 @@
 //!   device's rows pooled (`device-<label>`), and over its kernels, memcpy and memset rows
 //!   separately (`device-<label>-kernels`, `-memcpy`, `-memset`). No `expect`: the import
 //!   states facts and questions; `worksheet eval` answers them.
+//! - The section for `fixtures/README.md` is `src/nsys/README-section.md`.
 //! - **Provenance** holds the file name, versions, session start, the GPUs listed, the counts
 //!   and the notes; the summary table shows the same.
 //!
