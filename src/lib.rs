@@ -41,6 +41,7 @@ pub mod error;
 pub mod form;
 pub mod interval;
 pub mod lab;
+pub mod nsys;
 pub mod output;
 pub mod render;
 pub mod schedule;

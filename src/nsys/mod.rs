@@ -1,0 +1,151 @@
+//! Nsight Systems SQLite exports (`nsys export --type sqlite`) read into a case.
+//!
+//! [`import_nsys`] opens the file **read-only** (it is never modified), inspects its schema,
+//! reads the CUDA tables and builds a [`RawCase`] with a [`NsysSummary`]; [`summary_table`]
+//! prints the summary. Every time is the file's own integer nanoseconds: no floating point.
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use worksheet::nsys::{import_nsys, summary_table};
+//!
+//! let import = import_nsys(Path::new("report1.sqlite"), "report1").unwrap();
+//! print!("{}", summary_table(&import));
+//! std::fs::write("report1.json", import.case.to_json_pretty()).unwrap();
+//! ```
+//!
+//! # What is read
+//!
+//! Tables exist only when they have rows, and columns vary by nsys version, so the reader
+//! asks the schema first and reads columns **by name** (2024.5 inserted `greenContextId`
+//! before `streamId`). An absent table means "no rows", never an error.
+//!
+//! | table | columns read |
+//! |---|---|
+//! | `CUPTI_ACTIVITY_KIND_KERNEL` | start, end, deviceId, contextId, streamId, correlationId, globalPid, shortName (else demangledName) → `StringIds` |
+//! | `CUPTI_ACTIVITY_KIND_MEMCPY` | the same keys, bytes, copyKind |
+//! | `CUPTI_ACTIVITY_KIND_MEMSET` | the same keys, bytes |
+//! | `CUPTI_ACTIVITY_KIND_RUNTIME` | start, end, globalTid, correlationId, nameId → `StringIds`, eventClass (when present) |
+//! | `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION` | start, end, deviceId, contextId, streamId, correlationId, globalPid, eventId, eventSyncId (when present) |
+//! | `CUPTI_ACTIVITY_KIND_CUDA_EVENT` | deviceId, contextId, streamId, correlationId, globalPid, eventId, eventSyncId (when present) |
+//! | `TARGET_INFO_SESSION_START_TIME` | utcEpochNs (absent in 2021.2 files) |
+//! | `TARGET_INFO_GPU` | id, cuDevice, name, uuid, busLocation (listed, not mapped: its `id` is nsys's own and need not be the CUDA ordinal of `deviceId`) |
+//! | `META_DATA_EXPORT` / `EXPORT_META_DATA` | EXPORT_PRODUCT_VERSION, EXPORT_SCHEMA_VERSION, DERIVED_* |
+//!
+//! `syncType` is **not** read: its numbering changed between versions (`cudaDeviceSynchronize`
+//! is 1 in 2021.2 and 4 in 2025.1). A sync row is classified by the name of the API call that
+//! made it, joined by (process, correlationId).
+//!
+//! # How the rows become a case
+//!
+//! - **Clocks: one per process.** nsys puts runtime and GPU rows of a process on one session
+//!   axis; each process's CUPTI converts its own GPU timestamps onto it, so the reader does
+//!   not claim that two processes' times are comparable. Clock id `pid<pid>` (`-2`, `-3` if
+//!   two `globalPid`s share a pid), domain `nsys-session`, instance naming the session start
+//!   (`utcEpochNs`) and the `globalPid`. A file without `TARGET_INFO_SESSION_START_TIME`
+//!   (2021.2) gets an instance that says the start is unknown and names the file, since
+//!   nothing else tells two such sessions apart. Times stay relative to the session start, as
+//!   the file has them; absolute = `utcEpochNs + t`.
+//! - **Processes** are `globalPid`/`globalTid` with the thread bits (0–23) cleared; the pid
+//!   is bits 24–47. correlationId is unique only within a process, so every join is on
+//!   (process, correlationId).
+//! - **API calls**: `eventClass` 0 (runtime) and 1 (driver). Other classes (67 = CUDA
+//!   backtrace rows in nsys 2022.2, which repeat their call's correlationId and enclose it)
+//!   are counted by class and, when they repeat a call's correlationId, as duplicates; they
+//!   are never calls, so nothing is counted twice. Two calls with one (process,
+//!   correlationId) keep the innermost and count the other as a duplicate. Names lose their
+//!   version suffix (`cudaLaunchKernel_v7000` → `cudaLaunchKernel`).
+//! - **Streams: one per (process, deviceId, contextId, streamId)** with GPU rows, or named by
+//!   a stream sync, a stream-wait or an event record. Id `pid<pid>-gpu<d>-ctx<c>-s<s>`,
+//!   device `gpu<d>`; when two (process, context) pairs use one device, its label becomes
+//!   `gpu<d>-pid<pid>-ctx<c>`, so that a device-wide wait of one process never covers
+//!   another's work. A sync row's device is the device of its (process, context) in the GPU
+//!   rows, **never the sync table's `deviceId`**: CUPTI's synchronization record has no
+//!   device, and nsys writes 0 there (in `mfu_2gpu_before`, process 145's context 2 runs every
+//!   kernel on device 1 while its sync rows say device 0). A sync of a context with no GPU
+//!   row has no known device and declares no wait. `greenContextId` (2024.5 on) is not
+//!   read: a green context's work is keyed by its parent context and stream.
+//! - **Phases: every kernel, memcpy and memset row**, id `kernel-<rowid>` (`memcpy-`,
+//!   `memset-`) where rowid is the SQLite rowid (`SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL
+//!   WHERE rowid = N` finds it), label the kernel's short name, `memcpy HtoD 4096 B` or
+//!   `memset 4096 B`. Rows with start = end = 0 (CUPTI: timestamps not collected) are left
+//!   out and noted; a row that ends before it starts is the error `bad-row`.
+//! - **Program, in host-time order.** A GPU row whose call is found is launched at its
+//!   call's *end* (the work is queued by then); a host wait is placed at its call's *start*;
+//!   at equal times submissions come first. Placing waits at their start and launches at
+//!   their end means that a launch made by another thread while a wait was already under way
+//!   is not claimed covered by it: the order under-claims rather than over-claims.
+//!   **A GPU row without its call** (cut by a capture window) is a phase that is never
+//!   launched, so no wait can be shown to cover it; **a launch, copy or set call without a
+//!   GPU row** is counted by name. Both are counted in the summary.
+//! - **Sync rows → waits**, by API name: `cudaStreamSynchronize` → host wait on that stream;
+//!   `cudaDeviceSynchronize` / `cuCtxSynchronize` → host wait on the device label of the
+//!   row's (process, device, context); `cudaEventSynchronize` → host wait on the event, when
+//!   the event's record can be identified; `cudaStreamWaitEvent` → a `stream-wait` op (the
+//!   stream, not the host, waits), likewise. Each wait returns (`at`) at its call's end, on
+//!   the process clock; id `sync-<rowid>`. `cudaEventQuery` / `cudaStreamQuery` poll and
+//!   return at once: they are not waits. Implicit synchronization (the legacy default
+//!   stream, a synchronous `cudaMemcpy`) is not declared: the file has no sync row for it,
+//!   so coverage is under-claimed rather than guessed.
+//! - **Events** are identified only through `CUPTI_ACTIVITY_KIND_CUDA_EVENT` rows: same
+//!   process and eventId (and eventSyncId when both rows carry one), recorded by the latest
+//!   call that ended before the sync's call started (event ids are reused). Such an event is
+//!   declared in the record's stream (`event-<rowid>`), recorded at its record call's end,
+//!   `timing: false` (the file does not say whether it was created with timing, and no
+//!   question asks for its time) and `completed`. Without a CUDA_EVENT row (none of the
+//!   five reference files has one) the sync is kept as a note, never as a guessed wait.
+//! - **Questions**: `intervals` over each stream's rows (`stream-<stream id>`), over each
+//!   device's rows pooled (`device-<label>`), and over its kernels, memcpy and memset rows
+//!   separately (`device-<label>-kernels`, `-memcpy`, `-memset`). No `expect`: the import
+//!   states facts and questions; `worksheet eval` answers them.
+//! - The section for `fixtures/README.md` is `src/nsys/README-section.md`.
+//! - **Provenance** holds the file name, versions, session start, the GPUs listed, the counts
+//!   and the notes; the summary table shows the same.
+//!
+//! # Errors
+//!
+//! [`NsysError`] with a stable code ([`NsysError::CODES`]), the file and where in it: an
+//! empty file, a file that is not SQLite, a truncated file (checked against the page count in
+//! the SQLite header before SQLite reads it), a damaged one, an SQLite database that is not
+//! an Nsight Systems export, an export without CUDA rows, a missing column, a bad row.
+
+mod build;
+mod error;
+mod read;
+mod summary;
+
+use std::path::Path;
+
+pub use build::DOMAIN;
+pub use error::NsysError;
+pub use read::{ExportInfo, GpuInfo};
+pub use summary::{
+    summary_table, Counts, DeviceSummary, NsysSummary, ProcessSummary, StreamSummary,
+};
+
+use crate::case::raw::RawCase;
+
+/// An export read into a case, with what the reader found.
+#[derive(Clone, Debug)]
+pub struct NsysImport {
+    /// The case: clocks, streams, events, phases, program, questions, provenance.
+    pub case: RawCase,
+    /// Per-stream and per-device algebra, versions, counts and notes.
+    pub summary: NsysSummary,
+}
+
+/// Reads the Nsight Systems SQLite export at `path` into a case named `name`.
+///
+/// The file is opened read-only and never modified. Cost: one pass over each CUDA table,
+/// O(n log n) in the number of rows (sorting), with all rows in memory.
+///
+/// # Errors
+/// [`NsysError`] naming the file (as `path` displays), where in it, and what was expected.
+pub fn import_nsys(path: &Path, name: &str) -> Result<NsysImport, NsysError> {
+    let shown = path.display().to_string();
+    let file_name = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| shown.clone());
+    let mut export = read::open(path).map_err(|e| e.in_file(&shown))?;
+    build::build(&mut export, &file_name, name).map_err(|e| e.in_file(&shown))
+}

@@ -1,0 +1,737 @@
+//! Reading an export: open it read-only, check it is an intact SQLite file, inspect the
+//! schema, and read the CUDA tables into plain rows. No mapping decisions live here.
+//!
+//! Columns are read **by name** and only when the schema has them (`PRAGMA table_info`):
+//! nsys adds columns between versions (`greenContextId` sits between `contextId` and
+//! `streamId` from 2024.5 on), and creates a table only when it has rows.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::error::NsysError;
+
+/// Table names the reader knows.
+pub(crate) const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+pub(crate) const MEMCPY: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
+pub(crate) const MEMSET: &str = "CUPTI_ACTIVITY_KIND_MEMSET";
+pub(crate) const RUNTIME: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+pub(crate) const SYNC: &str = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+pub(crate) const CUDA_EVENT: &str = "CUPTI_ACTIVITY_KIND_CUDA_EVENT";
+const STRING_IDS: &str = "StringIds";
+const SESSION_START: &str = "TARGET_INFO_SESSION_START_TIME";
+const TARGET_GPU: &str = "TARGET_INFO_GPU";
+const META_NEW: &str = "META_DATA_EXPORT";
+const META_OLD: &str = "EXPORT_META_DATA";
+
+/// The 16 bytes every SQLite 3 database starts with.
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// `streamId` / `eventId` meaning "none" (a context-wide sync, a sync without an event).
+pub(crate) const NONE_ID: i64 = 4_294_967_295;
+
+/// An open export and its schema.
+pub(crate) struct Export {
+    conn: Connection,
+    /// Table name → its column names, in schema order.
+    tables: BTreeMap<String, Vec<String>>,
+    /// Cache of `StringIds` look-ups.
+    strings: HashMap<i64, Option<String>>,
+}
+
+/// The process part of a `globalPid`/`globalTid`: the low 24 bits (the thread) cleared, so a
+/// thread's `globalTid` and its process's `globalPid` give the same key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Proc(pub i64);
+
+impl Proc {
+    /// From a `globalPid` or a `globalTid`.
+    pub(crate) fn from_global(id: i64) -> Self {
+        Proc(id & !0xFF_FFFF)
+    }
+
+    /// The operating-system pid, bits 24–47.
+    pub(crate) fn pid(self) -> i64 {
+        (self.0 >> 24) & 0xFF_FFFF
+    }
+}
+
+/// Which GPU activity table a row comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum GpuKind {
+    /// `CUPTI_ACTIVITY_KIND_KERNEL`.
+    Kernel,
+    /// `CUPTI_ACTIVITY_KIND_MEMCPY`.
+    Memcpy,
+    /// `CUPTI_ACTIVITY_KIND_MEMSET`.
+    Memset,
+}
+
+impl GpuKind {
+    pub(crate) const ALL: [GpuKind; 3] = [GpuKind::Kernel, GpuKind::Memcpy, GpuKind::Memset];
+
+    pub(crate) fn table(self) -> &'static str {
+        match self {
+            GpuKind::Kernel => KERNEL,
+            GpuKind::Memcpy => MEMCPY,
+            GpuKind::Memset => MEMSET,
+        }
+    }
+
+    /// `kernel`, `memcpy`, `memset`: phase id prefix and summary word.
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            GpuKind::Kernel => "kernel",
+            GpuKind::Memcpy => "memcpy",
+            GpuKind::Memset => "memset",
+        }
+    }
+}
+
+/// A stream as CUPTI names it, within one process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct StreamKey {
+    pub proc: Proc,
+    pub device: i64,
+    pub context: i64,
+    pub stream: i64,
+}
+
+/// One row of a GPU activity table.
+#[derive(Clone, Debug)]
+pub(crate) struct GpuRow {
+    pub kind: GpuKind,
+    pub rowid: i64,
+    pub start: i64,
+    pub end: i64,
+    pub key: StreamKey,
+    pub correlation: i64,
+    /// Kernels: `shortName` (else `demangledName`) string id.
+    pub name_id: Option<i64>,
+    /// Copies and sets: bytes.
+    pub bytes: Option<i64>,
+    /// Copies: `copyKind`.
+    pub copy_kind: Option<i64>,
+}
+
+/// One row of `CUPTI_ACTIVITY_KIND_RUNTIME` (runtime and driver API calls).
+#[derive(Clone, Debug)]
+pub(crate) struct ApiRow {
+    pub rowid: i64,
+    pub start: i64,
+    pub end: i64,
+    pub proc: Proc,
+    pub correlation: i64,
+    pub name_id: i64,
+    /// `eventClass` when the column exists (0 runtime, 1 driver).
+    pub class: Option<i64>,
+}
+
+/// One row of `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`.
+#[derive(Clone, Debug)]
+pub(crate) struct SyncRow {
+    pub rowid: i64,
+    pub key: StreamKey,
+    pub correlation: i64,
+    pub event: Option<i64>,
+    pub event_sync_id: Option<i64>,
+}
+
+/// One row of `CUPTI_ACTIVITY_KIND_CUDA_EVENT` (an event record in a stream).
+#[derive(Clone, Debug)]
+pub(crate) struct EventRow {
+    pub rowid: i64,
+    pub key: StreamKey,
+    pub correlation: i64,
+    pub event: i64,
+    pub event_sync_id: Option<i64>,
+}
+
+/// A GPU listed in `TARGET_INFO_GPU`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuInfo {
+    /// `id`: nsys's own GPU id, which need not be CUDA's device ordinal.
+    pub id: Option<i64>,
+    /// `cuDevice`, when the column exists.
+    pub cu_device: Option<i64>,
+    /// Marketing name.
+    pub name: Option<String>,
+    /// `uuid`.
+    pub uuid: Option<String>,
+    /// `busLocation`.
+    pub bus: Option<String>,
+}
+
+/// What the file says about the export that wrote it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportInfo {
+    /// `META_DATA_EXPORT` (2024.5 on), `EXPORT_META_DATA` (2022.2) or `None` (2021.2).
+    pub metadata_table: Option<String>,
+    /// `EXPORT_PRODUCT_VERSION`.
+    pub nsys_version: Option<String>,
+    /// `EXPORT_SCHEMA_VERSION`.
+    pub schema_version: Option<String>,
+    /// A version seen in an Nsight Systems install path in `StringIds`
+    /// (`…/nsight-systems/2021.2.1/…`): the capture side's, which can differ from the
+    /// export's. The only version a 2021.2 file carries.
+    pub path_version: Option<String>,
+    /// Extra `META_DATA_EXPORT` keys a derived file carries (`DERIVED_FROM`, ...).
+    pub derived: Vec<(String, String)>,
+}
+
+/// Read-only open of `path`, after checking that it is a whole SQLite file.
+///
+/// # Errors
+/// `io`, `empty-file`, `not-sqlite`, `truncated`, `corrupt`, `sqlite`.
+pub(crate) fn open(path: &Path) -> Result<Export, NsysError> {
+    check_header(path)?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| NsysError::sqlite("$", &e))?;
+    let mut export = Export {
+        conn,
+        tables: BTreeMap::new(),
+        strings: HashMap::new(),
+    };
+    export.read_schema()?;
+    Ok(export)
+}
+
+/// Looks at the first 100 bytes (the SQLite header) and the file length, so that an empty,
+/// foreign or truncated file is named as such before SQLite sees it.
+fn check_header(path: &Path) -> Result<(), NsysError> {
+    let io = |e: std::io::Error| NsysError::new("$", "io", format!("cannot read the file: {e}"));
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let expected = "an Nsight Systems SQLite export (`nsys export --type sqlite`) is expected";
+    if len == 0 {
+        return Err(NsysError::new(
+            "$",
+            "empty-file",
+            format!("the file is empty; {expected}"),
+        ));
+    }
+    let mut header = Vec::with_capacity(100);
+    file.by_ref()
+        .take(100)
+        .read_to_end(&mut header)
+        .map_err(io)?;
+    if header.len() < 16 || &header[..16] != SQLITE_MAGIC {
+        return Err(NsysError::new(
+            "$",
+            "not-sqlite",
+            format!(
+                "the file does not start with the SQLite header (`SQLite format 3`); {expected}"
+            ),
+        ));
+    }
+    if header.len() < 100 {
+        return Err(NsysError::new(
+            "$",
+            "truncated",
+            format!("the file holds {len} bytes, less than the 100-byte SQLite header; {expected}"),
+        ));
+    }
+    // Page size: bytes 16..18, big-endian; 1 means 65 536. Page count: bytes 28..32, valid
+    // when the "version-valid-for" number (92..96) equals the change counter (24..28).
+    let be32 = |at: usize| {
+        u32::from_be_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+    };
+    let page_size = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65_536u64,
+        n => u64::from(n),
+    };
+    let pages = u64::from(be32(28));
+    if pages > 0 && be32(92) == be32(24) {
+        let needed = pages * page_size;
+        if len < needed {
+            return Err(NsysError::new(
+                "$",
+                "truncated",
+                format!(
+                    "the SQLite header promises {pages} pages of {page_size} bytes ({needed} bytes) but the file holds {len}: it is cut short; {expected}"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Export {
+    fn read_schema(&mut self) -> Result<(), NsysError> {
+        let names: Vec<String> = {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+                .map_err(|e| NsysError::sqlite("sqlite_master", &e))?;
+            let rows = stmt
+                .query_map([], |r| r.get::<_, String>(0))
+                .map_err(|e| NsysError::sqlite("sqlite_master", &e))?;
+            rows.collect::<Result<_, _>>()
+                .map_err(|e| NsysError::sqlite("sqlite_master", &e))?
+        };
+        for name in names {
+            let mut stmt = self
+                .conn
+                .prepare(&format!("PRAGMA table_info({})", quote(&name)))
+                .map_err(|e| NsysError::sqlite(name.as_str(), &e))?;
+            let cols: Vec<String> = stmt
+                .query_map([], |r| r.get::<_, String>(1))
+                .map_err(|e| NsysError::sqlite(name.as_str(), &e))?
+                .collect::<Result<_, _>>()
+                .map_err(|e| NsysError::sqlite(name.as_str(), &e))?;
+            self.tables.insert(name, cols);
+        }
+        Ok(())
+    }
+
+    /// Whether the table exists.
+    pub(crate) fn has_table(&self, table: &str) -> bool {
+        self.tables.contains_key(table)
+    }
+
+    /// Whether the table exists and has the column.
+    pub(crate) fn has_column(&self, table: &str, column: &str) -> bool {
+        self.tables
+            .get(table)
+            .is_some_and(|cols| cols.iter().any(|c| c == column))
+    }
+
+    /// Number of tables in the file.
+    pub(crate) fn table_count(&self) -> usize {
+        self.tables.len()
+    }
+
+    /// Whether any table looks like an Nsight Systems one.
+    pub(crate) fn looks_like_nsys(&self) -> bool {
+        self.tables.keys().any(|t| {
+            t == STRING_IDS
+                || t.starts_with("CUPTI_ACTIVITY_KIND_")
+                || t.starts_with("TARGET_INFO_")
+                || t == META_NEW
+                || t == META_OLD
+        })
+    }
+
+    /// Rows of `table`, each as `rowid` plus the named columns. A column in `optional` that
+    /// the schema lacks reads as NULL; one in `required` that it lacks is `missing-column`,
+    /// and a NULL in a required column is `bad-row`. A table that does not exist has no rows.
+    fn rows(
+        &self,
+        table: &str,
+        required: &[&str],
+        optional: &[&str],
+    ) -> Result<Vec<Row>, NsysError> {
+        if !self.has_table(table) {
+            return Ok(Vec::new());
+        }
+        let mut select = vec!["rowid".to_owned()];
+        for c in required {
+            if !self.has_column(table, c) {
+                return Err(NsysError::new(
+                    format!("{table}.{c}"),
+                    "missing-column",
+                    format!(
+                        "table {table} has no column `{c}`; this reader needs it (columns found: {})",
+                        self.tables[table].join(", ")
+                    ),
+                ));
+            }
+            select.push(quote(c));
+        }
+        for c in optional {
+            select.push(if self.has_column(table, c) {
+                quote(c)
+            } else {
+                "NULL".to_owned()
+            });
+        }
+        let sql = format!("SELECT {} FROM {}", select.join(", "), quote(table));
+        let mut stmt = self
+            .conn
+            .prepare(&sql)
+            .map_err(|e| NsysError::sqlite(table, &e))?;
+        let mut rows = stmt.query([]).map_err(|e| NsysError::sqlite(table, &e))?;
+        let names: Vec<&str> = required.iter().chain(optional).copied().collect();
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| NsysError::sqlite(table, &e))? {
+            let rowid: i64 = row.get(0).map_err(|e| NsysError::sqlite(table, &e))?;
+            let mut values = Vec::with_capacity(names.len());
+            for (i, name) in names.iter().enumerate() {
+                let v: Option<i64> = row.get(i + 1).map_err(|e| {
+                    NsysError::new(
+                        format!("{table}[rowid {rowid}].{name}"),
+                        "bad-row",
+                        format!("an integer is expected here: {e}"),
+                    )
+                })?;
+                if v.is_none() && i < required.len() {
+                    return Err(NsysError::new(
+                        format!("{table}[rowid {rowid}].{name}"),
+                        "bad-row",
+                        "NULL where an integer is needed",
+                    ));
+                }
+                values.push(v);
+            }
+            out.push(Row { rowid, values });
+        }
+        Ok(out)
+    }
+
+    /// Rows of one GPU activity table (absent table: none).
+    pub(crate) fn gpu_rows(&self, kind: GpuKind) -> Result<Vec<GpuRow>, NsysError> {
+        let table = kind.table();
+        let required = [
+            "start",
+            "end",
+            "deviceId",
+            "contextId",
+            "streamId",
+            "correlationId",
+            "globalPid",
+        ];
+        let optional: &[&str] = match kind {
+            GpuKind::Kernel => &["shortName", "demangledName"],
+            GpuKind::Memcpy => &["bytes", "copyKind"],
+            GpuKind::Memset => &["bytes"],
+        };
+        let rows = self.rows(table, &required, optional)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let v = |i: usize| r.values[i].unwrap_or_default();
+                let (name_id, bytes, copy_kind) = match kind {
+                    GpuKind::Kernel => (r.values[7].or(r.values[8]), None, None),
+                    GpuKind::Memcpy => (None, r.values[7], r.values[8]),
+                    GpuKind::Memset => (None, r.values[7], None),
+                };
+                GpuRow {
+                    kind,
+                    rowid: r.rowid,
+                    start: v(0),
+                    end: v(1),
+                    key: StreamKey {
+                        proc: Proc::from_global(v(6)),
+                        device: v(2),
+                        context: v(3),
+                        stream: v(4),
+                    },
+                    correlation: v(5),
+                    name_id,
+                    bytes,
+                    copy_kind,
+                }
+            })
+            .collect())
+    }
+
+    /// Rows of `CUPTI_ACTIVITY_KIND_RUNTIME` (absent table: none).
+    pub(crate) fn api_rows(&self) -> Result<Vec<ApiRow>, NsysError> {
+        let rows = self.rows(
+            RUNTIME,
+            &["start", "end", "globalTid", "correlationId", "nameId"],
+            &["eventClass"],
+        )?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let v = |i: usize| r.values[i].unwrap_or_default();
+                ApiRow {
+                    rowid: r.rowid,
+                    start: v(0),
+                    end: v(1),
+                    proc: Proc::from_global(v(2)),
+                    correlation: v(3),
+                    name_id: v(4),
+                    class: r.values[5],
+                }
+            })
+            .collect())
+    }
+
+    /// Rows of `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION` (absent table: none).
+    pub(crate) fn sync_rows(&self) -> Result<Vec<SyncRow>, NsysError> {
+        let rows = self.rows(
+            SYNC,
+            &[
+                "deviceId",
+                "contextId",
+                "streamId",
+                "correlationId",
+                "globalPid",
+            ],
+            &["eventId", "eventSyncId"],
+        )?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let v = |i: usize| r.values[i].unwrap_or_default();
+                SyncRow {
+                    rowid: r.rowid,
+                    key: StreamKey {
+                        proc: Proc::from_global(v(4)),
+                        device: v(0),
+                        context: v(1),
+                        stream: v(2),
+                    },
+                    correlation: v(3),
+                    event: r.values[5].filter(|&e| e != NONE_ID),
+                    event_sync_id: r.values[6],
+                }
+            })
+            .collect())
+    }
+
+    /// Rows of `CUPTI_ACTIVITY_KIND_CUDA_EVENT` (absent table: none).
+    pub(crate) fn event_rows(&self) -> Result<Vec<EventRow>, NsysError> {
+        let rows = self.rows(
+            CUDA_EVENT,
+            &[
+                "deviceId",
+                "contextId",
+                "streamId",
+                "correlationId",
+                "globalPid",
+                "eventId",
+            ],
+            &["eventSyncId"],
+        )?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let v = |i: usize| r.values[i].unwrap_or_default();
+                EventRow {
+                    rowid: r.rowid,
+                    key: StreamKey {
+                        proc: Proc::from_global(v(4)),
+                        device: v(0),
+                        context: v(1),
+                        stream: v(2),
+                    },
+                    correlation: v(3),
+                    event: v(5),
+                    event_sync_id: r.values[6],
+                }
+            })
+            .collect())
+    }
+
+    /// The text of `StringIds` id `id`, or `None` when the table or the id is missing.
+    pub(crate) fn string(&mut self, id: i64) -> Result<Option<String>, NsysError> {
+        if let Some(s) = self.strings.get(&id) {
+            return Ok(s.clone());
+        }
+        let value = if self.has_table(STRING_IDS) {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT value FROM StringIds WHERE id = ?1")
+                .map_err(|e| NsysError::sqlite(STRING_IDS, &e))?;
+            let mut rows = stmt
+                .query([id])
+                .map_err(|e| NsysError::sqlite(STRING_IDS, &e))?;
+            match rows.next().map_err(|e| NsysError::sqlite(STRING_IDS, &e))? {
+                Some(row) => row.get::<_, Option<String>>(0).ok().flatten(),
+                None => None,
+            }
+        } else {
+            None
+        };
+        self.strings.insert(id, value.clone());
+        Ok(value)
+    }
+
+    /// `utcEpochNs` of the session start, when the table exists and holds exactly one value.
+    pub(crate) fn session_start(&self) -> Result<SessionStart, NsysError> {
+        if !self.has_column(SESSION_START, "utcEpochNs") {
+            return Ok(SessionStart::Absent);
+        }
+        let mut stmt = self
+            .conn
+            .prepare("SELECT DISTINCT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME")
+            .map_err(|e| NsysError::sqlite(SESSION_START, &e))?;
+        let values: Vec<Option<i64>> = stmt
+            .query_map([], |r| r.get::<_, Option<i64>>(0))
+            .map_err(|e| NsysError::sqlite(SESSION_START, &e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| {
+                NsysError::new(
+                    format!("{SESSION_START}.utcEpochNs"),
+                    "bad-row",
+                    format!("an integer is expected here: {e}"),
+                )
+            })?;
+        Ok(match values.as_slice() {
+            [Some(ns)] => SessionStart::Utc(*ns),
+            [] => SessionStart::Absent,
+            _ => SessionStart::Ambiguous(values.len()),
+        })
+    }
+
+    /// The GPUs of `TARGET_INFO_GPU` (absent table: none).
+    pub(crate) fn gpus(&self) -> Result<Vec<GpuInfo>, NsysError> {
+        if !self.has_table(TARGET_GPU) {
+            return Ok(Vec::new());
+        }
+        let col = |c: &str| {
+            if self.has_column(TARGET_GPU, c) {
+                quote(c)
+            } else {
+                "NULL".to_owned()
+            }
+        };
+        let sql = format!(
+            "SELECT {}, {}, {}, {}, {} FROM {TARGET_GPU} ORDER BY rowid",
+            col("id"),
+            col("cuDevice"),
+            col("name"),
+            col("uuid"),
+            col("busLocation")
+        );
+        let mut stmt = self
+            .conn
+            .prepare(&sql)
+            .map_err(|e| NsysError::sqlite(TARGET_GPU, &e))?;
+        let text = |r: &rusqlite::Row, i: usize| -> Option<String> {
+            r.get::<_, Option<rusqlite::types::Value>>(i)
+                .ok()
+                .flatten()
+                .and_then(|v| match v {
+                    rusqlite::types::Value::Text(s) => Some(s),
+                    rusqlite::types::Value::Integer(n) => Some(n.to_string()),
+                    _ => None,
+                })
+        };
+        let gpus = stmt
+            .query_map([], |r| {
+                Ok(GpuInfo {
+                    id: r.get::<_, Option<i64>>(0).ok().flatten(),
+                    cu_device: r.get::<_, Option<i64>>(1).ok().flatten(),
+                    name: text(r, 2),
+                    uuid: text(r, 3),
+                    bus: text(r, 4),
+                })
+            })
+            .map_err(|e| NsysError::sqlite(TARGET_GPU, &e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| NsysError::sqlite(TARGET_GPU, &e))?;
+        Ok(gpus)
+    }
+
+    /// Versions from the export metadata table, and from install paths in `StringIds`.
+    pub(crate) fn export_info(&self) -> Result<ExportInfo, NsysError> {
+        let mut info = ExportInfo::default();
+        let table = [META_NEW, META_OLD]
+            .into_iter()
+            .find(|t| self.has_column(t, "name") && self.has_column(t, "value"));
+        if let Some(table) = table {
+            info.metadata_table = Some(table.to_owned());
+            let mut stmt = self
+                .conn
+                .prepare(&format!("SELECT name, value FROM {table} ORDER BY rowid"))
+                .map_err(|e| NsysError::sqlite(table, &e))?;
+            let pairs: Vec<(Option<String>, Option<String>)> = stmt
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, Option<String>>(0).ok().flatten(),
+                        r.get::<_, Option<String>>(1).ok().flatten(),
+                    ))
+                })
+                .map_err(|e| NsysError::sqlite(table, &e))?
+                .collect::<Result<_, _>>()
+                .map_err(|e| NsysError::sqlite(table, &e))?;
+            for (name, value) in pairs {
+                let (Some(name), Some(value)) = (name, value) else {
+                    continue;
+                };
+                match name.as_str() {
+                    "EXPORT_PRODUCT_VERSION" => info.nsys_version = Some(value),
+                    "EXPORT_SCHEMA_VERSION" => info.schema_version = Some(value),
+                    n if n.starts_with("DERIVED_") => info.derived.push((name, value)),
+                    _ => {}
+                }
+            }
+        }
+        if self.has_table(STRING_IDS) {
+            let mut stmt = self
+                .conn
+                .prepare(
+                    "SELECT value FROM StringIds WHERE value LIKE '%nsight-systems/%' \
+                     OR value LIKE '%Nsight-Systems/%' ORDER BY id LIMIT 50",
+                )
+                .map_err(|e| NsysError::sqlite(STRING_IDS, &e))?;
+            let paths: Vec<String> = stmt
+                .query_map([], |r| r.get::<_, Option<String>>(0))
+                .map_err(|e| NsysError::sqlite(STRING_IDS, &e))?
+                .filter_map(|r| r.ok().flatten())
+                .collect();
+            info.path_version = paths.iter().find_map(|p| version_in_path(p));
+        }
+        Ok(info)
+    }
+}
+
+/// The session start as the file records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SessionStart {
+    /// `utcEpochNs`.
+    Utc(i64),
+    /// No table, or an empty one (2021.2 files).
+    Absent,
+    /// More than one distinct value: none is used.
+    Ambiguous(usize),
+}
+
+/// A row as read: its rowid and the requested columns.
+struct Row {
+    rowid: i64,
+    values: Vec<Option<i64>>,
+}
+
+/// `"name"` with embedded quotes doubled: an SQLite identifier.
+fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// `2021.2.1` from `/opt/nvidia/nsight-systems/2021.2.1/target-linux-x64/...`.
+fn version_in_path(path: &str) -> Option<String> {
+    let lower = path.to_ascii_lowercase();
+    let at = lower.find("nsight-systems/")? + "nsight-systems/".len();
+    let rest = &path[at..];
+    let segment = rest.split('/').next()?;
+    let looks_like_version = segment.len() >= 6
+        && segment.contains('.')
+        && segment.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && segment.chars().next().is_some_and(|c| c.is_ascii_digit());
+    looks_like_version.then(|| segment.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn process_key_clears_the_thread_bits() {
+        let tid = (50_556i64 << 24) | 0x1234;
+        let pid = 50_556i64 << 24;
+        assert_eq!(Proc::from_global(tid), Proc::from_global(pid));
+        assert_eq!(Proc::from_global(tid).pid(), 50_556);
+    }
+
+    #[test]
+    fn version_is_read_from_an_install_path() {
+        assert_eq!(
+            version_in_path(
+                "/opt/nvidia/nsight-systems/2021.2.1/target-linux-x64/libcupti.so.10.1"
+            ),
+            Some("2021.2.1".to_owned())
+        );
+        assert_eq!(
+            version_in_path("/sw/Nsight-Systems/2022.2.1/target-linux-x64/nsys-launcher"),
+            Some("2022.2.1".to_owned())
+        );
+        assert_eq!(version_in_path("/tmp/nvidia/nsight_systems/quadd"), None);
+        assert_eq!(version_in_path("/opt/nsight-systems/current/x"), None);
+    }
+}
