@@ -299,7 +299,7 @@ fn submission(case: &Case, timer: usize) -> Verdict {
             if !waits.is_empty() {
                 v = v.with_note(format!(
                     "the timed region also contains host wait(s) {}: it is not submission alone",
-                    waits.join(", ")
+                    listing(waits.iter().map(|w| format!("`{w}`")))
                 ));
             }
             v
@@ -352,7 +352,7 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
         } else {
             format!(
                 "the wait(s) {} returned after timer `{}` stopped, so the stop does not follow them",
-                late.iter().map(|(_, id, _, _)| format!("`{id}`")).collect::<Vec<_>>().join(", "),
+                listing(late.iter().map(|(_, id, _, _)| format!("`{id}`"))),
                 t.id
             )
         };
@@ -388,23 +388,15 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
             Reason::WaitMissesWork,
             format!(
                 "the wait(s) {} before the stop of `{}` do not cover {}{}",
-                wait_names.join(", "),
+                listing(wait_names.iter().cloned()),
                 t.id,
-                missed
-                    .iter()
-                    .map(|m| format!("`{m}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                listing(missed.iter().map(|m| format!("`{m}`"))),
                 if never_launched.is_empty() {
                     String::new()
                 } else {
                     format!(
                         " ({} never launched in the program, so no wait can be shown to cover it)",
-                        never_launched
-                            .iter()
-                            .map(|m| format!("`{m}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        listing(never_launched.iter().map(|m| format!("`{m}`")))
                     )
                 }
             ),
@@ -412,14 +404,11 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
     }
     let mut verdict = Verdict::known(value).with_note(format!(
         "stop follows {} covering {}",
-        wait_names.join(", "),
+        listing(wait_names.iter().cloned()),
         if work.is_empty() {
             "no declared work".to_owned()
         } else {
-            work.iter()
-                .map(|&p| format!("`{}`", case.phases[p].id))
-                .collect::<Vec<_>>()
-                .join(", ")
+            listing(work.iter().map(|&p| format!("`{}`", case.phases[p].id)))
         }
     ));
     // Work submitted before the start and not yet waited for may delay the measured work.
@@ -441,6 +430,24 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
         );
     }
     verdict
+}
+
+/// How many items a message lists before it says how many more there are.
+const LISTED_ITEMS: usize = 8;
+
+/// `a, b, c` — or, past [`LISTED_ITEMS`], the first ones and `… and N more (M in all)`, so a
+/// case made from a trace with thousands of waits still gets a one-line explanation.
+fn listing(items: impl Iterator<Item = String>) -> String {
+    let all: Vec<String> = items.collect();
+    if all.len() <= LISTED_ITEMS {
+        return all.join(", ");
+    }
+    format!(
+        "{}, … and {} more ({} in all)",
+        all[..LISTED_ITEMS].join(", "),
+        all.len() - LISTED_ITEMS,
+        all.len()
+    )
 }
 
 fn describe_target(case: &Case, target: &WaitTarget) -> String {
@@ -727,6 +734,22 @@ mod tests {
         assert!(
             matches!(&v, Verdict::Known { notes, .. } if !notes.iter().any(|n| n.contains("queue delay"))),
             "{v:?}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod listing_tests {
+    use super::*;
+
+    #[test]
+    fn long_lists_are_cut_with_a_count() {
+        let few = listing((1..=3).map(|i| format!("w{i}")));
+        assert_eq!(few, "w1, w2, w3");
+        let many = listing((1..=1312).map(|i| format!("w{i}")));
+        assert_eq!(
+            many,
+            "w1, w2, w3, w4, w5, w6, w7, w8, … and 1304 more (1312 in all)"
         );
     }
 }
