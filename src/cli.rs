@@ -64,7 +64,7 @@ pub enum Command {
 Exit codes: 0 all cases pass, 1 an expected value disagrees, 2 a file is malformed or missing."
     )]
     Check {
-        /// Case files or folders (searched recursively for *.json). Default: fixtures/
+        /// Case files or folders (searched recursively for *.json and *.json.gz). Default: fixtures/
         paths: Vec<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
