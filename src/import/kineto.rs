@@ -789,8 +789,8 @@ fn cut(text: &str, max: usize) -> String {
 /// A readable short form of a kernel name for ids: no `void `, no template or argument
 /// list, whitespace as `_`.
 fn short_name(name: &str) -> String {
-    let n = name.trim();
-    let n = n.strip_prefix("void ").unwrap_or(n);
+    let n = name.trim().replace("(anonymous namespace)::", "");
+    let n = n.strip_prefix("void ").unwrap_or(&n);
     let cut_at = n.find(['<', '(']).unwrap_or(n.len());
     let s = n[..cut_at].trim();
     let s = if s.is_empty() { n } else { s };
@@ -1563,6 +1563,10 @@ mod tests {
             "Memcpy_HtoD"
         );
         assert_eq!(short_name("Memset (Device)"), "Memset");
+        assert_eq!(
+            short_name("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<3>>(int)"),
+            "at::native::multi_tensor_apply_kernel"
+        );
         assert_eq!(short_name("(weird)"), "(weird)");
         assert_eq!(short_name(""), "gpu-work");
         assert_eq!(

@@ -337,6 +337,17 @@ fn embed_expectations(case: &mut RawCase, report: &Report) {
     }
 }
 
+/// Longest "why" text in the completion table (the JSON summary and `eval` keep it whole).
+const WHY_CHARS: usize = 200;
+
+/// `text` cut to `max` characters, with `…` when cut.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_owned(),
+        Some((i, _)) => format!("{}…", &text[..i]),
+    }
+}
+
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(ASCII_MARKDOWN).set_header(header.to_vec());
@@ -426,9 +437,13 @@ impl Summary {
         }
         if !self.completion.is_empty() {
             s.push_str("\ncompletion: do the trace's host waits cover the work it launched?\n");
-            let mut t = table(&["question", "answer", "why / notes"]);
+            let mut t = table(&["question", "answer", "why / notes (eval prints them whole)"]);
             for c in &self.completion {
-                t.add_row(vec![c.question.clone(), c.answer.clone(), c.why.clone()]);
+                t.add_row(vec![
+                    c.question.clone(),
+                    c.answer.clone(),
+                    cut(&c.why, WHY_CHARS),
+                ]);
             }
             s.push_str(&format!("{t}\n"));
         }
