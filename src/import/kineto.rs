@@ -1104,7 +1104,9 @@ fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Impor
         last.values().map(|&k| phase_ids[k].clone()).collect()
     };
     let stop_all_after = last_wait.unwrap_or(placed.len().saturating_sub(1));
-    let all_work_claim = last_launches(stop_all_after + 1);
+    // All launched work is claimed, also work launched after the last wait (then the claim
+    // is honestly not covered).
+    let all_work_claim = last_launches(placed.len());
     let script_claim = final_sync.map(last_launches);
     let max_return = placed
         .iter()
@@ -1573,6 +1575,108 @@ mod tests {
             short_name(&"k".repeat(100)).chars().count(),
             SHORT_NAME_CHARS + 1
         );
+    }
+
+    /// A kernel (`cat` kernel) on `stream`, launched by call `corr` over `[c0, c1)` µs.
+    fn kernel(stream: i64, corr: i64, ts: i64, dur: i64, c0: i64, c1: i64) -> String {
+        format!(
+            r#"{{"ph": "X", "cat": "kernel", "name": "k{corr}", "pid": 0, "tid": {stream}, "ts": {ts}, "dur": {dur},
+                "args": {{"device": 0, "stream": {stream}, "correlation": {corr}}}}},
+               {}"#,
+            call("cudaLaunchKernel", corr, c0, c1)
+        )
+    }
+
+    fn call(name: &str, corr: i64, c0: i64, c1: i64) -> String {
+        format!(
+            r#"{{"ph": "X", "cat": "cuda_runtime", "name": "{name}", "pid": 9, "tid": 9, "ts": {c0}, "dur": {},
+                "args": {{"correlation": {corr}}}}}"#,
+            c1 - c0
+        )
+    }
+
+    fn sync(kind: &str, corr: i64, stream: i64, on_stream: i64, record: i64) -> String {
+        format!(
+            r#"{{"ph": "X", "cat": "cuda_sync", "name": "{kind}", "pid": 0, "tid": {stream}, "ts": 0, "dur": 0,
+                "args": {{"cuda_sync_kind": "{kind}", "stream": {stream}, "wait_on_stream": {on_stream},
+                          "wait_on_cuda_event_record_corr_id": {record}, "correlation": {corr}, "device": 0}}}}"#
+        )
+    }
+
+    /// The completion answers of a trace made of `events`.
+    fn completions(events: &[String]) -> Vec<(String, String)> {
+        let text = format!(r#"{{"traceEvents": [{}]}}"#, events.join(",\n"));
+        let imported = import_text(&text, "t", &ImportOptions::default()).expect("imports");
+        let summary = super::super::summarize(&imported, false).expect("validates");
+        summary
+            .completion
+            .into_iter()
+            .map(|c| (c.question, c.answer))
+            .collect()
+    }
+
+    ///  s7:  [k1)  record(c2)
+    ///  s9:              wait(c2) [k4)  record(c5)
+    ///  host: ... cudaEventSynchronize(c5) → covers k4 (order) and k1 (the join)
+    #[test]
+    fn an_event_wait_covers_work_joined_by_a_stream_wait() {
+        let mut events = vec![
+            kernel(7, 1, 20, 10, 10, 12),
+            call("cudaEventRecord", 2, 13, 14),
+            call("cudaStreamWaitEvent", 3, 15, 16),
+            sync("Stream Wait Event", 3, 9, 7, 2),
+            kernel(9, 4, 31, 9, 17, 18),
+            call("cudaEventRecord", 5, 19, 20),
+            call("cudaEventSynchronize", 6, 21, 45),
+            sync("Event Sync", 6, -1, 9, 5),
+        ];
+        let answers = completions(&events);
+        assert_eq!(answers.len(), 1, "no final device sync: {answers:?}");
+        assert_eq!(answers[0].1, "known 35 us");
+        // Without the stream wait, the event on s9 says nothing about k1 on s7.
+        events.drain(2..4);
+        assert_eq!(completions(&events)[0].1, "unknown (wait-misses-work)");
+    }
+
+    /// A launch on another thread that has not returned when the wait starts is not
+    /// covered by it, and neither is work launched after the last wait.
+    #[test]
+    fn a_wait_covers_only_launches_that_returned_before_it_started() {
+        let events = [
+            kernel(7, 1, 40, 5, 10, 30),
+            call("cudaDeviceSynchronize", 2, 20, 50),
+            sync("Context Sync", 2, -1, -1, -1),
+        ];
+        assert_eq!(completions(&events)[0].1, "unknown (wait-misses-work)");
+        let events = [
+            kernel(7, 1, 40, 5, 10, 19),
+            call("cudaDeviceSynchronize", 2, 20, 50),
+            sync("Context Sync", 2, -1, -1, -1),
+        ];
+        let answers = completions(&events);
+        assert_eq!(answers[0].1, "known 40 us");
+        assert_eq!(answers[1].1, "unknown (no-wait)", "{answers:?}");
+        let mut later = events.to_vec();
+        later.push(kernel(7, 3, 60, 5, 55, 58));
+        let answers = completions(&later);
+        assert_eq!(
+            answers.len(),
+            1,
+            "work after the last wait: it is not final"
+        );
+        assert_eq!(answers[0].1, "unknown (wait-misses-work)");
+    }
+
+    /// `cudaEventQuery` is reported as `Event Sync` but returns at once: not a wait.
+    #[test]
+    fn an_event_query_is_not_a_wait() {
+        let events = [
+            kernel(7, 1, 20, 10, 10, 12),
+            call("cudaEventRecord", 2, 13, 14),
+            call("cudaEventQuery", 3, 40, 41),
+            sync("Event Sync", 3, -1, 7, 2),
+        ];
+        assert_eq!(completions(&events)[0].1, "unknown (no-wait)");
     }
 
     #[test]
