@@ -79,8 +79,8 @@ impl CheckReport {
     }
 }
 
-/// Every `.json` file under `paths` (files are taken as given, folders recursively), in
-/// sorted order.
+/// Every `.json` and `.json.gz` file under `paths` (files are taken as given, folders
+/// recursively), in sorted order.
 ///
 /// # Errors
 /// `io` when a path does not exist or a folder cannot be read.
@@ -114,11 +114,18 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), CaseError> {
     for entry in entries {
         if entry.is_dir() {
             walk(&entry, found)?;
-        } else if entry.extension().is_some_and(|x| x == "json") {
+        } else if is_case_file_name(&entry) {
             found.push(entry);
         }
     }
     Ok(())
+}
+
+/// Whether a file found in a folder is read as a case: `*.json` or `*.json.gz`.
+fn is_case_file_name(path: &Path) -> bool {
+    path.file_name()
+        .map(|n| n.to_string_lossy())
+        .is_some_and(|n| n.ends_with(".json") || n.ends_with(".json.gz"))
 }
 
 /// Checks every case file under `paths`.
@@ -335,5 +342,37 @@ fn compare_sets(question: &str, e: &ExpectIntervals, a: &SetAnalysis, rows: &mut
             depth.to_string(),
             a.max_depth.to_string(),
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_yield_json_and_json_gz_files() {
+        let found = discover(&[PathBuf::from("tests/data/gzip")]).unwrap();
+        let names: Vec<String> = found
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "bomb.json.gz",
+                "three-boundaries.json.gz",
+                "truncated.json.gz"
+            ]
+        );
+        assert!(!is_case_file_name(Path::new("x.gz")));
+        assert!(!is_case_file_name(Path::new("x.json.bak")));
+    }
+
+    #[test]
+    fn a_gzipped_case_is_checked_like_its_plain_text() {
+        let gz = check_file(Path::new("tests/data/gzip/three-boundaries.json.gz")).unwrap();
+        let plain = check_file(Path::new("fixtures/cases/three-boundaries.json")).unwrap();
+        assert!(gz.passed() && !gz.checks.is_empty());
+        assert_eq!(gz.checks, plain.checks);
     }
 }

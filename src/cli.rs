@@ -65,7 +65,7 @@ pub enum Command {
 Exit codes: 0 all cases pass, 1 an expected value disagrees, 2 a file is malformed or missing."
     )]
     Check {
-        /// Case files or folders (searched recursively for *.json). Default: fixtures/
+        /// Case files or folders (searched recursively for *.json and *.json.gz). Default: fixtures/
         paths: Vec<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -101,6 +101,9 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
     },
     /// Draw a case file's timeline: an SVG picture, or a terminal sketch.
     Render(crate::render::RenderArgs),
+    /// Turn a PyTorch profiler (Kineto) trace, plain or .json.gz, into a case, and print its
+    /// interval algebra per stream and device.
+    Import(crate::import::ImportArgs),
 }
 
 /// A command's failure: what to print on stderr and the exit code.
@@ -203,6 +206,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Form(args) => crate::form::run(args, out),
         Command::Lab { lab } => crate::lab::run(lab, out),
         Command::Render(args) => crate::render::run(args, out),
+        Command::Import(args) => crate::import::run(args, out),
     }
 }
 

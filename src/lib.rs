@@ -39,6 +39,7 @@ pub mod cuda;
 pub mod engine;
 pub mod error;
 pub mod form;
+pub mod import;
 pub mod interval;
 pub mod lab;
 pub mod nsys;

@@ -440,15 +440,28 @@ pub fn load_for_check(path: &Path) -> Result<Loaded, CaseError> {
     }
 }
 
-/// Reads a file as UTF-8 text, refusing files over [`MAX_CASE_BYTES`].
+/// Reads a case file as UTF-8 text, refusing files over [`MAX_CASE_BYTES`].
+///
+/// A gzip-compressed file (recognised by its first two bytes, `1f 8b`, whatever its name) is
+/// decompressed first; the limit then applies to the decompressed text as well, and the
+/// decompressor stops one byte past it, so a small file that expands without end (a gzip
+/// bomb) is refused as `too-large` without ever holding more than the limit in memory.
 ///
 /// # Errors
-/// `io` (unreadable, not UTF-8) and `too-large`.
+/// `io` (unreadable), `too-large`, and `bad-syntax` (not UTF-8, or a damaged gzip stream).
 pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
     use std::io::Read;
     let file = path.display().to_string();
     let io_err = |e: std::io::Error| {
         CaseError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
+    };
+    let too_large = |what: &str| {
+        CaseError::new(
+            "$",
+            "too-large",
+            format!("the {what} is larger than {MAX_CASE_BYTES} bytes; a case file is expected"),
+        )
+        .in_file(&file)
     };
     let handle = std::fs::File::open(path).map_err(io_err)?;
     let mut bytes = Vec::new();
@@ -457,12 +470,25 @@ pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
         .read_to_end(&mut bytes)
         .map_err(io_err)?;
     if bytes.len() as u64 > MAX_CASE_BYTES {
-        return Err(CaseError::new(
-            "$",
-            "too-large",
-            format!("the file is larger than {MAX_CASE_BYTES} bytes; a case file is expected"),
-        )
-        .in_file(&file));
+        return Err(too_large("file"));
+    }
+    if is_gzip(&bytes) {
+        let mut text = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes.as_slice())
+            .take(MAX_CASE_BYTES + 1)
+            .read_to_end(&mut text)
+            .map_err(|e| {
+                CaseError::new(
+                    "$",
+                    "bad-syntax",
+                    format!("the gzip stream is damaged or truncated ({e})"),
+                )
+                .in_file(&file)
+            })?;
+        if text.len() as u64 > MAX_CASE_BYTES {
+            return Err(too_large("decompressed text"));
+        }
+        bytes = text;
     }
     String::from_utf8(bytes).map_err(|e| {
         CaseError::new(
@@ -474,12 +500,23 @@ pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
     })
 }
 
-/// The stem of a file name (`fixtures/cases/x.json` → `x`).
+/// Whether `bytes` start like a gzip stream (RFC 1952 magic `1f 8b`).
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
+/// The stem of a file name (`fixtures/cases/x.json` → `x`, `x.json.gz` → `x`).
 fn default_name(file: &str) -> String {
-    Path::new(file)
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| file.to_owned())
+    let name = Path::new(file)
+        .file_name()
+        .map_or_else(|| file.to_owned(), |s| s.to_string_lossy().into_owned());
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    match name.strip_suffix(".json") {
+        Some(stem) if !stem.is_empty() => stem.to_owned(),
+        _ => Path::new(name)
+            .file_stem()
+            .map_or_else(|| name.to_owned(), |s| s.to_string_lossy().into_owned()),
+    }
 }
 
 /// JSON text → raw mirror, with the JSON path and a code on failure.
@@ -579,5 +616,43 @@ fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
         Some(i) => message[..i].to_owned(),
         None => message.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gzipped_case_reads_as_its_plain_text() {
+        let plain = read_case_text(Path::new("fixtures/cases/three-boundaries.json")).unwrap();
+        let gz = read_case_text(Path::new("tests/data/gzip/three-boundaries.json.gz")).unwrap();
+        assert_eq!(plain, gz);
+        let case = load_case_file(Path::new("tests/data/gzip/three-boundaries.json.gz")).unwrap();
+        assert_eq!(case.name, "three-boundaries");
+    }
+
+    #[test]
+    fn a_truncated_gzip_stream_is_bad_syntax() {
+        let err = read_case_text(Path::new("tests/data/gzip/truncated.json.gz")).unwrap_err();
+        assert_eq!(err.code, "bad-syntax");
+        assert!(err.message.contains("gzip"), "{err}");
+        assert_eq!(err.file, "tests/data/gzip/truncated.json.gz");
+    }
+
+    /// 64 KiB on disk, one byte more than the limit once decompressed.
+    #[test]
+    fn a_gzip_bomb_is_too_large() {
+        let err = read_case_text(Path::new("tests/data/gzip/bomb.json.gz")).unwrap_err();
+        assert_eq!(err.code, "too-large");
+        assert!(err.message.contains("decompressed"), "{err}");
+    }
+
+    #[test]
+    fn default_names_drop_json_and_gz() {
+        assert_eq!(default_name("a/b/x.json"), "x");
+        assert_eq!(default_name("a/b/x.json.gz"), "x");
+        assert_eq!(default_name("x.gz"), "x");
+        assert_eq!(default_name("x.case"), "x");
     }
 }

@@ -1,0 +1,446 @@
+//! `worksheet import`: a profiler's trace becomes a case that `eval`, `check` and `render` read.
+//!
+//! A trace is evidence someone else recorded: when each kernel ran on the GPU, when the host
+//! called the API that launched it, and (in recent traces) when the host blocked on a
+//! synchronization. `worksheet` does not trust a trace more than it trusts a hand-written
+//! case. The importer translates what the trace *says* into the case format's declarations —
+//! one clock, streams, phases, the host program of launches and waits — and asks the
+//! questions a trace can answer: interval algebra per stream, per device, and per class of
+//! work (compute, communication, memory), and whether the waits the trace shows cover the
+//! work it launched. Everything it has to assume is written into the case (`provenance.notes`)
+//! and printed under the summary table; everything it could not place is counted, not
+//! dropped silently.
+//!
+//! ```text
+//!  trace.json.gz ──read (flate2, size cap)──▶ JSON text ──kineto::import_text──▶ RawCase
+//!                                                                    │
+//!             summary table ◀── engine::evaluate ◀── case::validate ◀┘──▶ -o case.json[.gz]
+//! ```
+//!
+//! The summary is computed by the same engine that `worksheet eval` runs on the written
+//! case, so the table and a later `eval` cannot disagree. Rows come from the questions whose
+//! ids follow the convention every importer uses: `stream:<stream>`, `device:<device>`,
+//! `compute:<device>`, `communication:<device>`, `memory:<device>` (interval sets) and
+//! `completion:<what>` (host completion).
+//!
+//! Formats, one file each (the inferno layout): [`kineto`] reads PyTorch profiler (Kineto)
+//! Chrome-trace JSON, plain or gzipped; an Nsight Systems SQLite export has its place in
+//! [`import_path`] and is not built yet. The format is recognised by content (gzip and
+//! SQLite magic bytes), then by extension.
+//!
+//! Malformed input is an [`ImportError`] (exit 2) naming the file, the JSON path of the field
+//! (`traceEvents[12].dur`) and a stable code; the importer never panics on input.
+//!
+//! Cost: one pass to split the event array (serde_json, borrowing the text), one small parse
+//! per event, a sort of the launches by host time: O(n log n) time, memory about the
+//! decompressed text plus the imported events. `BENCHMARKS.md` has measured numbers.
+
+pub mod kineto;
+mod summary;
+
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+
+use crate::case::raw::RawCase;
+use crate::cli::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::output::{refuse_existing, write_output};
+
+pub use summary::{summarize, Summary};
+
+/// The largest trace text read, in bytes (2 GiB), before or after decompression: the
+/// decompressor stops one byte past it, so a gzip bomb is refused as `too-large` rather than
+/// exhausting memory. (Real Kineto traces reach hundreds of MB; the largest the project
+/// knows of is 474 MB.)
+pub const MAX_TRACE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
+/// Output format of the summary `import` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SummaryFormat {
+    /// Tables for people.
+    Text,
+    /// The summary as JSON (exact values as text and as integer ns).
+    Json,
+}
+
+/// Arguments of `worksheet import`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  worksheet import trace.json.gz -o trace-case.json\n  worksheet import trace.json.gz --format json\n  worksheet import trace.json.gz -o trace-case.json.gz --expect   (then: worksheet check trace-case.json.gz)\n\n\
+Reads PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzipped. Without -o, only the summary is printed.\n\
+Exit codes: 0 imported, 2 the trace is malformed or unsupported, or the output exists (use --force)."
+)]
+pub struct ImportArgs {
+    /// The trace file (`*.json` or `*.json.gz`).
+    pub file: PathBuf,
+    /// Write the case here (gzipped when the name ends in `.gz`). Never overwritten without --force.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Summary format.
+    #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
+    pub format: SummaryFormat,
+    /// Embed the current answers as expectations, so `worksheet check` replays them.
+    #[arg(long)]
+    pub expect: bool,
+    /// Round timestamps finer than 1 ns to the nearest ns (counted and noted) instead of
+    /// refusing them as `inexact-value`.
+    #[arg(long)]
+    pub round_sub_ns: bool,
+}
+
+/// Options of an import, apart from where things are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// Round values with digits below 1 ns to the nearest ns (halves away from zero)
+    /// instead of refusing them.
+    pub round_sub_ns: bool,
+}
+
+/// A trace that cannot be imported: the file, the JSON path of the field, a stable code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportError {
+    /// The file, as the user named it.
+    pub file: String,
+    /// JSON path of the offending field (`traceEvents[12].dur`), or `$` for the whole file.
+    pub path: String,
+    /// Stable code: `io`, `too-large`, `bad-syntax`, `unsupported-format`, `missing-field`,
+    /// `wrong-type`, `bad-value`, `inexact-value`, `overflow`, `reversed-interval`,
+    /// `not-built`.
+    pub code: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ImportError {
+    /// An error at `path` with `code` (the file is added by [`ImportError::in_file`]).
+    pub fn new(path: impl Into<String>, code: &'static str, message: impl Into<String>) -> Self {
+        ImportError {
+            file: String::new(),
+            path: path.into(),
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The same error, attributed to `file`.
+    pub fn in_file(mut self, file: impl Into<String>) -> Self {
+        self.file = file.into();
+        self
+    }
+
+    /// Every code an import can fail with.
+    pub const CODES: [&'static str; 11] = [
+        "io",
+        "too-large",
+        "bad-syntax",
+        "unsupported-format",
+        "missing-field",
+        "wrong-type",
+        "bad-value",
+        "inexact-value",
+        "overflow",
+        "reversed-interval",
+        "not-built",
+    ];
+}
+
+impl fmt::Display for ImportError {
+    /// `trace.json.gz: traceEvents[12].dur: error[reversed-interval]: ...`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}: error[{}]: {}",
+            self.file, self.path, self.code, self.message
+        )
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+impl From<ImportError> for Failure {
+    fn from(e: ImportError) -> Self {
+        Failure {
+            message: e.to_string(),
+            code: EXIT_INPUT,
+        }
+    }
+}
+
+/// What an importer hands back: the case, and what the summary should say about the trace.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    /// The case, with its questions (no expectations).
+    pub case: RawCase,
+    /// Which trace format (and version) was read, for people: `kineto (ns since base)`.
+    pub format: String,
+    /// Facts about the trace, in order: what was read, kept, mapped, left out.
+    pub facts: Vec<(String, String)>,
+    /// Assumptions and caveats, one sentence each (also in the case's provenance).
+    pub notes: Vec<String>,
+}
+
+impl Imported {
+    /// A case from a reader that has no facts or notes of its own to add.
+    pub fn from_case(case: RawCase, format: impl Into<String>) -> Self {
+        Imported {
+            case,
+            format: format.into(),
+            facts: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// The trace formats `import` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceFormat {
+    /// PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzipped.
+    KinetoJson,
+    /// An Nsight Systems SQLite export (`nsys export --type sqlite`).
+    NsysSqlite,
+}
+
+/// The SQLite file header.
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// Recognises a trace by its first bytes, then by its name.
+///
+/// # Errors
+/// `unsupported-format` for an Nsight Systems report that has not been exported to SQLite.
+pub fn detect(path: &Path, head: &[u8]) -> Result<TraceFormat, ImportError> {
+    if head.starts_with(SQLITE_MAGIC) {
+        return Ok(TraceFormat::NsysSqlite);
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    if name.ends_with(".nsys-rep") || name.ends_with(".qdrep") {
+        return Err(ImportError::new(
+            "$",
+            "unsupported-format",
+            "an Nsight Systems report is read through its SQLite export: run `nsys export --type sqlite FILE` and import the .sqlite file",
+        )
+        .in_file(path.display().to_string()));
+    }
+    if name.ends_with(".sqlite") || name.ends_with(".sqlite3") {
+        return Ok(TraceFormat::NsysSqlite);
+    }
+    Ok(TraceFormat::KinetoJson)
+}
+
+/// Reads and imports the trace at `path`.
+///
+/// # Errors
+/// [`ImportError`]: `io`, `too-large`, `bad-syntax` (damaged gzip, not JSON), and the
+/// reader's own errors.
+pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, ImportError> {
+    let file = path.display().to_string();
+    let io_err = |e: std::io::Error| {
+        ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
+    };
+    let mut handle = std::fs::File::open(path).map_err(io_err)?;
+    let mut head = Vec::with_capacity(16);
+    (&mut handle)
+        .take(16)
+        .read_to_end(&mut head)
+        .map_err(io_err)?;
+    match detect(path, &head)? {
+        TraceFormat::NsysSqlite => {
+            // ── Nsight Systems SQLite export ────────────────────────────────────────────
+            // The SQLite reader (`src/import/nsys.rs`, `pub mod nsys;` above) is wired here:
+            //     nsys::import_nsys(path).map(|case| Imported::from_case(case, "nsys sqlite"))
+            // (or an `Imported` with its own facts and notes). Questions named by the id
+            // convention of this module's doc (`stream:`, `device:`, `compute:`, ...) get
+            // their rows in the summary; any other interval question gets a row too.
+            Err(ImportError::new(
+                "$",
+                "not-built",
+                "Nsight Systems SQLite import is not built yet",
+            )
+            .in_file(&file))
+        }
+        TraceFormat::KinetoJson => {
+            let mut bytes = head;
+            handle
+                .take(MAX_TRACE_BYTES + 1 - bytes.len() as u64)
+                .read_to_end(&mut bytes)
+                .map_err(io_err)?;
+            let text = decode_text(bytes, &file, MAX_TRACE_BYTES)?;
+            kineto::import_text(&text, &case_name(path), options).map_err(|e| e.in_file(&file))
+        }
+    }
+}
+
+/// Bytes of a trace file → text: gunzipped when they start with the gzip magic, with the
+/// size cap `max` applied to the decompressed text too (a gzip bomb is `too-large`).
+fn decode_text(bytes: Vec<u8>, file: &str, max: u64) -> Result<String, ImportError> {
+    let too_large = |what: &str| {
+        ImportError::new(
+            "$",
+            "too-large",
+            format!("the {what} is larger than {max} bytes"),
+        )
+        .in_file(file)
+    };
+    if bytes.len() as u64 > max {
+        return Err(too_large("file"));
+    }
+    let bytes = if crate::case::is_gzip(&bytes) {
+        let mut text = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes.as_slice())
+            .take(max + 1)
+            .read_to_end(&mut text)
+            .map_err(|e| {
+                ImportError::new(
+                    "$",
+                    "bad-syntax",
+                    format!("the gzip stream is damaged or truncated ({e})"),
+                )
+                .in_file(file)
+            })?;
+        if text.len() as u64 > max {
+            return Err(too_large("decompressed text"));
+        }
+        text
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        ImportError::new(
+            "$",
+            "bad-syntax",
+            format!("the file is neither gzip nor UTF-8 JSON text ({e})"),
+        )
+        .in_file(file)
+    })
+}
+
+/// The case name for a trace file: its name without `.gz`, `.json` and `.pt.trace`.
+pub fn case_name(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
+    let mut stem = name.as_str();
+    for suffix in [".gz", ".json", ".pt.trace"] {
+        stem = stem.strip_suffix(suffix).unwrap_or(stem);
+    }
+    if stem.is_empty() {
+        "trace".to_owned()
+    } else {
+        stem.to_owned()
+    }
+}
+
+/// Runs `worksheet import`: reads the trace, writes the case when asked, prints the summary.
+///
+/// # Errors
+/// A [`Failure`] with exit code 2 for a malformed or unsupported trace, or an output file
+/// that exists without `--force`.
+pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
+    if let Some(path) = &args.output {
+        refuse_existing(path, args.force)?;
+    }
+    let options = ImportOptions {
+        round_sub_ns: args.round_sub_ns,
+    };
+    let imported = import_path(&args.file, &options)?;
+    let mut summary = summarize(&imported, args.expect).map_err(|e| Failure {
+        message: format!(
+            "{}: error[internal]: the imported case does not validate ({e}); please report this with the trace",
+            args.file.display()
+        ),
+        code: EXIT_INPUT,
+    })?;
+    if let Some(path) = &args.output {
+        let bytes = if path.to_string_lossy().ends_with(".gz") {
+            gzip(summary.case_json.as_bytes())
+        } else {
+            summary.case_json.clone().into_bytes()
+        };
+        write_output(path, &bytes, args.force)?;
+        summary.written = Some((path.display().to_string(), bytes.len() as u64));
+    }
+    match args.format {
+        SummaryFormat::Text => out.write_all(summary.to_text().as_bytes())?,
+        SummaryFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &summary).map_err(std::io::Error::from)?;
+            writeln!(out)?;
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+/// Gzip-compresses `bytes` (default level).
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder
+        .write_all(bytes)
+        .and_then(|()| encoder.finish())
+        .expect("writing to a Vec cannot fail")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_recognised_by_content_then_name() {
+        let p = Path::new("x.json.gz");
+        assert_eq!(
+            detect(p, b"SQLite format 3\0rest").unwrap(),
+            TraceFormat::NsysSqlite
+        );
+        assert_eq!(
+            detect(Path::new("r.sqlite"), b"").unwrap(),
+            TraceFormat::NsysSqlite
+        );
+        assert_eq!(detect(p, &[0x1f, 0x8b]).unwrap(), TraceFormat::KinetoJson);
+        let err = detect(Path::new("r.nsys-rep"), b"").unwrap_err();
+        assert_eq!(err.code, "unsupported-format");
+        assert!(err.message.contains("nsys export"), "{err}");
+    }
+
+    #[test]
+    fn case_names_drop_trace_suffixes() {
+        assert_eq!(
+            case_name(Path::new("a/worker0.1623143089861.pt.trace.json.gz")),
+            "worker0.1623143089861"
+        );
+        assert_eq!(case_name(Path::new("nccl_data.json.gz")), "nccl_data");
+        assert_eq!(case_name(Path::new("t.json")), "t");
+        assert_eq!(case_name(Path::new(".json")), "trace");
+    }
+
+    /// The cap holds after decompression: 1 MiB of spaces in a 1 KiB gzip, read with a
+    /// 64 KiB cap, stops one byte past the cap.
+    #[test]
+    fn a_gzip_bomb_is_too_large_at_the_cap() {
+        let bomb = gzip(&vec![b' '; 1 << 20]);
+        assert!(bomb.len() < 4096);
+        let err = decode_text(bomb.clone(), "bomb.json.gz", 64 * 1024).unwrap_err();
+        assert_eq!(err.code, "too-large");
+        assert!(err.message.contains("decompressed"), "{err}");
+        assert_eq!(
+            decode_text(bomb, "ok.json.gz", 1 << 20).unwrap().len(),
+            1 << 20
+        );
+        let err = decode_text(vec![b'{'; 10], "big.json", 9).unwrap_err();
+        assert_eq!(err.code, "too-large");
+    }
+
+    #[test]
+    fn an_sqlite_file_is_not_built_yet() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.sqlite");
+        std::fs::write(&p, b"SQLite format 3\0").unwrap();
+        let err = import_path(&p, &ImportOptions::default()).unwrap_err();
+        assert_eq!(err.code, "not-built");
+        assert!(err.message.contains("not built yet"));
+    }
+}

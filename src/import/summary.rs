@@ -1,0 +1,487 @@
+//! The summary `worksheet import` prints: the engine's answers on the imported case.
+//!
+//! Nothing here computes a number the engine does not: the case is validated and
+//! evaluated exactly as `worksheet eval` would, and each row is one answer. The only
+//! arithmetic of its own is the compute ∩ communication overlap, from exact unions:
+//!
+//! ```text
+//! compute        [=====)   [=========)
+//! communication      [=======)    [==)
+//!                    |-|   |-|    |--|      |A ∩ B| = |A| + |B| − |A ∪ B|
+//! ```
+
+use comfy_table::{presets::ASCII_MARKDOWN, Table};
+use serde::Serialize;
+
+use super::Imported;
+use crate::case::raw::{RawCase, RawExpectDuration, RawExpectIntervals, RawQuestion, RawTime};
+use crate::case::{validate, Ask, Case, CaseError};
+use crate::engine::{evaluate, wide, Outcome, Report};
+use crate::interval::{analyze, Interval, SetAnalysis};
+use crate::units::Nanos;
+use crate::verdict::Verdict;
+
+/// One interval-set row: a stream, a device, or a class of work on a device.
+#[derive(Clone, Debug, Serialize)]
+pub struct SetRow {
+    /// The question id (`stream:gpu0-s7`, `device:gpu0`, `compute:gpu0`, ...).
+    pub question: String,
+    /// Number of phases.
+    pub count: usize,
+    /// Covered union (busy time), exact text.
+    pub busy: String,
+    /// Σ lengths, exact text.
+    pub sum: String,
+    /// Number of gaps.
+    pub gaps: usize,
+    /// Σ gap lengths, exact text.
+    pub gap_total: String,
+    /// Largest number of phases active at once.
+    pub max_depth: u32,
+    /// First start to last end, exact text (`unknown (empty-set)` for no phases).
+    pub span: String,
+    /// The same amounts in integer ns.
+    pub ns: SetNs,
+}
+
+/// A set row's amounts in integer ns.
+#[derive(Clone, Debug, Serialize)]
+pub struct SetNs {
+    /// Busy (union).
+    pub busy: i128,
+    /// Sum.
+    pub sum: i128,
+    /// Gap total.
+    pub gap_total: i128,
+    /// Span (absent for an empty set).
+    pub span: Option<i128>,
+}
+
+/// Compute ∩ communication on one device.
+#[derive(Clone, Debug, Serialize)]
+pub struct OverlapRow {
+    /// The device.
+    pub device: String,
+    /// |compute| (union), ns.
+    pub compute_ns: i128,
+    /// |communication| (union), ns.
+    pub communication_ns: i128,
+    /// |compute ∪ communication|, ns.
+    pub union_ns: i128,
+    /// |compute ∩ communication| = |A| + |B| − |A ∪ B|, ns.
+    pub overlap_ns: i128,
+    /// Overlap as a share of communication time, `12.34 %`.
+    pub of_communication: String,
+}
+
+/// HTA's temporal breakdown, recomputed exactly: no ns rounding, nothing dropped.
+#[derive(Clone, Debug, Serialize)]
+pub struct HtaRow {
+    /// The device (HTA: the rank).
+    pub device: String,
+    /// `kernel_time`: first start to last end of all GPU work, ns.
+    pub kernel_time_ns: i128,
+    /// `idle_time`: kernel_time − union, ns.
+    pub idle_ns: i128,
+    /// `compute_time`: union of compute kernels, ns.
+    pub compute_ns: i128,
+    /// `non_compute_time`: union − compute, ns.
+    pub non_compute_ns: i128,
+}
+
+/// A completion answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompletionRow {
+    /// Question id.
+    pub question: String,
+    /// `known 1.2 s` / `unknown (wait-misses-work)`.
+    pub answer: String,
+    /// The notes or the reason's detail.
+    pub why: String,
+}
+
+/// Everything `import` prints, and the case it writes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Case name.
+    pub case: String,
+    /// The trace format read.
+    pub format: String,
+    /// The clock: `id (domain, instance)`.
+    pub clock: String,
+    /// Interval-set rows: streams, then per device the pooled and per-class rows.
+    pub sets: Vec<SetRow>,
+    /// Compute ∩ communication per device.
+    pub overlaps: Vec<OverlapRow>,
+    /// HTA-comparable temporal breakdown per device.
+    pub hta: Vec<HtaRow>,
+    /// Completion answers.
+    pub completion: Vec<CompletionRow>,
+    /// Facts about the trace.
+    pub facts: Vec<(String, String)>,
+    /// Assumptions and caveats.
+    pub notes: Vec<String>,
+    /// Size of the case: phases, program ops, questions, JSON bytes.
+    pub size: CaseSize,
+    /// Where the case was written and how many bytes (absent: not written).
+    pub written: Option<(String, u64)>,
+    /// The case's pretty JSON text (with expectations when asked), as `-o` writes it.
+    #[serde(skip)]
+    pub case_json: String,
+}
+
+/// How big the imported case is.
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseSize {
+    /// Phases (GPU work and annotations).
+    pub phases: usize,
+    /// Host-program ops.
+    pub program_ops: usize,
+    /// Questions.
+    pub questions: usize,
+    /// Bytes of the pretty JSON text.
+    pub json_bytes: usize,
+}
+
+/// Validates and evaluates the imported case and builds the summary; with `expect`, the
+/// answers are written into the case as its expectations.
+///
+/// # Errors
+/// [`CaseError`] when the imported case does not validate (an importer bug).
+pub fn summarize(imported: &Imported, expect: bool) -> Result<Summary, CaseError> {
+    let name = imported.case.name.clone().unwrap_or_default();
+    let case = validate(imported.case.clone(), &name)?;
+    let report = evaluate(&case);
+    let mut sets = Vec::new();
+    let mut completion = Vec::new();
+    for answer in &report.answers {
+        match &answer.outcome {
+            Outcome::Intervals(set) => {
+                if let Some(a) = set.single() {
+                    sets.push(set_row(&answer.id, &a));
+                }
+            }
+            Outcome::Duration(v) if answer.id.starts_with("completion:") => {
+                completion.push(CompletionRow {
+                    question: answer.id.clone(),
+                    answer: v.to_string(),
+                    why: match v {
+                        Verdict::Known { notes, .. } => notes.join("; "),
+                        Verdict::Unknown { detail, .. } => detail.clone(),
+                    },
+                });
+            }
+            _ => {}
+        }
+    }
+    let devices: Vec<String> = sets
+        .iter()
+        .filter_map(|r| r.question.strip_prefix("device:").map(str::to_owned))
+        .collect();
+    let row_ns = |id: &str| sets.iter().find(|r| r.question == id).map(|r| r.ns.clone());
+    let mut overlaps = Vec::new();
+    let mut hta = Vec::new();
+    for d in &devices {
+        let compute = row_ns(&format!("compute:{d}"));
+        let communication = row_ns(&format!("communication:{d}"));
+        if let (Some(a), Some(b)) = (&compute, &communication) {
+            let mut both = phase_intervals(&case, &format!("compute:{d}"));
+            both.extend(phase_intervals(&case, &format!("communication:{d}")));
+            let union_ns = analyze(&both).union_ns;
+            let overlap_ns = a.busy + b.busy - union_ns;
+            overlaps.push(OverlapRow {
+                device: d.clone(),
+                compute_ns: a.busy,
+                communication_ns: b.busy,
+                union_ns,
+                overlap_ns,
+                of_communication: percent(overlap_ns, b.busy),
+            });
+        }
+        if let Some(all) = row_ns(&format!("device:{d}")) {
+            let compute_ns = compute.as_ref().map_or(0, |c| c.busy);
+            let span = all.span.unwrap_or(0);
+            hta.push(HtaRow {
+                device: d.clone(),
+                kernel_time_ns: span,
+                idle_ns: span - all.busy,
+                compute_ns,
+                non_compute_ns: all.busy - compute_ns,
+            });
+        }
+    }
+    let mut case_file = imported.case.clone();
+    if expect {
+        embed_expectations(&mut case_file, &report);
+    }
+    let case_json = case_file.to_json_pretty();
+    let clock = case
+        .clocks
+        .first()
+        .map(|c| format!("`{}` ({})", c.id, c.clock))
+        .unwrap_or_default();
+    Ok(Summary {
+        case: name,
+        format: imported.format.clone(),
+        clock,
+        sets,
+        overlaps,
+        hta,
+        completion,
+        facts: imported.facts.clone(),
+        notes: imported.notes.clone(),
+        size: CaseSize {
+            phases: case.phases.len(),
+            program_ops: case.program.len(),
+            questions: case.questions.len(),
+            json_bytes: case_json.len(),
+        },
+        written: None,
+        case_json,
+    })
+}
+
+/// The intervals of the phases of question `id`.
+fn phase_intervals(case: &Case, id: &str) -> Vec<Interval> {
+    match case.question(id).map(|q| &q.ask) {
+        Some(Ask::Intervals { phases }) => {
+            phases.iter().map(|&p| case.phases[p].interval).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn set_row(question: &str, a: &SetAnalysis) -> SetRow {
+    let span = a.span_ns();
+    SetRow {
+        question: question.to_owned(),
+        count: a.count,
+        busy: wide(a.union_ns),
+        sum: wide(a.sum_ns),
+        gaps: a.gaps.len(),
+        gap_total: wide(a.gap_total_ns()),
+        max_depth: a.max_depth,
+        span: span.map_or_else(|| "unknown (empty-set)".to_owned(), wide),
+        ns: SetNs {
+            busy: a.union_ns,
+            sum: a.sum_ns,
+            gap_total: a.gap_total_ns(),
+            span,
+        },
+    }
+}
+
+/// `num / den` as a percentage with two decimals, rounded half up; `—` for `den == 0`.
+fn percent(num: i128, den: i128) -> String {
+    if den <= 0 {
+        return "—".to_owned();
+    }
+    let basis = (num * 20_000 + den) / (2 * den);
+    format!("{}.{:02} %", basis / 100, basis % 100)
+}
+
+fn nanos(v: i128) -> Option<RawTime> {
+    i64::try_from(v).ok().map(|v| RawTime::from(Nanos::new(v)))
+}
+
+/// Writes the answers of `report` into the case's questions as expectations (interval
+/// sets: count, sum, union, span, overlap, max depth; gaps and overlap regions are left
+/// out, since a trace has thousands).
+fn embed_expectations(case: &mut RawCase, report: &Report) {
+    for (q, answer) in case.questions.iter_mut().zip(&report.answers) {
+        match (q, &answer.outcome) {
+            (RawQuestion::Intervals { expect, .. }, Outcome::Intervals(set)) => {
+                if let Some(a) = set.single() {
+                    *expect = Some(RawExpectIntervals {
+                        verdict: None,
+                        reason: None,
+                        count: Some(a.count as u64),
+                        sum: nanos(a.sum_ns),
+                        union: nanos(a.union_ns),
+                        span: a
+                            .span_ns()
+                            .and_then(nanos)
+                            .map(crate::case::raw::RawSpanExpect::Value),
+                        gaps: None,
+                        overlap: nanos(a.overlap_ns()),
+                        overlap_regions: None,
+                        max_depth: Some(a.max_depth),
+                    });
+                }
+            }
+            (
+                RawQuestion::HostCompletion { expect, .. }
+                | RawQuestion::Submission { expect, .. }
+                | RawQuestion::DeviceInterval { expect, .. }
+                | RawQuestion::Elapsed { expect, .. }
+                | RawQuestion::SteadyState { expect, .. },
+                Outcome::Duration(v),
+            ) => {
+                *expect = Some(match v {
+                    Verdict::Known { value, .. } => RawExpectDuration {
+                        verdict: "known".into(),
+                        value: Some(RawTime::from(*value)),
+                        reason: None,
+                        attribution: None,
+                    },
+                    Verdict::Unknown { reason, .. } => RawExpectDuration {
+                        verdict: "unknown".into(),
+                        value: None,
+                        reason: Some(reason.code().to_owned()),
+                        attribution: None,
+                    },
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Longest "why" text in the completion table (the JSON summary and `eval` keep it whole).
+const WHY_CHARS: usize = 200;
+
+/// `text` cut to `max` characters, with `…` when cut.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_owned(),
+        Some((i, _)) => format!("{}…", &text[..i]),
+    }
+}
+
+fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(ASCII_MARKDOWN).set_header(header.to_vec());
+    t
+}
+
+impl Summary {
+    /// The summary as text: tables for people.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!("case {} — {}\n", self.case, self.format));
+        s.push_str(&format!("clock {}\n\n", self.clock));
+        let mut t = table(&[
+            "question",
+            "count",
+            "busy (union)",
+            "sum",
+            "gaps",
+            "gap total",
+            "max depth",
+            "span",
+        ]);
+        for r in &self.sets {
+            t.add_row(vec![
+                r.question.clone(),
+                r.count.to_string(),
+                r.busy.clone(),
+                r.sum.clone(),
+                r.gaps.to_string(),
+                r.gap_total.clone(),
+                r.max_depth.to_string(),
+                r.span.clone(),
+            ]);
+        }
+        s.push_str(&format!("{t}\n"));
+        if !self.overlaps.is_empty() {
+            s.push_str(
+                "\ncompute ∩ communication, exact: |A ∩ B| = |A| + |B| − |A ∪ B| (unions)\n",
+            );
+            let mut t = table(&[
+                "device",
+                "compute",
+                "communication",
+                "compute ∪ comm",
+                "overlap",
+                "of comm",
+            ]);
+            for o in &self.overlaps {
+                t.add_row(vec![
+                    o.device.clone(),
+                    wide(o.compute_ns),
+                    wide(o.communication_ns),
+                    wide(o.union_ns),
+                    wide(o.overlap_ns),
+                    o.of_communication.clone(),
+                ]);
+            }
+            s.push_str(&format!("{t}\n"));
+        }
+        if !self.hta.is_empty() {
+            s.push_str(
+                "\nHTA-comparable temporal breakdown (exact ns; HTA rounds to µs, drops the last ProfilerStep and uncorrelated events, counts cuda_sync as busy)\n",
+            );
+            let mut t = table(&[
+                "device",
+                "kernel time (span)",
+                "idle",
+                "compute",
+                "non-compute",
+                "idle %",
+                "compute %",
+                "non-compute %",
+            ]);
+            for h in &self.hta {
+                t.add_row(vec![
+                    h.device.clone(),
+                    wide(h.kernel_time_ns),
+                    wide(h.idle_ns),
+                    wide(h.compute_ns),
+                    wide(h.non_compute_ns),
+                    percent(h.idle_ns, h.kernel_time_ns),
+                    percent(h.compute_ns, h.kernel_time_ns),
+                    percent(h.non_compute_ns, h.kernel_time_ns),
+                ]);
+            }
+            s.push_str(&format!("{t}\n"));
+        }
+        if !self.completion.is_empty() {
+            s.push_str("\ncompletion: do the trace's host waits cover the work it launched?\n");
+            let mut t = table(&["question", "answer", "why / notes (eval prints them whole)"]);
+            for c in &self.completion {
+                t.add_row(vec![
+                    c.question.clone(),
+                    c.answer.clone(),
+                    cut(&c.why, WHY_CHARS),
+                ]);
+            }
+            s.push_str(&format!("{t}\n"));
+        }
+        s.push('\n');
+        let mut t = table(&["trace", "count / detail"]);
+        for (k, v) in &self.facts {
+            t.add_row(vec![k.clone(), v.clone()]);
+        }
+        s.push_str(&format!("{t}\n"));
+        if !self.notes.is_empty() {
+            s.push_str("\nnotes:\n");
+            for n in &self.notes {
+                s.push_str(&format!("- {n}\n"));
+            }
+        }
+        s.push_str(&format!(
+            "\ncase: {} phases, {} program ops, {} questions, {} bytes of JSON; ",
+            self.size.phases, self.size.program_ops, self.size.questions, self.size.json_bytes
+        ));
+        match &self.written {
+            Some((path, bytes)) => s.push_str(&format!("written to {path} ({bytes} bytes)\n")),
+            None => s.push_str("not written (pass -o FILE)\n"),
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_round_half_up_with_two_decimals() {
+        assert_eq!(percent(1, 3), "33.33 %");
+        assert_eq!(percent(2, 3), "66.67 %");
+        assert_eq!(percent(1, 8), "12.50 %");
+        assert_eq!(percent(0, 5), "0.00 %");
+        assert_eq!(percent(5, 5), "100.00 %");
+        assert_eq!(percent(1, 0), "—");
+    }
+}

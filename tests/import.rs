@@ -1,0 +1,522 @@
+//! `worksheet import` on real PyTorch profiler (Kineto) traces, kept gzipped in
+//! `tests/data/traces/` (provenance: `tests/data/traces/README.md`).
+//!
+//! One compatibility test per trace-format version (ns decimals since a base, integer
+//! absolute µs, the 2021 capitalised categories), each asserting values read off the trace
+//! by hand (a small Python script reading the JSON text with `Decimal`, quoted in the test);
+//! then the waits of `event_sync_trace`, the malformed traces, and the command line.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use worksheet::case::{validate, Case};
+use worksheet::import::{import_path, summarize, ImportOptions, Imported, Summary};
+
+const TRACES: &str = "tests/data/traces";
+
+fn trace(name: &str) -> PathBuf {
+    Path::new(TRACES).join(name)
+}
+
+/// Imports a real trace and summarizes it (no expectations embedded).
+fn import(name: &str) -> (Imported, Summary, Case) {
+    let imported = import_path(&trace(name), &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let summary = summarize(&imported, false).expect("the imported case validates");
+    let case = validate(imported.case.clone(), "t").expect("valid");
+    (imported, summary, case)
+}
+
+/// `(count, busy ns, span ns)` of summary row `question`.
+fn row(summary: &Summary, question: &str) -> (usize, i128, Option<i128>) {
+    let r = summary
+        .sets
+        .iter()
+        .find(|r| r.question == question)
+        .unwrap_or_else(|| panic!("no row {question}"));
+    (r.count, r.ns.busy, r.ns.span)
+}
+
+/// `[start, end)` of phase `id` in ns.
+fn phase(case: &Case, id: &str) -> (i64, i64, Option<String>) {
+    let p = case
+        .phases
+        .iter()
+        .find(|p| p.id == id)
+        .unwrap_or_else(|| panic!("no phase {id}"));
+    (
+        p.interval.start().as_i64(),
+        p.interval.end().as_i64(),
+        p.stream.map(|s| case.streams[s].id.clone()),
+    )
+}
+
+fn fact<'a>(imported: &'a Imported, key: &str) -> &'a str {
+    imported
+        .facts
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+        .unwrap_or_else(|| panic!("no fact {key}"))
+}
+
+fn completion<'a>(summary: &'a Summary, id: &str) -> &'a str {
+    summary
+        .completion
+        .iter()
+        .find(|c| c.question == id)
+        .map(|c| c.answer.as_str())
+        .unwrap_or_else(|| panic!("no completion question {id}"))
+}
+
+/// Current format: `ts` in µs with three decimals since `baseTimeNanoseconds`
+/// (1711964646000000000). By hand: the first kernel of stream 40 is
+/// `ncclKernel_Broadcast_RING_LL_Sum_int8_t(...)`, correlation 19832, `ts`
+/// 4458676423385.774, `dur` 30.975 → [1716423322423385774, 1716423322423416749) ns.
+#[test]
+fn ns_decimals_since_a_base_nccl_data() {
+    let (imported, summary, case) = import("nccl_data.json.gz");
+    assert!(
+        imported.format.contains("baseTimeNanoseconds"),
+        "{}",
+        imported.format
+    );
+    // Stream 7: 2679 kernels + 960 copies + 114 sets; stream 40: 21 NCCL kernels.
+    assert_eq!(row(&summary, "stream:gpu0-s7").0, 3753);
+    assert_eq!(row(&summary, "stream:gpu0-s40").0, 21);
+    assert_eq!(row(&summary, "compute:gpu0").0, 2679);
+    assert_eq!(row(&summary, "communication:gpu0").0, 21);
+    assert_eq!(row(&summary, "memory:gpu0").0, 1074);
+    assert_eq!(
+        phase(&case, "ncclKernel_Broadcast_RING_LL_Sum_int8_t#19832"),
+        (
+            1_716_423_322_423_385_774,
+            1_716_423_322_423_416_749,
+            Some("gpu0-s40".to_owned())
+        )
+    );
+    // The last activity of stream 7 (multi_tensor_apply_kernel, correlation 64874) ends at
+    // base + 4458677083276.404 µs + 154.782 µs.
+    let (_, end, _) = phase(&case, "at::native::multi_tensor_apply_kernel#64874");
+    assert_eq!(end, 1_716_423_323_083_431_186);
+    // Exact breakdown: HTA 0.5.0 with HTA_DISABLE_NS_ROUNDING=1 and the last step kept says
+    // idle 503050.991406 µs, compute 115655.847 µs, kernel time 660551.005633 µs, overlap
+    // 15.61 %: the same to the ns, less its float noise (BENCHMARKS.md).
+    let hta = &summary.hta[0];
+    assert_eq!(
+        (hta.kernel_time_ns, hta.idle_ns, hta.compute_ns),
+        (660_551_005, 503_050_991, 115_655_847)
+    );
+    let overlap = &summary.overlaps[0];
+    assert_eq!(overlap.overlap_ns, 7_317_025);
+    assert_eq!(overlap.of_communication, "15.61 %");
+    // 30 gpu_user_annotation ranges: phases without a stream, in no question.
+    let annotations: Vec<_> = case
+        .phases
+        .iter()
+        .filter(|p| p.id.starts_with("annotation-"))
+        .collect();
+    assert_eq!(annotations.len(), 30);
+    assert!(annotations.iter().all(|p| p.stream.is_none()));
+    assert_eq!(row(&summary, "device:gpu0").0, 3774);
+    // Rank 0 of 2: the clock's instance says so.
+    assert!(
+        summary.clock.contains("rank 0 of 2, pid 2910249"),
+        "{}",
+        summary.clock
+    );
+}
+
+/// Integer absolute Unix µs with `cuda_sync` rows. By hand: the first kernel of stream 20 is
+/// `fft2d_r2c_32x32<...>`, correlation 5181, `ts` 1695835585751593, `dur` 63.
+#[test]
+fn integer_microseconds_with_sync_rows_benchmark_trace() {
+    let (imported, summary, case) = import("benchmark_result_2869224_1695835535_trace.json.gz");
+    assert_eq!(imported.format, "kineto: integer absolute Unix µs");
+    assert_eq!(row(&summary, "stream:gpu0-s7").0, 91);
+    assert_eq!(row(&summary, "stream:gpu0-s20").0, 7);
+    assert_eq!(
+        phase(&case, "fft2d_r2c_32x32#5181"),
+        (
+            1_695_835_585_751_593_000,
+            1_695_835_585_751_656_000,
+            Some("gpu0-s20".to_owned())
+        )
+    );
+    assert_eq!(
+        fact(&imported, "host waits"),
+        "5 on a device (Context Sync); 16 on a stream (Stream Sync)"
+    );
+    assert_eq!(fact(&imported, "stream waits (Stream Wait Event)"), "20");
+    assert_eq!(fact(&imported, "sync rows and calls not mapped"), "none");
+    // The script's own syncs cover its work before the profiler's final one.
+    assert!(completion(&summary, "completion:before-final-sync").starts_with("known"));
+    assert!(completion(&summary, "completion:all-work").starts_with("known"));
+}
+
+/// Integer `ts`, decimal `dur` (`30669.0`), two ranks of one job. By hand: stream 84's first
+/// kernel on rank 0 is `ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t`, correlation 6937369,
+/// `ts` 1682725898094377, `dur` 30669.0.
+#[test]
+fn integer_microseconds_with_decimal_durations_two_ranks() {
+    let (_, s0, c0) = import("sampled_rank-0.json.gz");
+    let (_, s1, c1) = import("sampled_rank-1.json.gz");
+    assert_eq!(
+        phase(&c0, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t#6937369"),
+        (
+            1_682_725_898_094_377_000,
+            1_682_725_898_125_046_000,
+            Some("gpu0-s84".to_owned())
+        )
+    );
+    assert_eq!(
+        phase(&c1, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t#6907311").2,
+        Some("gpu1-s84".to_owned())
+    );
+    for (s, stream, n) in [
+        (&s0, "stream:gpu0-s7", 1052),
+        (&s0, "stream:gpu0-s23", 126),
+        (&s0, "stream:gpu0-s84", 8),
+        (&s1, "stream:gpu1-s7", 1002),
+    ] {
+        assert_eq!(row(s, stream).0, n, "{stream}");
+    }
+    // Two ranks are two instances of the clock: never one number across them.
+    assert_ne!(c0.clocks[0].clock, c1.clocks[0].clock);
+    assert_eq!(c0.clocks[0].clock.domain, c1.clocks[0].clock.domain);
+    assert!(s0.clock.contains("rank 0 of 128"), "{}", s0.clock);
+    assert!(s1.clock.contains("rank 1 of 128"), "{}", s1.clock);
+    // No waits at all in a sampled trace: completion is not shown.
+    assert_eq!(completion(&s0, "completion:all-work"), "unknown (no-wait)");
+}
+
+/// The 2021 format: capitalised categories, `tid: "stream 7"`, integer µs. The reference
+/// numbers of `kineto-legacy/README.md` (a naive union in integer µs): 8,772 kernels,
+/// Σ kernel 591,532 µs, ∪ GPU 603,558 µs, span 996,477 µs (1623142623529248 ..
+/// 1623142624525725); the second file 594,868 / 614,413 / 801,550.
+#[test]
+fn legacy_2021_capitalised_categories() {
+    let (imported, summary, _) = import("worker0.1623143089861.pt.trace.json.gz");
+    assert!(
+        imported.format.starts_with("kineto 2021"),
+        "{}",
+        imported.format
+    );
+    let compute = summary
+        .sets
+        .iter()
+        .find(|r| r.question == "compute:gpu0")
+        .unwrap();
+    assert_eq!((compute.count, compute.ns.sum), (8772, 591_532_000));
+    assert_eq!(
+        row(&summary, "device:gpu0"),
+        (9096, 603_558_000, Some(996_477_000))
+    );
+    let (_, second, _) = import("worker0.1623212756351.pt.trace.json.gz");
+    let compute = second
+        .sets
+        .iter()
+        .find(|r| r.question == "compute:gpu0")
+        .unwrap();
+    assert_eq!((compute.count, compute.ns.sum), (8868, 594_868_000));
+    assert_eq!(
+        row(&second, "device:gpu0"),
+        (9258, 614_413_000, Some(801_550_000))
+    );
+    // No cuda_sync rows in 2021: the one cudaDeviceSynchronize is taken as a device wait
+    // (one device only), the 12 cudaStreamSynchronize calls name no stream.
+    assert_eq!(
+        fact(&imported, "host waits"),
+        "1 on a device (cudaDeviceSynchronize, no cuda_sync row)"
+    );
+    assert!(imported
+        .notes
+        .iter()
+        .any(|n| n.contains("only device with GPU work")));
+    assert!(fact(&imported, "sync rows and calls not mapped")
+        .contains("12 cudaStreamSynchronize without a cuda_sync row"));
+}
+
+/// The speed anchor (216,092 events): streams 7 and 14 (2,020 NCCL AllReduce). By hand: the
+/// first kernel of stream 14 is `ncclKernel_AllReduce_RING_LL_Sum_float`, correlation 99108,
+/// `ts` 1669783687571046, `dur` 15. HTA 0.5.0 (last step kept, no rounding) agrees to the µs:
+/// idle 732352, compute 620516, non-compute 380097, kernel time 1732965.
+#[test]
+fn df_index_resolver_speed_anchor() {
+    let (imported, summary, case) = import("df_index_resolver.json.gz");
+    assert_eq!(fact(&imported, "trace events read"), "216092");
+    assert_eq!(row(&summary, "stream:gpu1-s7").0, 20270);
+    assert_eq!(row(&summary, "stream:gpu1-s14").0, 2020);
+    assert_eq!(
+        phase(&case, "ncclKernel_AllReduce_RING_LL_Sum_float#99108"),
+        (
+            1_669_783_687_571_046_000,
+            1_669_783_687_571_061_000,
+            Some("gpu1-s14".to_owned())
+        )
+    );
+    let hta = &summary.hta[0];
+    assert_eq!(
+        (
+            hta.kernel_time_ns,
+            hta.idle_ns,
+            hta.compute_ns,
+            hta.non_compute_ns
+        ),
+        (1_732_965_000, 732_352_000, 620_516_000, 380_097_000)
+    );
+}
+
+/// Three streams ordered by cudaEventRecord + cudaStreamWaitEvent; the allocator's
+/// cudaEventQuery calls appear as `Event Sync` rows but do not block; the script never
+/// waits, so only the profiler's final device sync covers the work.
+#[test]
+fn event_sync_trace_waits_and_their_coverage() {
+    let (imported, summary, case) = import("event_sync_trace.json.gz");
+    assert_eq!(
+        fact(&imported, "host waits"),
+        "1 on a device (Context Sync)"
+    );
+    assert_eq!(fact(&imported, "stream waits (Stream Wait Event)"), "1");
+    assert!(fact(&imported, "sync rows and calls not mapped")
+        .starts_with("3 Event Sync by cudaEventQuery"));
+    // The stream wait: stream 24 waits for the record (correlation 1385) on stream 20.
+    let text = imported.case.to_json_pretty();
+    assert!(text.contains(
+        r#""op": "stream-wait",
+      "stream": "gpu0-s24",
+      "event": "record-c1385""#
+    ));
+    assert_eq!(case.events.len(), 1);
+    assert!(
+        completion(&summary, "completion:all-work").starts_with("known 19.543 ms"),
+        "{:?}",
+        summary.completion
+    );
+    assert_eq!(
+        completion(&summary, "completion:before-final-sync"),
+        "unknown (no-wait)"
+    );
+    assert!(imported
+        .notes
+        .iter()
+        .any(|n| n.contains("`final-device-sync`") && n.contains("profiler")));
+    for (stream, n) in [("gpu0-s20", 2), ("gpu0-s24", 2), ("gpu0-s28", 2)] {
+        assert_eq!(row(&summary, &format!("stream:{stream}")).0, n);
+    }
+    assert_eq!(
+        phase(&case, "ampere_sgemm_128x64_nn#1413"),
+        (
+            1_712_867_402_368_050_000,
+            1_712_867_402_368_173_000,
+            Some("gpu0-s24".to_owned())
+        )
+    );
+}
+
+fn worksheet() -> Command {
+    Command::cargo_bin("worksheet").unwrap()
+}
+
+/// Every file in `tests/data/traces/malformed/` names its expected code and path in
+/// `EXPECTED.csv`; each exits 2 naming the file, the field and the code, never a panic.
+#[test]
+fn every_malformed_trace_exits_2_naming_file_code_and_field() {
+    let dir = Path::new(TRACES).join("malformed");
+    let expected = fs::read_to_string(dir.join("EXPECTED.csv")).unwrap();
+    let mut seen = 0;
+    for line in expected.lines().skip(1) {
+        let cols: Vec<&str> = line.split(',').collect();
+        let (file, code, path) = (cols[0], cols[1], cols[2]);
+        let full = dir.join(file);
+        let out = worksheet().arg("import").arg(&full).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
+        let prefix = format!("{}: {path}: error[{code}]:", full.display());
+        assert!(
+            stderr.starts_with(&prefix),
+            "{file}: expected `{prefix}`, got {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        seen += 1;
+    }
+    let files = fs::read_dir(&dir).unwrap().count() - 1;
+    assert_eq!(
+        seen, files,
+        "every malformed file is listed in EXPECTED.csv"
+    );
+}
+
+#[test]
+fn sub_nanosecond_digits_are_refused_unless_rounding_is_asked_for() {
+    let file = Path::new(TRACES).join("malformed/sub-ns-ts.json");
+    let out = worksheet()
+        .args(["import", "--round-sub-ns"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("| values rounded to the nearest ns (--round-sub-ns) | 1"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("were rounded to the nearest ns"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_nsight_sqlite_file_is_not_built_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.sqlite");
+    fs::write(&file, b"SQLite format 3\0 and more").unwrap();
+    let out = worksheet().arg("import").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("error[not-built]: Nsight Systems SQLite import is not built yet"),
+        "{stderr}"
+    );
+}
+
+/// The summary of the smallest real trace, as people see it.
+#[test]
+fn summary_table_of_event_sync_trace() {
+    let out = worksheet()
+        .args(["import", "tests/data/traces/event_sync_trace.json.gz"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    insta::assert_snapshot!(
+        "import_summary_event_sync_trace",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn the_json_summary_has_exact_values_in_ns() {
+    let out = worksheet()
+        .args([
+            "import",
+            "tests/data/traces/event_sync_trace.json.gz",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let device = v["sets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["question"] == "device:gpu0")
+        .unwrap();
+    assert_eq!(device["count"], 6);
+    assert_eq!(device["busy"], "372 us");
+    assert_eq!(device["ns"]["busy"], 372_000);
+    assert_eq!(v["completion"][1]["answer"], "unknown (no-wait)");
+    assert!(v["written"].is_null());
+}
+
+/// `-o case.json.gz --expect` writes a gzipped case that `check` replays (every answer as
+/// an expectation), `eval` answers and `render` draws; a second import refuses to overwrite.
+#[test]
+fn the_written_case_is_read_by_check_eval_and_render() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("bench.json.gz");
+    let out = worksheet()
+        .args([
+            "import",
+            "tests/data/traces/benchmark_result_2869224_1695835535_trace.json.gz",
+            "--expect",
+            "-o",
+        ])
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("written to {}", case.display())),
+        "{stdout}"
+    );
+    assert_eq!(&fs::read(&case).unwrap()[..2], &[0x1f, 0x8b], "gzipped");
+
+    let check = worksheet().arg("check").arg(&case).output().unwrap();
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(check.status.code(), Some(0), "{text}");
+    assert!(text.contains("1 passed, 0 failed"), "{text}");
+    // Folders are searched for *.json.gz too.
+    let check = worksheet().arg("check").arg(dir.path()).output().unwrap();
+    assert_eq!(check.status.code(), Some(0));
+
+    let eval = worksheet().arg("eval").arg(&case).output().unwrap();
+    assert_eq!(eval.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&eval.stdout).contains("completion:before-final-sync"));
+
+    let render = worksheet()
+        .args(["render", "--format", "text"])
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert_eq!(render.status.code(), Some(0));
+    let picture = String::from_utf8_lossy(&render.stdout);
+    assert!(
+        picture.contains("timeline: benchmark_result_2869224_1695835535_trace"),
+        "{picture}"
+    );
+
+    let again = worksheet()
+        .args(["import", "tests/data/traces/event_sync_trace.json.gz", "-o"])
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    let forced = worksheet()
+        .args([
+            "import",
+            "tests/data/traces/event_sync_trace.json.gz",
+            "--force",
+            "-o",
+        ])
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert_eq!(forced.status.code(), Some(0));
+}
+
+/// A plain-JSON case written without `--expect` has no expectations, so `check` has
+/// nothing to compare, and the trace's own name becomes the case name.
+#[test]
+fn a_plain_case_carries_no_expectations_and_its_provenance() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("e.json");
+    worksheet()
+        .args(["import", "tests/data/traces/event_sync_trace.json.gz", "-o"])
+        .arg(&case)
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&case).unwrap()).unwrap();
+    assert_eq!(v["name"], "event_sync_trace");
+    assert_eq!(v["clocks"][0]["domain"], "kineto");
+    assert!(v["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|q| q.get("expect").is_none()));
+    assert!(v["provenance"]["notes"].as_array().unwrap().len() >= 3);
+    assert_eq!(
+        v["provenance"]["trace_format"],
+        "kineto: integer absolute Unix µs"
+    );
+}
