@@ -42,7 +42,6 @@ pub mod form;
 pub mod import;
 pub mod interval;
 pub mod lab;
-pub mod nsys;
 pub mod output;
 pub mod render;
 pub mod schedule;

@@ -369,15 +369,57 @@ fn sub_nanosecond_digits_are_refused_unless_rounding_is_asked_for() {
 }
 
 #[test]
-fn an_nsight_sqlite_file_is_not_built_yet() {
+fn an_nsight_export_imports_and_its_case_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("saxpy.json.gz");
+    let out = worksheet()
+        .args([
+            "import",
+            "tests/data/nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite",
+            "--expect",
+            "-o",
+        ])
+        .arg(&case)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("nsys sqlite (nsys 2022.2.1.31, schema 2.9.1 (EXPORT_META_DATA))"),
+        "{stdout}"
+    );
+    let replay = worksheet().arg("check").arg(&case).output().unwrap();
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&replay.stdout)
+    );
+    assert!(String::from_utf8_lossy(&replay.stdout).contains("1 passed, 0 failed"));
+}
+
+#[test]
+fn a_damaged_nsight_export_is_an_input_error() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("report.sqlite");
     fs::write(&file, b"SQLite format 3\0 and more").unwrap();
     let out = worksheet().arg("import").arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with(&file.display().to_string()), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let code = stderr
+        .split("error[")
+        .nth(1)
+        .and_then(|r| r.split(']').next())
+        .unwrap_or_default();
     assert!(
-        stderr.contains("error[not-built]: Nsight Systems SQLite import is not built yet"),
+        worksheet::import::nsys::NSYS_ERROR_CODES.contains(&code),
         "{stderr}"
     );
 }

@@ -13,8 +13,10 @@ use rusqlite::Connection;
 use worksheet::case::raw::{RawOp, RawQuestion, RawTime};
 use worksheet::case::{load_case_str, Case, Op, WaitTarget};
 use worksheet::engine::{evaluate, Outcome, Report};
+use worksheet::import::nsys::{
+    import_nsys, summary_table, NsysError, NsysImport, NSYS_ERROR_CODES,
+};
 use worksheet::interval::SetAnalysis;
-use worksheet::nsys::{import_nsys, summary_table, NsysError, NsysImport};
 use worksheet::units::Nanos;
 use worksheet::verdict::Verdict;
 
@@ -680,7 +682,7 @@ fn error_of(path: &Path) -> NsysError {
         Err(e) => {
             let text = e.to_string();
             assert!(text.starts_with(&path.display().to_string()), "{text}");
-            assert!(NsysError::CODES.contains(&e.code), "{text}");
+            assert!(NSYS_ERROR_CODES.contains(&e.code), "{text}");
             e
         }
     }
@@ -712,7 +714,7 @@ fn a_text_file_is_not_sqlite() {
     let (_d, path) = file_with(b"{\"traceEvents\": []}\n");
     let e = error_of(&path);
     assert_eq!(e.code, "not-sqlite");
-    assert_eq!(e.location, "$");
+    assert_eq!(e.path, "$");
 }
 
 #[test]
@@ -775,7 +777,7 @@ fn a_kernel_table_without_stream_ids_is_missing_column() {
     );
     let e = error_of(&path);
     assert_eq!(e.code, "missing-column");
-    assert_eq!(e.location, "CUPTI_ACTIVITY_KIND_KERNEL.streamId");
+    assert_eq!(e.path, "CUPTI_ACTIVITY_KIND_KERNEL.streamId");
 }
 
 #[test]
@@ -799,6 +801,6 @@ fn bad_rows_name_their_table_rowid_and_column() {
             "{KERNEL_DDL}; INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES {values};"
         ));
         let e = error_of(&path);
-        assert_eq!((e.code, e.location.as_str()), ("bad-row", location), "{e}");
+        assert_eq!((e.code, e.path.as_str()), ("bad-row", location), "{e}");
     }
 }

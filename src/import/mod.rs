@@ -36,9 +36,9 @@
 //! decompressed text plus the imported events. `BENCHMARKS.md` has measured numbers.
 
 pub mod kineto;
+pub mod nsys;
 mod summary;
 
-use std::fmt;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -101,75 +101,24 @@ pub struct ImportOptions {
     pub round_sub_ns: bool,
 }
 
-/// A trace that cannot be imported: the file, the JSON path of the field, a stable code.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImportError {
-    /// The file, as the user named it.
-    pub file: String,
-    /// JSON path of the offending field (`traceEvents[12].dur`), or `$` for the whole file.
-    pub path: String,
-    /// Stable code: `io`, `too-large`, `bad-syntax`, `unsupported-format`, `missing-field`,
-    /// `wrong-type`, `bad-value`, `inexact-value`, `overflow`, `reversed-interval`,
-    /// `not-built`.
-    pub code: &'static str,
-    /// What is wrong.
-    pub message: String,
-}
+/// A trace that cannot be imported: [`crate::error::InputError`] — the file, the JSON path
+/// of the field (or, for SQLite exports, the table, column or row), a stable code.
+pub use crate::error::InputError as ImportError;
 
-impl ImportError {
-    /// An error at `path` with `code` (the file is added by [`ImportError::in_file`]).
-    pub fn new(path: impl Into<String>, code: &'static str, message: impl Into<String>) -> Self {
-        ImportError {
-            file: String::new(),
-            path: path.into(),
-            code,
-            message: message.into(),
-        }
-    }
-
-    /// The same error, attributed to `file`.
-    pub fn in_file(mut self, file: impl Into<String>) -> Self {
-        self.file = file.into();
-        self
-    }
-
-    /// Every code an import can fail with.
-    pub const CODES: [&'static str; 11] = [
-        "io",
-        "too-large",
-        "bad-syntax",
-        "unsupported-format",
-        "missing-field",
-        "wrong-type",
-        "bad-value",
-        "inexact-value",
-        "overflow",
-        "reversed-interval",
-        "not-built",
-    ];
-}
-
-impl fmt::Display for ImportError {
-    /// `trace.json.gz: traceEvents[12].dur: error[reversed-interval]: ...`
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: {}: error[{}]: {}",
-            self.file, self.path, self.code, self.message
-        )
-    }
-}
-
-impl std::error::Error for ImportError {}
-
-impl From<ImportError> for Failure {
-    fn from(e: ImportError) -> Self {
-        Failure {
-            message: e.to_string(),
-            code: EXIT_INPUT,
-        }
-    }
-}
+/// Every code a Kineto import can fail with (Nsight Systems exports add
+/// [`nsys::NSYS_ERROR_CODES`]).
+pub const IMPORT_ERROR_CODES: [&str; 10] = [
+    "io",
+    "too-large",
+    "bad-syntax",
+    "unsupported-format",
+    "missing-field",
+    "wrong-type",
+    "bad-value",
+    "inexact-value",
+    "overflow",
+    "reversed-interval",
+];
 
 /// What an importer hands back: the case, and what the summary should say about the trace.
 #[derive(Clone, Debug)]
@@ -252,18 +201,42 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
         .map_err(io_err)?;
     match detect(path, &head)? {
         TraceFormat::NsysSqlite => {
-            // ── Nsight Systems SQLite export ────────────────────────────────────────────
-            // The SQLite reader (`src/import/nsys.rs`, `pub mod nsys;` above) is wired here:
-            //     nsys::import_nsys(path).map(|case| Imported::from_case(case, "nsys sqlite"))
-            // (or an `Imported` with its own facts and notes). Questions named by the id
-            // convention of this module's doc (`stream:`, `device:`, `compute:`, ...) get
-            // their rows in the summary; any other interval question gets a row too.
-            Err(ImportError::new(
-                "$",
-                "not-built",
-                "Nsight Systems SQLite import is not built yet",
-            )
-            .in_file(&file))
+            let imported = nsys::import_nsys(path, &case_name(path))?;
+            let summary = &imported.summary;
+            let counts = &summary.counts;
+            let listed = |map: &std::collections::BTreeMap<&'static str, usize>| {
+                map.iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let facts = vec![
+                ("GPU rows".to_owned(), listed(&counts.gpu_rows)),
+                (
+                    "GPU rows without a launching call".to_owned(),
+                    listed(&counts.gpu_rows_without_call),
+                ),
+                (
+                    "runtime/driver calls kept".to_owned(),
+                    counts.api_calls.to_string(),
+                ),
+                (
+                    "duplicate runtime rows (not counted again)".to_owned(),
+                    counts.duplicate_api_rows.to_string(),
+                ),
+                ("sync rows read".to_owned(), counts.sync_rows.to_string()),
+                ("host waits declared".to_owned(), listed(&counts.waits)),
+                (
+                    "stream waits declared".to_owned(),
+                    counts.stream_waits.to_string(),
+                ),
+            ];
+            Ok(Imported {
+                format: format!("nsys sqlite ({})", summary.export.version_line()),
+                notes: summary.notes.clone(),
+                facts,
+                case: imported.case,
+            })
         }
         TraceFormat::KinetoJson => {
             let mut bytes = head;
@@ -435,12 +408,12 @@ mod tests {
     }
 
     #[test]
-    fn an_sqlite_file_is_not_built_yet() {
+    fn an_sqlite_header_alone_is_a_clean_nsys_error() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("r.sqlite");
         std::fs::write(&p, b"SQLite format 3\0").unwrap();
         let err = import_path(&p, &ImportOptions::default()).unwrap_err();
-        assert_eq!(err.code, "not-built");
-        assert!(err.message.contains("not built yet"));
+        assert!(nsys::NSYS_ERROR_CODES.contains(&err.code), "{err}");
+        assert!(err.file.ends_with("r.sqlite"), "{err}");
     }
 }

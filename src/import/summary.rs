@@ -107,7 +107,7 @@ pub struct Summary {
     pub case: String,
     /// The trace format read.
     pub format: String,
-    /// The clock: `id (domain, instance)`.
+    /// The clocks: `id (domain, instance)`, `; `-separated when the trace has several.
     pub clock: String,
     /// Interval-set rows: streams, then per device the pooled and per-class rows.
     pub sets: Vec<SetRow>,
@@ -215,11 +215,13 @@ pub fn summarize(imported: &Imported, expect: bool) -> Result<Summary, CaseError
         embed_expectations(&mut case_file, &report);
     }
     let case_json = case_file.to_json_pretty();
+    // One clock per traced process: list them all (two processes are two clocks).
     let clock = case
         .clocks
-        .first()
+        .iter()
         .map(|c| format!("`{}` ({})", c.id, c.clock))
-        .unwrap_or_default();
+        .collect::<Vec<_>>()
+        .join("; ");
     Ok(Summary {
         case: name,
         format: imported.format.clone(),

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::error::NsysError;
+use super::error::{sqlite_error, NsysError};
 
 /// Table names the reader knows.
 pub(crate) const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
@@ -188,7 +188,7 @@ pub struct ExportInfo {
 pub(crate) fn open(path: &Path) -> Result<Export, NsysError> {
     check_header(path)?;
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| NsysError::sqlite("$", &e))?;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite_error("$", &e))?;
     let mut export = Export {
         conn,
         tables: BTreeMap::new(),
@@ -264,23 +264,23 @@ impl Export {
             let mut stmt = self
                 .conn
                 .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
-                .map_err(|e| NsysError::sqlite("sqlite_master", &e))?;
+                .map_err(|e| sqlite_error("sqlite_master", &e))?;
             let rows = stmt
                 .query_map([], |r| r.get::<_, String>(0))
-                .map_err(|e| NsysError::sqlite("sqlite_master", &e))?;
+                .map_err(|e| sqlite_error("sqlite_master", &e))?;
             rows.collect::<Result<_, _>>()
-                .map_err(|e| NsysError::sqlite("sqlite_master", &e))?
+                .map_err(|e| sqlite_error("sqlite_master", &e))?
         };
         for name in names {
             let mut stmt = self
                 .conn
                 .prepare(&format!("PRAGMA table_info({})", quote(&name)))
-                .map_err(|e| NsysError::sqlite(name.as_str(), &e))?;
+                .map_err(|e| sqlite_error(name.as_str(), &e))?;
             let cols: Vec<String> = stmt
                 .query_map([], |r| r.get::<_, String>(1))
-                .map_err(|e| NsysError::sqlite(name.as_str(), &e))?
+                .map_err(|e| sqlite_error(name.as_str(), &e))?
                 .collect::<Result<_, _>>()
-                .map_err(|e| NsysError::sqlite(name.as_str(), &e))?;
+                .map_err(|e| sqlite_error(name.as_str(), &e))?;
             self.tables.insert(name, cols);
         }
         Ok(())
@@ -351,12 +351,12 @@ impl Export {
         let mut stmt = self
             .conn
             .prepare(&sql)
-            .map_err(|e| NsysError::sqlite(table, &e))?;
-        let mut rows = stmt.query([]).map_err(|e| NsysError::sqlite(table, &e))?;
+            .map_err(|e| sqlite_error(table, &e))?;
+        let mut rows = stmt.query([]).map_err(|e| sqlite_error(table, &e))?;
         let names: Vec<&str> = required.iter().chain(optional).copied().collect();
         let mut out = Vec::new();
-        while let Some(row) = rows.next().map_err(|e| NsysError::sqlite(table, &e))? {
-            let rowid: i64 = row.get(0).map_err(|e| NsysError::sqlite(table, &e))?;
+        while let Some(row) = rows.next().map_err(|e| sqlite_error(table, &e))? {
+            let rowid: i64 = row.get(0).map_err(|e| sqlite_error(table, &e))?;
             let mut values = Vec::with_capacity(names.len());
             for (i, name) in names.iter().enumerate() {
                 let v: Option<i64> = row.get(i + 1).map_err(|e| {
@@ -527,11 +527,9 @@ impl Export {
             let mut stmt = self
                 .conn
                 .prepare_cached("SELECT value FROM StringIds WHERE id = ?1")
-                .map_err(|e| NsysError::sqlite(STRING_IDS, &e))?;
-            let mut rows = stmt
-                .query([id])
-                .map_err(|e| NsysError::sqlite(STRING_IDS, &e))?;
-            match rows.next().map_err(|e| NsysError::sqlite(STRING_IDS, &e))? {
+                .map_err(|e| sqlite_error(STRING_IDS, &e))?;
+            let mut rows = stmt.query([id]).map_err(|e| sqlite_error(STRING_IDS, &e))?;
+            match rows.next().map_err(|e| sqlite_error(STRING_IDS, &e))? {
                 Some(row) => row.get::<_, Option<String>>(0).ok().flatten(),
                 None => None,
             }
@@ -550,10 +548,10 @@ impl Export {
         let mut stmt = self
             .conn
             .prepare("SELECT DISTINCT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME")
-            .map_err(|e| NsysError::sqlite(SESSION_START, &e))?;
+            .map_err(|e| sqlite_error(SESSION_START, &e))?;
         let values: Vec<Option<i64>> = stmt
             .query_map([], |r| r.get::<_, Option<i64>>(0))
-            .map_err(|e| NsysError::sqlite(SESSION_START, &e))?
+            .map_err(|e| sqlite_error(SESSION_START, &e))?
             .collect::<Result<_, _>>()
             .map_err(|e| {
                 NsysError::new(
@@ -592,7 +590,7 @@ impl Export {
         let mut stmt = self
             .conn
             .prepare(&sql)
-            .map_err(|e| NsysError::sqlite(TARGET_GPU, &e))?;
+            .map_err(|e| sqlite_error(TARGET_GPU, &e))?;
         let text = |r: &rusqlite::Row, i: usize| -> Option<String> {
             r.get::<_, Option<rusqlite::types::Value>>(i)
                 .ok()
@@ -613,9 +611,9 @@ impl Export {
                     bus: text(r, 4),
                 })
             })
-            .map_err(|e| NsysError::sqlite(TARGET_GPU, &e))?
+            .map_err(|e| sqlite_error(TARGET_GPU, &e))?
             .collect::<Result<_, _>>()
-            .map_err(|e| NsysError::sqlite(TARGET_GPU, &e))?;
+            .map_err(|e| sqlite_error(TARGET_GPU, &e))?;
         Ok(gpus)
     }
 
@@ -630,7 +628,7 @@ impl Export {
             let mut stmt = self
                 .conn
                 .prepare(&format!("SELECT name, value FROM {table} ORDER BY rowid"))
-                .map_err(|e| NsysError::sqlite(table, &e))?;
+                .map_err(|e| sqlite_error(table, &e))?;
             let pairs: Vec<(Option<String>, Option<String>)> = stmt
                 .query_map([], |r| {
                     Ok((
@@ -638,9 +636,9 @@ impl Export {
                         r.get::<_, Option<String>>(1).ok().flatten(),
                     ))
                 })
-                .map_err(|e| NsysError::sqlite(table, &e))?
+                .map_err(|e| sqlite_error(table, &e))?
                 .collect::<Result<_, _>>()
-                .map_err(|e| NsysError::sqlite(table, &e))?;
+                .map_err(|e| sqlite_error(table, &e))?;
             for (name, value) in pairs {
                 let (Some(name), Some(value)) = (name, value) else {
                     continue;
@@ -660,10 +658,10 @@ impl Export {
                     "SELECT value FROM StringIds WHERE value LIKE '%nsight-systems/%' \
                      OR value LIKE '%Nsight-Systems/%' ORDER BY id LIMIT 50",
                 )
-                .map_err(|e| NsysError::sqlite(STRING_IDS, &e))?;
+                .map_err(|e| sqlite_error(STRING_IDS, &e))?;
             let paths: Vec<String> = stmt
                 .query_map([], |r| r.get::<_, Option<String>>(0))
-                .map_err(|e| NsysError::sqlite(STRING_IDS, &e))?
+                .map_err(|e| sqlite_error(STRING_IDS, &e))?
                 .filter_map(|r| r.ok().flatten())
                 .collect();
             info.path_version = paths.iter().find_map(|p| version_in_path(p));

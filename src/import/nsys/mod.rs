@@ -6,7 +6,7 @@
 //!
 //! ```no_run
 //! use std::path::Path;
-//! use worksheet::nsys::{import_nsys, summary_table};
+//! use worksheet::import::nsys::{import_nsys, summary_table};
 //!
 //! let import = import_nsys(Path::new("report1.sqlite"), "report1").unwrap();
 //! print!("{}", summary_table(&import));
@@ -103,7 +103,7 @@
 //!
 //! # Errors
 //!
-//! [`NsysError`] with a stable code ([`NsysError::CODES`]), the file and where in it: an
+//! [`NsysError`] with a stable code ([`NSYS_ERROR_CODES`]), the file and where in it: an
 //! empty file, a file that is not SQLite, a truncated file (checked against the page count in
 //! the SQLite header before SQLite reads it), a damaged one, an SQLite database that is not
 //! an Nsight Systems export, an export without CUDA rows, a missing column, a bad row.
@@ -116,7 +116,7 @@ mod summary;
 use std::path::Path;
 
 pub use build::DOMAIN;
-pub use error::NsysError;
+pub use error::{NsysError, NSYS_ERROR_CODES};
 pub use read::{ExportInfo, GpuInfo};
 pub use summary::{
     summary_table, Counts, DeviceSummary, NsysSummary, ProcessSummary, StreamSummary,
