@@ -97,7 +97,7 @@
 //!   device's rows pooled (`device-<label>`), and over its kernels, memcpy and memset rows
 //!   separately (`device-<label>-kernels`, `-memcpy`, `-memset`). No `expect`: the import
 //!   states facts and questions; `worksheet eval` answers them.
-//! - The section for `fixtures/README.md` is `src/nsys/README-section.md`.
+//! - The mapping is documented for users in `fixtures/README.md` ("Nsight Systems SQLite exports").
 //! - **Provenance** holds the file name, versions, session start, the GPUs listed, the counts
 //!   and the notes; the summary table shows the same.
 //!
