@@ -375,3 +375,6 @@ mod tests {
 }
 
 pub mod cases;
+
+#[cfg(test)]
+mod properties;

@@ -1,8 +1,8 @@
 //! Property tests of the interval algebra (SPEC §3) against the tick-by-tick
 //! [`DenseOracle`], and of the laws the algebra must obey.
 //!
-//! Needs the `proptest` feature, which exposes `worksheet::testing`:
-//! `cargo test --features proptest --test properties`.
+//! They live inside the crate, so a plain `cargo test` runs them; other projects reach the
+//! same generators and oracle through the `proptest` feature (see [`crate::testing`]).
 //!
 //! Sets come from a small domain (endpoints in `0..=40`, at most 12 intervals), where
 //! equal endpoints, touching, nesting and zero-length intervals are common. Case counts are
@@ -11,11 +11,11 @@
 use proptest::prelude::*;
 use proptest::sample::Index;
 
-use worksheet::clock::ClockId;
-use worksheet::interval::{analyze, Interval, OverlapRegion, SetAnalysis};
-use worksheet::testing::{clock_ids, interval_sets_in, small_interval_sets, DenseOracle};
-use worksheet::units::Nanos;
-use worksheet::verdict::Reason;
+use crate::clock::ClockId;
+use crate::interval::{analyze, Interval, OverlapRegion, SetAnalysis};
+use crate::testing::{clock_ids, interval_sets_in, small_interval_sets, DenseOracle};
+use crate::units::Nanos;
+use crate::verdict::Reason;
 
 /// Cases per property: enough to find the geometry bugs, cheap enough for a 2-core CI.
 const CASES: u32 = 192;
