@@ -101,8 +101,8 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
     },
     /// Draw a case file's timeline: an SVG picture, or a terminal sketch.
     Render(crate::render::RenderArgs),
-    /// Turn a PyTorch profiler (Kineto) trace, plain or .json.gz, into a case, and print its
-    /// interval algebra per stream and device.
+    /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
+    /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
 }
 
