@@ -612,6 +612,29 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
             ));
         }
     }
+    // A stream runs in order, so its completed events' timestamps cannot go backwards
+    // along their record order (equal readings are allowed: events come in quanta).
+    let mut last_in_stream: Vec<Option<(usize, Nanos)>> = vec![None; streams.len()];
+    for op in &program {
+        if let Op::Record(e) = op {
+            if let EventState::Completed(at) = events[*e].state {
+                let s = events[*e].stream;
+                if let Some((before, before_at)) = last_in_stream[s] {
+                    if at < before_at {
+                        return Err(CaseError::new(
+                            format!("events[{e}].at"),
+                            "inconsistent-event",
+                            format!(
+                                "event `{}` is recorded after event `{}` in stream `{}`, but its timestamp {at} is earlier than {before_at}",
+                                events[*e].id, events[before].id, streams[s].id
+                            ),
+                        ));
+                    }
+                }
+                last_in_stream[s] = Some((*e, at));
+            }
+        }
+    }
     let mut timers = Vec::with_capacity(timer_drafts.len());
     for (id, start, stop) in timer_drafts {
         let (Some((start_op, start)), Some((stop_op, stop))) = (start, stop) else {
@@ -720,9 +743,24 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 expect,
             } => (
                 id,
-                Ask::DeviceInterval {
-                    start: event_ids.resolve(start, field("start"))?,
-                    end: event_ids.resolve(end, field("end"))?,
+                {
+                    let (a, b) = (
+                        event_ids.resolve(start, field("start"))?,
+                        event_ids.resolve(end, field("end"))?,
+                    );
+                    if let (Some(ra), Some(rb)) = (recorded[a], recorded[b]) {
+                        if events[a].stream == events[b].stream && rb < ra {
+                            return Err(CaseError::new(
+                                field("end"),
+                                "reversed-interval",
+                                format!(
+                                    "the end event `{end}` is recorded before the start event `{start}` in stream `{}`: a device interval runs from an earlier position of a stream to a later one",
+                                    streams[events[a].stream].id
+                                ),
+                            ));
+                        }
+                    }
+                    Ask::DeviceInterval { start: a, end: b }
                 },
                 expect_duration(expect, &expect_path)?,
             ),

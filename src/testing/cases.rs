@@ -5,7 +5,7 @@
 //! launches, event records, cross-stream waits and host waits, all inside one host timer
 //! `t`. Question `completion` claims every phase at the timer's stop; question `submission`
 //! asks for the same timer as a submission; question `pair` asks for the device interval of
-//! the first two events. The case is a [`RawCase`], so a law can edit it (delete a wait, add
+//! the first two events, in record order. The case is a [`RawCase`], so a law can edit it (delete a wait, add
 //! a device-wide wait, move a reading to another clock) and validate it again.
 //!
 //! Every generated case validates: events are completed exactly when the program records
@@ -205,6 +205,11 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
             at: recorded_at[e].map(|k| text(&format!("{} us", 1000 + k))),
         })
         .collect();
+    // The pair is asked in record order (a pair recorded backwards is malformed input).
+    let pair = match (recorded_at[0], recorded_at[1]) {
+        (Some(a), Some(b)) if b < a => ("e1", "e0"),
+        _ => ("e0", "e1"),
+    };
     case.questions = vec![
         RawQuestion::Submission {
             id: "submission".into(),
@@ -219,8 +224,8 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
         },
         RawQuestion::DeviceInterval {
             id: "pair".into(),
-            start: "e0".into(),
-            end: "e1".into(),
+            start: pair.0.into(),
+            end: pair.1.into(),
             expect: None,
         },
     ];
