@@ -16,7 +16,8 @@
 //! one panel to the other, which shows coverage, never a time relation.
 //!
 //! A wait's arrows go to the phases it covers **first** (covered by no earlier wait), so a
-//! long program does not draw every earlier phase again at every wait.
+//! long program does not draw every earlier phase again at every wait; and since coverage
+//! is a prefix of each stream, one arrow per stream goes to the last of them.
 
 use std::collections::BTreeMap;
 
@@ -731,7 +732,9 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
         });
     }
 
-    // Wait arrows: each to the phases it covers first.
+    // Wait arrows: to the phases each wait covers first. Coverage is a prefix of each
+    // stream, so one arrow per stream, to the last phase newly covered there, says it all
+    // (a trace's final synchronize would otherwise draw thousands).
     let schedule = Schedule::new(case);
     let mut covered = schedule.empty_frontier();
     for (k, op) in case.program.iter().enumerate() {
@@ -739,12 +742,21 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
             continue;
         };
         let coverage = schedule.wait_coverage(case, k, target);
+        // Per stream: the last newly covered phase and how many are newly covered.
+        let mut newest: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
         for (j, launch) in case.program[..k].iter().enumerate() {
             let Op::Launch(p) = launch else { continue };
             if !schedule.covers(&coverage, j) || schedule.covers(&covered, j) {
                 continue;
             }
-            let phase = &case.phases[*p];
+            let Some((stream, _)) = schedule.position(j) else {
+                continue;
+            };
+            let entry = newest.entry(stream).or_insert((*p, 0));
+            *entry = (*p, entry.1 + 1);
+        }
+        for (stream, (p, newly)) in newest {
+            let phase = &case.phases[p];
             let (Some(&from), Some(&to)) = (
                 anchors.get(&format!("wait:{id}")),
                 anchors.get(&format!("phase:{}", phase.id)),
@@ -752,12 +764,20 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
                 continue;
             };
             let cross_clock = from.panel != to.panel;
+            let earlier = match newly {
+                1 => String::new(),
+                n => format!(
+                    " and the {} phase(s) before it in stream {}",
+                    n - 1,
+                    case.streams[stream].id
+                ),
+            };
             timeline.arrows.push(Arrow {
                 from,
                 to,
                 cross_clock,
                 tooltip: format!(
-                    "host wait {id} covers phase {}{}",
+                    "host wait {id} covers phase {}{earlier}{}",
                     phase.id,
                     if cross_clock {
                         " (on another clock: the arrow shows coverage, not a time relation)"
@@ -804,6 +824,28 @@ mod tests {
         // wait-end covers phase-1 and phase-2, both on the other clock
         assert_eq!(t.arrows.len(), 2);
         assert!(t.arrows.iter().all(|a| a.cross_clock));
+    }
+
+    ///  stream A:  [p0)[p1)[p2)       one device-wide wait after all three
+    ///  host:                  wait   → one arrow, to p2, saying it covers p0 and p1 too
+    #[test]
+    fn a_wait_covering_a_run_of_one_stream_draws_one_arrow_to_its_last_phase() {
+        let text = r#"{"format": "worksheet-case", "version": 1,
+            "clocks": [{"id": "host", "domain": "host", "instance": "boot"}],
+            "streams": [{"id": "A", "clock": "host", "device": "pool"}],
+            "phases": [{"id": "p0", "stream": "A", "start": "0 us", "end": "1 us"},
+                       {"id": "p1", "stream": "A", "start": "1 us", "end": "2 us"},
+                       {"id": "p2", "stream": "A", "start": "2 us", "end": "3 us"}],
+            "program": [{"op": "launch", "phase": "p0"}, {"op": "launch", "phase": "p1"},
+                        {"op": "launch", "phase": "p2"},
+                        {"op": "host-wait", "id": "w", "device": "pool", "clock": "host", "at": "4 us"}]}"#;
+        let case = crate::case::load_case_str(text, "run.json").unwrap();
+        let t = layout(&case, &LayoutOptions::default()).unwrap();
+        assert_eq!(t.arrows.len(), 1);
+        assert_eq!(
+            t.arrows[0].tooltip,
+            "host wait w covers phase p2 and the 2 phase(s) before it in stream A"
+        );
     }
 
     #[test]
