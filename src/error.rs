@@ -60,3 +60,54 @@ impl fmt::Display for InputError {
 }
 
 impl std::error::Error for InputError {}
+
+/// The stable code of a serde data error, from its message: `missing-field`,
+/// `unknown-field`, `duplicate-field`, `unknown-variant`, `wrong-type` (a value of the wrong
+/// JSON type or shape), else `bad-value` (a value of the right type that is refused).
+pub(crate) fn serde_data_code(message: &str) -> &'static str {
+    const CODES: [(&str, &str); 7] = [
+        ("missing field", "missing-field"),
+        ("unknown field", "unknown-field"),
+        ("duplicate field", "duplicate-field"),
+        ("unknown variant", "unknown-variant"),
+        ("invalid type", "wrong-type"),
+        ("invalid length", "wrong-type"),
+        ("data did not match any variant", "wrong-type"),
+    ];
+    CODES
+        .iter()
+        .find(|(prefix, _)| message.starts_with(prefix))
+        .map_or("bad-value", |(_, code)| code)
+}
+
+/// A serde_json message without its " at line L column C" suffix (readers report the line
+/// in its own place).
+pub(crate) fn without_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_messages_map_to_stable_codes() {
+        assert_eq!(serde_data_code("missing field `format`"), "missing-field");
+        assert_eq!(
+            serde_data_code("invalid type: string \"1\", expected u32"),
+            "wrong-type"
+        );
+        assert_eq!(
+            serde_data_code("unknown variant `done`, expected one of"),
+            "unknown-variant"
+        );
+        assert_eq!(serde_data_code("`x` is not a decimal number"), "bad-value");
+        assert_eq!(
+            without_position("EOF while parsing a list at line 3 column 0"),
+            "EOF while parsing a list"
+        );
+    }
+}

@@ -831,7 +831,7 @@ const MALFORMED: &[(&str, &str, &str)] = &[
         "start.clock.instanse",
         "unknown-field",
     ),
-    ("negative-warmup.json", "warmup_runs", "wrong-type"),
+    ("negative-warmup.json", "warmup_runs", "bad-value"),
     ("no-header.csv", "$", "bad-syntax"),
     ("not-an-object.json", "$", "not-an-object"),
     ("reserved-step.json", "included[0]", "reserved-step"),

@@ -537,7 +537,10 @@ pub fn parse_raw(text: &str) -> Result<raw::RawCase, CaseError> {
             let mut err = CaseError::new(
                 "$",
                 "bad-syntax",
-                format!("not JSON: {}", strip_position(&e.to_string())),
+                format!(
+                    "not JSON: {}",
+                    crate::error::without_position(&e.to_string())
+                ),
             );
             err.line = Some(e.line());
             return Err(err);
@@ -567,7 +570,7 @@ pub fn parse_raw(text: &str) -> Result<raw::RawCase, CaseError> {
         let inner = err.inner();
         let message = inner.to_string();
         let code = classify_serde(inner);
-        let mut e = CaseError::new(path, code, strip_position(&message));
+        let mut e = CaseError::new(path, code, crate::error::without_position(&message));
         if inner.line() > 0 {
             e.line = Some(inner.line());
         }
@@ -579,7 +582,7 @@ pub fn parse_raw(text: &str) -> Result<raw::RawCase, CaseError> {
             "bad-syntax",
             format!(
                 "text after the JSON object: {}",
-                strip_position(&e.to_string())
+                crate::error::without_position(&e.to_string())
             ),
         );
         err.line = Some(e.line());
@@ -594,28 +597,7 @@ fn classify_serde(err: &serde_json::Error) -> &'static str {
     match err.classify() {
         Category::Io => "io",
         Category::Syntax | Category::Eof => "bad-syntax",
-        Category::Data => {
-            let msg = err.to_string();
-            if msg.starts_with("missing field") {
-                "missing-field"
-            } else if msg.starts_with("unknown field") {
-                "unknown-field"
-            } else if msg.starts_with("duplicate field") {
-                "duplicate-field"
-            } else if msg.starts_with("unknown variant") {
-                "unknown-variant"
-            } else {
-                "wrong-type"
-            }
-        }
-    }
-}
-
-/// Drops serde_json's " at line L column C" suffix (the line is reported separately).
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message.to_owned(),
+        Category::Data => crate::error::serde_data_code(&err.to_string()),
     }
 }
 

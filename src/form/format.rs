@@ -411,20 +411,6 @@ fn path_of(p: &serde_path_to_error::Path) -> String {
     }
 }
 
-fn classify(message: &str) -> &'static str {
-    if message.starts_with("missing field") {
-        "missing-field"
-    } else if message.starts_with("unknown field") {
-        "unknown-field"
-    } else if message.starts_with("duplicate field") {
-        "duplicate-field"
-    } else if message.starts_with("unknown variant") {
-        "unknown-variant"
-    } else {
-        "wrong-type"
-    }
-}
-
 /// The field a serde message is about: `missing field `x`` and `duplicate field `x`` are
 /// raised at the enclosing object, so the key is appended to its path.
 fn field_of(path: String, message: &str) -> String {
@@ -451,13 +437,6 @@ fn plain(message: &str) -> String {
     out
 }
 
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message.to_owned(),
-    }
-}
-
 /// JSON text → raw mirror (explanation keys dropped).
 ///
 /// # Errors
@@ -474,11 +453,12 @@ pub fn parse_json(text: &str) -> Result<RawForm, FormError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let checked: Checked = serde_path_to_error::deserialize(&mut de).map_err(|err| {
         let inner = err.inner();
-        let message = strip_position(&inner.to_string());
+        let message = crate::error::without_position(&inner.to_string());
         let (field, code) = match inner.classify() {
-            serde_json::error::Category::Data => {
-                (field_of(path_of(err.path()), &message), classify(&message))
-            }
+            serde_json::error::Category::Data => (
+                field_of(path_of(err.path()), &message),
+                crate::error::serde_data_code(&message),
+            ),
             _ => ("$".to_owned(), "bad-syntax"),
         };
         let mut e = FormError::new(field, code, message);
@@ -493,7 +473,7 @@ pub fn parse_json(text: &str) -> Result<RawForm, FormError> {
             "bad-syntax",
             format!(
                 "text after the JSON object: {}",
-                strip_position(&e.to_string())
+                crate::error::without_position(&e.to_string())
             ),
         )
         .at_line(e.line())
@@ -511,7 +491,7 @@ pub fn parse_json(text: &str) -> Result<RawForm, FormError> {
         let message = err.inner().to_string();
         FormError::new(
             field_of(path_of(err.path()), &message),
-            classify(&message),
+            crate::error::serde_data_code(&message),
             plain(&message),
         )
     })

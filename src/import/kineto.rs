@@ -312,7 +312,7 @@ fn parse_with_path<'a, T: Deserialize<'a>>(text: &'a str, prefix: &str) -> Resul
         let message = if prefix.is_empty() && e.line() > 0 {
             e.to_string()
         } else {
-            strip_position(&e.to_string())
+            crate::error::without_position(&e.to_string())
         };
         ImportError::new(path, code, message)
     })?;
@@ -341,23 +341,7 @@ fn classify(err: &serde_json::Error) -> &'static str {
     match err.classify() {
         Category::Io => "io",
         Category::Syntax | Category::Eof => "bad-syntax",
-        Category::Data => {
-            let msg = err.to_string();
-            if msg.starts_with("missing field") {
-                "missing-field"
-            } else if msg.starts_with("invalid type") {
-                "wrong-type"
-            } else {
-                "bad-value"
-            }
-        }
-    }
-}
-
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message.to_owned(),
+        Category::Data => crate::error::serde_data_code(&err.to_string()),
     }
 }
 
