@@ -282,7 +282,9 @@ pub fn write_check(report: &CheckReport, format: Format, out: &mut dyn Write) ->
                     ]);
                 }
             }
-            writeln!(out, "{table}")?;
+            if !report.cases.is_empty() {
+                writeln!(out, "{table}")?;
+            }
             for case in report.cases.iter().filter(|c| !c.passed()) {
                 for c in case.checks.iter().filter(|c| !c.passed) {
                     writeln!(
