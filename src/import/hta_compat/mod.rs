@@ -52,16 +52,19 @@
 //! default with that one assumption off; the four need not add up to default − exact (they
 //! interact), and the remainder is reported as such.
 
+mod read;
+mod text;
+
 use std::collections::{BTreeSet, HashSet};
 use std::io::Read as _;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
+use serde::Serialize;
 
-use super::kineto::exact_number;
 use super::{decode_text, ImportError, ImportOptions, MAX_TRACE_BYTES};
 use crate::units::{Nanos, Unit};
+
+pub use read::is_hta_compute;
 
 type Result<T> = std::result::Result<T, ImportError>;
 
@@ -170,6 +173,14 @@ pub struct Breakdown {
 }
 
 impl Breakdown {
+    /// Whether HTA 0.5.0 stops here with an `AssertionError` (`idle <= kernel_time`,
+    /// `compute <= kernel_time`, `non_compute >= 0`): µs rounding made the busy time negative.
+    pub fn hta_fails(&self) -> bool {
+        self.idle_ns > self.kernel_time_ns
+            || self.compute_ns > self.kernel_time_ns
+            || self.non_compute_ns < 0
+    }
+
     /// `self − other`, field by field (rows too, as signed).
     fn minus(&self, other: &Breakdown) -> Delta {
         Delta {
@@ -242,31 +253,6 @@ pub struct HtaCompat {
     pub interaction: Option<Delta>,
 }
 
-/// The fields of one event HTA's breakdown looks at.
-#[derive(Deserialize)]
-struct Head<'a> {
-    #[serde(borrow, default)]
-    cat: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    name: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    ts: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    dur: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    args: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct Args<'a> {
-    #[serde(borrow, default)]
-    stream: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    correlation: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    device: Option<&'a RawValue>,
-}
-
 /// One row HTA keeps (`dur` and `cat` present, `cat` not `Trace`) that can matter.
 #[derive(Clone, Debug)]
 struct Row {
@@ -301,151 +287,7 @@ pub struct HtaTrace {
     rank: Option<i64>,
 }
 
-/// A JSON integer (or a string holding one), as Python's `int()` reads it; `None` otherwise.
-fn int_like(raw: &RawValue) -> Option<i64> {
-    let text = raw.get();
-    if let Ok(v) = text.parse::<i64>() {
-        return Some(v);
-    }
-    let s: String = serde_json::from_str(text).ok()?;
-    s.trim().parse().ok()
-}
-
-/// A JSON string's value; `None` for anything else.
-fn string_of(raw: Option<&RawValue>) -> Option<String> {
-    serde_json::from_str(raw?.get()).ok()
-}
-
-/// HTA's `is_compute_kernel`: not `^nccl.*Kernel`, `.*Memcpy`, `Memset…`, `.*Sync`
-/// (`re.match`, so anchored at the start; `.` does not cross a newline).
-pub fn is_hta_compute(name: &str) -> bool {
-    let first_line = name.split('\n').next().unwrap_or("");
-    let nccl = name
-        .strip_prefix("nccl")
-        .is_some_and(|rest| rest.split('\n').next().unwrap_or("").contains("Kernel"));
-    !(nccl
-        || first_line.contains("Memcpy")
-        || name.starts_with("Memset")
-        || first_line.contains("Sync"))
-}
-
 impl HtaTrace {
-    /// Reads HTA's view of a Kineto trace from its JSON text.
-    ///
-    /// # Errors
-    /// [`ImportError`] for text that is not a Kineto trace, or a pooled row whose `ts` /
-    /// `dur` is not an exact number (`wrong-type`, `inexact-value`, `overflow`).
-    pub fn from_text(text: &str, options: &ImportOptions) -> Result<HtaTrace> {
-        #[derive(Deserialize)]
-        struct Top<'a> {
-            #[serde(rename = "traceEvents", borrow, default)]
-            trace_events: Option<Vec<&'a RawValue>>,
-            #[serde(rename = "distributedInfo", default)]
-            distributed_info: Option<serde_json::Value>,
-        }
-        let bad = |e: serde_json::Error| {
-            ImportError::new("$", "bad-syntax", format!("not a Kineto trace: {e}"))
-        };
-        let (events, rank, prefix) = if text.trim_start().starts_with('[') {
-            let events: Vec<&RawValue> = serde_json::from_str(text).map_err(bad)?;
-            (events, None, "")
-        } else {
-            let top: Top = serde_json::from_str(text).map_err(bad)?;
-            let rank = top
-                .distributed_info
-                .as_ref()
-                .and_then(|d| d.get("rank"))
-                .and_then(serde_json::Value::as_i64);
-            let events = top.trace_events.ok_or_else(|| {
-                ImportError::new("traceEvents", "missing-field", "no `traceEvents` array")
-            })?;
-            (events, rank, "traceEvents")
-        };
-        let mut trace = HtaTrace {
-            rank,
-            ..HtaTrace::default()
-        };
-        let mut symbols = BTreeSet::new();
-        let mut rounded = 0;
-        for (index, raw) in events.iter().enumerate() {
-            let at = format!("{prefix}[{index}]");
-            let Ok(head) = serde_json::from_str::<Head>(raw.get()) else {
-                continue; // not an object: HTA's frame has no row for it
-            };
-            match head.ts.map(RawValue::get) {
-                None | Some("null") => trace.float_ts = true,
-                Some(t) if t.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => {
-                    if t.contains(['.', 'e', 'E']) {
-                        trace.float_ts = true;
-                    }
-                }
-                Some(_) => trace.non_numeric_ts = true,
-            }
-            let present = |v: Option<&RawValue>| v.is_some_and(|v| v.get() != "null");
-            if !present(head.dur) || !present(head.cat) {
-                continue;
-            }
-            let cat = string_of(head.cat);
-            if cat.as_deref() == Some("Trace") {
-                continue;
-            }
-            let name = string_of(head.name).unwrap_or_default();
-            let args: Option<Args> = head
-                .args
-                .and_then(|a| serde_json::from_str::<Args>(a.get()).ok());
-            let stream = args
-                .as_ref()
-                .and_then(|a| a.stream)
-                .and_then(int_like)
-                .unwrap_or(-1);
-            let correlation = args
-                .as_ref()
-                .and_then(|a| a.correlation)
-                .and_then(|c| c.get().parse().ok())
-                .unwrap_or(-1);
-            let device = args.as_ref().and_then(|a| a.device).and_then(int_like);
-            let step = name.contains("ProfilerStep");
-            if step {
-                symbols.insert(name.clone());
-            }
-            if let Some(c) = cat.as_deref().filter(|c| c.contains("ProfilerStep")) {
-                symbols.insert(c.to_owned());
-            }
-            let gpu = (stream >= 0 && correlation >= 0)
-                || name == "Event Sync"
-                || name == "Context Sync";
-            // Rows that can matter: pooled (a stream), a step, or a host row's correlation.
-            if stream == -1 && !step && (gpu || correlation < 0) {
-                continue;
-            }
-            let number = |raw: Option<&RawValue>, field: &str, rounded: &mut u64| {
-                let path = format!("{at}.{field}");
-                let raw = raw.ok_or_else(|| {
-                    ImportError::new(&path, "missing-field", format!("needs `{field}`"))
-                })?;
-                exact_number(raw, 3, &path, options, rounded)?.ok_or_else(|| {
-                    ImportError::new(&path, "wrong-type", "expected a number of microseconds")
-                })
-            };
-            let ts = number(head.ts, "ts", &mut rounded)?;
-            let dur = number(head.dur, "dur", &mut rounded)?;
-            trace.rows.push(Row {
-                index,
-                ts,
-                dur,
-                stream,
-                correlation,
-                device,
-                gpu,
-                step,
-                sync: cat.as_deref() == Some("cuda_sync"),
-                compute: is_hta_compute(&name),
-            });
-        }
-        trace.step_symbols = symbols.len();
-        Ok(trace)
-    }
-
     /// Whether HTA rounds this trace's times to whole µs.
     pub fn rounds(&self) -> bool {
         self.float_ts && !self.non_numeric_ts
@@ -479,8 +321,7 @@ impl HtaTrace {
 
     /// The rows HTA pools under `options`, with their times.
     fn pooled(&self, options: &HtaOptions) -> Vec<(&Row, i64, i64)> {
-        let filter =
-            self.filters() && (options.last_step_filter || options.drop_uncorrelated);
+        let filter = self.filters() && (options.last_step_filter || options.drop_uncorrelated);
         let cut = if filter {
             self.last_step_start(options)
         } else {
@@ -525,7 +366,8 @@ impl HtaTrace {
     /// HTA's temporal breakdown under `options`; `None` when no row is pooled.
     pub fn breakdown(&self, options: &HtaOptions) -> Option<Breakdown> {
         let rows = self.pooled(options);
-        let mut all: Vec<(i64, i64, usize)> = rows.iter().map(|(r, s, e)| (*s, *e, r.index)).collect();
+        let mut all: Vec<(i64, i64, usize)> =
+            rows.iter().map(|(r, s, e)| (*s, *e, r.index)).collect();
         let mut compute: Vec<(i64, i64, usize)> = rows
             .iter()
             .filter(|(r, _, _)| r.compute)
@@ -598,9 +440,7 @@ impl HtaTrace {
     /// Whether HTA applies `a` here, and a sentence with the numbers.
     fn explain(&self, a: Assumption) -> (bool, String) {
         let d = HtaOptions::HTA_DEFAULTS;
-        let dropped = |o: HtaOptions| {
-            self.pooled(&o).len() as i64 - self.pooled(&d).len() as i64
-        };
+        let dropped = |o: HtaOptions| self.pooled(&o).len() as i64 - self.pooled(&d).len() as i64;
         match a {
             Assumption::LastStepFilter | Assumption::UncorrelatedDropped
                 if !self.filters() =>
@@ -698,267 +538,5 @@ pub fn compat_path(path: &Path, options: &ImportOptions) -> Result<HtaCompat> {
     Ok(trace.compare())
 }
 
-/// A ns count in exact µs, thousands separated: `338,781` / `336,419.714`.
-fn micros(ns: i64) -> String {
-    let text = Nanos::new(ns).format_in(Unit::Micros);
-    let (sign, body) = text.strip_prefix('-').map_or(("", text.as_str()), |b| ("-", b));
-    let (int, frac) = body.split_once('.').map_or((body, None), |(a, b)| (a, Some(b)));
-    let mut grouped = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    match frac {
-        Some(f) => format!("{sign}{grouped}.{f}"),
-        None => format!("{sign}{grouped}"),
-    }
-}
-
-fn signed_micros(ns: i64) -> String {
-    if ns > 0 {
-        format!("+{}", micros(ns))
-    } else {
-        micros(ns)
-    }
-}
-
-impl HtaCompat {
-    /// The comparison as text: one table (µs, exact), then what each assumption does.
-    pub fn to_text(&self) -> String {
-        use comfy_table::presets::ASCII_MARKDOWN;
-        let rank = self
-            .rank
-            .map_or_else(|| "the trace".to_owned(), |r| format!("rank {r}"));
-        let mut s = format!(
-            "\n--compat hta: HTA {} get_temporal_breakdown() of {rank}, reproduced (µs, exact; HTA pools devices {:?})\n",
-            self.hta_version, self.devices
-        );
-        let mut t = comfy_table::Table::new();
-        t.load_preset(ASCII_MARKDOWN).set_header(vec![
-            "breakdown",
-            "kernel time (span)",
-            "idle",
-            "compute",
-            "non-compute",
-            "rows",
-        ]);
-        let row = |label: String, b: &Option<Breakdown>| match b {
-            Some(b) => vec![
-                label,
-                micros(b.kernel_time_ns),
-                micros(b.idle_ns),
-                micros(b.compute_ns),
-                micros(b.non_compute_ns),
-                b.rows.to_string(),
-            ],
-            None => vec![label, "— (no rows: HTA fails)".to_owned()],
-        };
-        t.add_row(row("HTA defaults".to_owned(), &self.hta_defaults));
-        t.add_row(row("exact (all four off)".to_owned(), &self.exact));
-        let delta_row = |label: String, d: &Option<Delta>| match d {
-            Some(d) => vec![
-                label,
-                signed_micros(d.kernel_time_ns),
-                signed_micros(d.idle_ns),
-                signed_micros(d.compute_ns),
-                signed_micros(d.non_compute_ns),
-                format!("{:+}", d.rows),
-            ],
-            None => vec![label, "—".to_owned()],
-        };
-        for a in &self.assumptions {
-            t.add_row(delta_row(format!("Δ {}", a.assumption.code()), &a.delta));
-        }
-        t.add_row(delta_row("Δ together only".to_owned(), &self.interaction));
-        s.push_str(&format!("{t}\n"));
-        for a in &self.assumptions {
-            s.push_str(&format!("  {}: {}\n", a.assumption.code(), a.why));
-        }
-        if let Some(b) = self.hta_defaults.filter(|b| b.reversed_rows > 0) {
-            s.push_str(&format!(
-                "  {} rows come out reversed by the µs rounding; HTA subtracts them\n",
-                b.reversed_rows
-            ));
-        }
-        s.push_str("  Δ = HTA defaults − HTA defaults with that assumption off (docs/hta-compat.md)\n");
-        s
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn trace(events: &[String]) -> HtaTrace {
-        let text = format!("{{\"traceEvents\": [{}]}}", events.join(","));
-        HtaTrace::from_text(&text, &ImportOptions::default()).unwrap()
-    }
-
-    fn kernel(name: &str, ts: &str, dur: &str, corr: i64) -> String {
-        format!(
-            r#"{{"ph":"X","cat":"kernel","name":"{name}","pid":0,"tid":7,"ts":{ts},"dur":{dur},"args":{{"device":0,"stream":7,"correlation":{corr}}}}}"#
-        )
-    }
-
-    fn launch(ts: &str, corr: i64) -> String {
-        format!(
-            r#"{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{ts},"dur":1,"args":{{"correlation":{corr}}}}}"#
-        )
-    }
-
-    fn step(n: u32, ts: &str, dur: &str, cat: &str) -> String {
-        format!(
-            r#"{{"ph":"X","cat":"{cat}","name":"ProfilerStep#{n}","pid":1,"tid":1,"ts":{ts},"dur":{dur},"args":{{}}}}"#
-        )
-    }
-
-    fn nums(b: Breakdown) -> (i64, i64, i64, i64) {
-        (b.kernel_time_ns, b.idle_ns, b.compute_ns, b.non_compute_ns)
-    }
-
-    /// ```text
-    /// 0    10   20   30   40
-    /// [a==)     [n==)
-    ///   [b====)
-    /// ```
-    /// merged busy 0..15 and 20..25 = 20 µs; span 25; compute a ∪ b = 15; nccl 5.
-    #[test]
-    fn overlapping_rows_merge_and_nccl_is_not_compute() {
-        let t = trace(&[
-            kernel("a", "0", "10", 1),
-            kernel("b", "5", "10", 2),
-            kernel("ncclKernel_AllReduce", "20", "5", 3),
-            launch("0", 1),
-            launch("0", 2),
-            launch("0", 3),
-        ]);
-        let b = t.breakdown(&HtaOptions::HTA_DEFAULTS).unwrap();
-        assert_eq!(nums(b), (25_000, 5_000, 15_000, 5_000));
-        assert!(!t.rounds() && !t.filters());
-    }
-
-    /// Steps at 0 and 100 (the GPU-side annotation of step 2 at 150 is the largest ts, so
-    /// it is the cut): the kernel launched at 120 stays, the one launched at 160 goes.
-    #[test]
-    fn the_cut_is_the_largest_profiler_step_ts_gpu_annotations_included() {
-        let t = trace(&[
-            step(1, "0", "100", "user_annotation"),
-            step(2, "100", "100", "user_annotation"),
-            step(2, "150", "60", "gpu_user_annotation"),
-            launch("10", 1),
-            launch("120", 2),
-            launch("160", 3),
-            kernel("a", "20", "10", 1),
-            kernel("b", "130", "10", 2),
-            kernel("c", "170", "10", 3),
-        ]);
-        assert!(t.filters());
-        assert_eq!(t.last_step_start(&HtaOptions::HTA_DEFAULTS), Some(150_000));
-        let hta = t.breakdown(&HtaOptions::HTA_DEFAULTS).unwrap();
-        assert_eq!(nums(hta), (120_000, 100_000, 20_000, 0));
-        let exact = t.breakdown(&HtaOptions::EXACT).unwrap();
-        assert_eq!(nums(exact), (160_000, 130_000, 30_000, 0));
-        let c = t.compare();
-        let filter = &c.assumptions[0];
-        assert!(filter.applies);
-        assert_eq!(filter.delta.unwrap().kernel_time_ns, -40_000);
-        assert!(filter.why.contains("150 µs; 1 rows"), "{}", filter.why);
-    }
-
-    /// A kernel whose correlation no host row carries is dropped only when HTA filters.
-    #[test]
-    fn uncorrelated_rows_go_only_with_the_filter() {
-        let mut events = vec![
-            launch("10", 1),
-            kernel("a", "20", "10", 1),
-            kernel("orphan", "40", "10", 99),
-        ];
-        let one_step = trace(&events).breakdown(&HtaOptions::HTA_DEFAULTS).unwrap();
-        assert_eq!(one_step.rows, 2, "no steps: nothing dropped");
-        events.push(step(1, "0", "100", "cpu_op"));
-        events.push(step(2, "100", "100", "cpu_op"));
-        let t = trace(&events);
-        let hta = t.breakdown(&HtaOptions::HTA_DEFAULTS).unwrap();
-        assert_eq!((hta.rows, hta.kernel_time_ns), (1, 10_000));
-        let kept = t
-            .breakdown(&HtaOptions::HTA_DEFAULTS.without(Assumption::UncorrelatedDropped))
-            .unwrap();
-        assert_eq!((kept.rows, kept.kernel_time_ns), (2, 30_000));
-    }
-
-    /// ```text
-    /// µs   10        11        12
-    /// ts     10.4 [=== a ===) 11.9     → [11, 11): 0
-    ///        10.2 [b) 10.7             → [11, 10): reversed, −1 µs
-    /// ```
-    #[test]
-    fn rounding_ceils_starts_and_floors_ends_and_can_reverse() {
-        let t = trace(&[
-            kernel("a", "10.4", "1.5", 1),
-            kernel("b", "30.2", "0.5", 2),
-            launch("0", 1),
-            launch("0", 2),
-        ]);
-        assert!(t.rounds());
-        let hta = t.breakdown(&HtaOptions::HTA_DEFAULTS).unwrap();
-        // a → [11, 11); b → [31, 30): span 30 − 11 = 19, busy 0 + (−1).
-        assert_eq!((hta.kernel_time_ns, hta.idle_ns), (19_000, 20_000));
-        assert_eq!(hta.reversed_rows, 1);
-        let exact = t.breakdown(&HtaOptions::EXACT).unwrap();
-        assert_eq!((exact.kernel_time_ns, exact.idle_ns), (20_300, 18_300));
-    }
-
-    #[test]
-    fn sync_rows_with_a_stream_are_busy_and_wait_event_is_compute() {
-        let sync = |name: &str, stream: i64, ts: &str| {
-            format!(
-                r#"{{"ph":"X","cat":"cuda_sync","name":"{name}","pid":0,"tid":7,"ts":{ts},"dur":5,"args":{{"stream":{stream},"correlation":5}}}}"#
-            )
-        };
-        let t = trace(&[
-            launch("0", 1),
-            launch("0", 5),
-            kernel("a", "0", "10", 1),
-            sync("Stream Wait Event", 7, "20"),
-            sync("Context Sync", 4294967295, "30"),
-            sync("Event Sync", -1, "50"),
-        ]);
-        let hta = t.breakdown(&HtaOptions::HTA_DEFAULTS).unwrap();
-        assert_eq!(nums(hta), (35_000, 15_000, 15_000, 5_000));
-        let exact = t.breakdown(&HtaOptions::EXACT).unwrap();
-        assert_eq!(nums(exact), (10_000, 0, 10_000, 0));
-    }
-
-    #[test]
-    fn hta_compute_classes_follow_its_regexes() {
-        assert!(is_hta_compute("void cudnn::bn_fw"));
-        assert!(!is_hta_compute("ncclKernel_AllReduce_RING_LL_Sum_float"));
-        assert!(!is_hta_compute("ncclDevKernel_SendRecv"));
-        assert!(is_hta_compute("nccl_helper")); // no `Kernel` after `nccl`
-        assert!(!is_hta_compute("Memcpy DtoH (Device -> Pinned)"));
-        assert!(!is_hta_compute("void at::native::xMemcpy"));
-        assert!(!is_hta_compute("Memset (Device)"));
-        assert!(is_hta_compute("void fooMemset")); // Memset only at the start
-        assert!(!is_hta_compute("Stream Sync"));
-        assert!(is_hta_compute("Stream Wait Event"));
-        assert!(is_hta_compute("line\nSync")); // `.` stops at a newline
-    }
-
-    #[test]
-    fn micros_are_exact_and_grouped() {
-        assert_eq!(micros(338_781_000), "338,781");
-        assert_eq!(micros(336_419_714), "336,419.714");
-        assert_eq!(micros(-1_500), "-1.5");
-        assert_eq!(signed_micros(2_000), "+2");
-        assert_eq!(micros(0), "0");
-    }
-
-    #[test]
-    fn an_empty_trace_has_no_breakdown() {
-        let c = trace(&[]).compare();
-        assert!(c.hta_defaults.is_none() && c.exact.is_none() && c.interaction.is_none());
-        assert!(c.to_text().contains("no rows"));
-    }
-}
+mod tests;
