@@ -157,13 +157,17 @@ fn df_index_resolver_matches_hta() {
 }
 
 /// The 2021 traces (`tid: "stream 7"`, but `args.stream` is there, so HTA reads them).
-/// HTA defaults: 830494, 327463, 492891, 10140 and 677173, 164699, 495912, 16562.
+/// HTA defaults: 830494, 327463, 492891, 10140 and 677173, 164699, 495912, 16562. Filter
+/// patched out (integer ts, no sync rows: exact): 996477, 392919, 591532, 12026 and 801550,
+/// 187137, 594868, 19545.
 #[test]
 fn traces_of_2021_match_hta() {
     let a = compat("worker0.1623143089861.pt.trace.json.gz");
     assert_eq!(defaults(&a), (830_494, 327_463, 492_891, 10_140));
+    assert_eq!(us(&a.exact.unwrap()), (996_477, 392_919, 591_532, 12_026));
     let b = compat("worker0.1623212756351.pt.trace.json.gz");
     assert_eq!(defaults(&b), (677_173, 164_699, 495_912, 16_562));
+    assert_eq!(us(&b.exact.unwrap()), (801_550, 187_137, 594_868, 19_545));
 }
 
 #[test]
