@@ -81,14 +81,22 @@ fn nccl_data_matches_hta_defaults_and_each_assumption() {
     let nofilter = c.hta_defaults.unwrap().kernel_time_ns
         - c.assumptions[0].delta.unwrap().kernel_time_ns
         - c.assumptions[1].delta.unwrap().kernel_time_ns;
-    assert_eq!(nofilter, 660_550_000, "no uncorrelated rows: the filter is all of it");
+    assert_eq!(
+        nofilter, 660_550_000,
+        "no uncorrelated rows: the filter is all of it"
+    );
     assert_eq!(
         without(&c, Assumption::LastStepFilter),
         as_ns((660_550, 506_512, 113_012, 41_026))
     );
     let exact = c.exact.unwrap();
     assert_eq!(
-        (exact.kernel_time_ns, exact.idle_ns, exact.compute_ns, exact.non_compute_ns),
+        (
+            exact.kernel_time_ns,
+            exact.idle_ns,
+            exact.compute_ns,
+            exact.non_compute_ns
+        ),
         (660_551_005, 503_050_991, 115_655_847, 41_844_167)
     );
     assert_eq!(c.assumptions[0].delta.unwrap().rows, -1258);
@@ -105,7 +113,10 @@ fn nccl_data_matches_hta_defaults_and_each_assumption() {
 fn sampled_rank_0_matches_hta() {
     let c = compat("sampled_rank-0.json.gz");
     assert_eq!(defaults(&c), (600_058, 321_378, 106_252, 172_428));
-    assert_eq!(us(&c.exact.unwrap()), (1_222_847, 675_191, 210_320, 337_336));
+    assert_eq!(
+        us(&c.exact.unwrap()),
+        (1_222_847, 675_191, 210_320, 337_336)
+    );
     assert!(!c.assumptions[2].applies, "integer ts: no rounding");
 }
 
@@ -116,7 +127,10 @@ fn sampled_rank_1_matches_hta() {
     let c = compat("sampled_rank-1.json.gz");
     assert_eq!(c.rank, Some(1));
     assert_eq!(defaults(&c), (600_674, 328_671, 135_548, 136_455));
-    assert_eq!(us(&c.exact.unwrap()), (1_231_186, 651_136, 271_973, 308_077));
+    assert_eq!(
+        us(&c.exact.unwrap()),
+        (1_231_186, 651_136, 271_973, 308_077)
+    );
 }
 
 /// No ProfilerStep: HTA filters nothing. HTA defaults: 12996011, 12929684, 10637, 55690.
@@ -153,7 +167,10 @@ fn df_index_resolver_matches_hta() {
     let c = compat("df_index_resolver.json.gz");
     assert_eq!(c.rank, Some(1));
     assert_eq!(defaults(&c), (1_396_669, 643_612, 496_485, 256_572));
-    assert_eq!(us(&c.exact.unwrap()), (1_732_965, 732_352, 620_516, 380_097));
+    assert_eq!(
+        us(&c.exact.unwrap()),
+        (1_732_965, 732_352, 620_516, 380_097)
+    );
 }
 
 /// The 2021 traces (`tid: "stream 7"`, but `args.stream` is there, so HTA reads them).
@@ -174,7 +191,12 @@ fn traces_of_2021_match_hta() {
 fn import_compat_hta_prints_the_table_and_json() {
     let out = Command::cargo_bin("worksheet")
         .unwrap()
-        .args(["import", "tests/data/traces/nccl_data.json.gz", "--compat", "hta"])
+        .args([
+            "import",
+            "tests/data/traces/nccl_data.json.gz",
+            "--compat",
+            "hta",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
