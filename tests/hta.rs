@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use worksheet::import::hta_compat::{compat_path, Assumption, Breakdown, HtaCompat};
+use worksheet::import::hta_compat::{compat_path, Assumption, Breakdown, HtaCompat, HtaOptions};
 use worksheet::import::ImportOptions;
 
 fn trace(name: &str) -> PathBuf {
@@ -22,7 +22,12 @@ fn trace(name: &str) -> PathBuf {
 }
 
 fn compat(name: &str) -> HtaCompat {
-    compat_path(&trace(name), &ImportOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
+    compat_path(
+        &trace(name),
+        &ImportOptions::default(),
+        HtaOptions::HTA_DEFAULTS,
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// `(kernel time, idle, compute, non-compute)` in µs, as HTA prints them.
@@ -225,6 +230,41 @@ fn import_compat_hta_prints_the_table_and_json() {
     assert_eq!(hta["hta_defaults"]["kernel_time_ns"], 19_506_000);
     assert_eq!(hta["assumptions"][3]["assumption"], "sync-rows-busy");
     assert!(json["sets"].is_array(), "the summary is still there");
+}
+
+/// HTA's own switch: `HTA_DISABLE_NS_ROUNDING=1 hta_temporal.py nccl_data.json.gz 0` prints
+/// kernel time 435587.5616796875, idle 336419.7146875525, compute 76935.82800000906,
+/// non-compute 22232.018992125988 µs.
+#[test]
+fn hta_disable_ns_rounding_is_honoured_like_hta() {
+    let out = Command::cargo_bin("worksheet")
+        .unwrap()
+        .env("HTA_DISABLE_NS_ROUNDING", "1")
+        .args([
+            "import",
+            "tests/data/traces/nccl_data.json.gz",
+            "--compat",
+            "hta",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hta = &json["compat_hta"]["hta_defaults"];
+    let ns = |k: &str| hta[k].as_i64().unwrap();
+    assert_eq!(
+        (
+            ns("kernel_time_ns"),
+            ns("idle_ns"),
+            ns("compute_ns"),
+            ns("non_compute_ns")
+        ),
+        (435_587_561, 336_419_714, 76_935_828, 22_232_019)
+    );
+    assert_eq!(json["compat_hta"]["hta_options"]["us_rounding"], false);
+    assert_eq!(json["compat_hta"]["assumptions"][2]["applies"], false);
 }
 
 #[test]

@@ -94,7 +94,8 @@ pub struct ImportArgs {
     #[arg(long)]
     pub round_sub_ns: bool,
     /// Also print a peer's numbers reproduced from its defaults, with the delta each of its
-    /// assumptions causes (`hta`: HTA 0.5.0's temporal breakdown; Kineto traces only).
+    /// assumptions causes (`hta`: HTA 0.5.0's temporal breakdown; Kineto traces only;
+    /// `HTA_DISABLE_NS_ROUNDING=1` in the environment switches HTA's µs rounding off, as in HTA).
     #[arg(long, value_enum, value_name = "PEER")]
     pub compat: Option<Compat>,
 }
@@ -390,7 +391,12 @@ fn compat_hta(
         )
         .in_file(path.display().to_string()));
     }
-    hta_compat::compat_path(path, options)
+    // HTA's own switch (`hta/configs/env_options.py`): rounding is off only for exactly "1".
+    let mut hta = hta_compat::HtaOptions::HTA_DEFAULTS;
+    if std::env::var_os("HTA_DISABLE_NS_ROUNDING").is_some_and(|v| v == "1") {
+        hta.us_rounding = false;
+    }
+    hta_compat::compat_path(path, options, hta)
 }
 
 /// Gzip-compresses `bytes` (default level).

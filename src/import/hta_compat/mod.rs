@@ -76,7 +76,7 @@ const MICRO: i64 = 1_000;
 
 /// Which of HTA's default assumptions to apply. [`HtaOptions::HTA_DEFAULTS`] is HTA 0.5.0's
 /// `get_temporal_breakdown()`; [`HtaOptions::EXACT`] switches all four off.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct HtaOptions {
     /// Drop GPU work launched at or after the last `ProfilerStep`'s start.
     pub last_step_filter: bool,
@@ -239,11 +239,15 @@ pub struct AssumptionEffect {
 pub struct HtaCompat {
     /// The HTA release reproduced.
     pub hta_version: &'static str,
+    /// The assumptions HTA was taken to apply: its defaults, less rounding when
+    /// `HTA_DISABLE_NS_ROUNDING=1` (HTA's own switch) was set.
+    pub hta_options: HtaOptions,
     /// The rank (`distributedInfo.rank`), when the trace says.
     pub rank: Option<i64>,
     /// Devices (`args.device`) of the pooled rows: HTA pools them into one breakdown.
     pub devices: Vec<i64>,
-    /// HTA 0.5.0's defaults (absent: no row is left, HTA itself fails on an empty frame).
+    /// HTA 0.5.0 under `hta_options` (absent: no row is left; HTA itself fails on an empty
+    /// frame).
     pub hta_defaults: Option<Breakdown>,
     /// All four assumptions off.
     pub exact: Option<Breakdown>,
@@ -386,15 +390,16 @@ impl HtaTrace {
         })
     }
 
-    /// The whole comparison: HTA's defaults, exact, and each assumption's effect.
-    pub fn compare(&self) -> HtaCompat {
-        let defaults = self.breakdown(&HtaOptions::HTA_DEFAULTS);
+    /// The whole comparison: HTA under `hta` (normally [`HtaOptions::HTA_DEFAULTS`]), exact,
+    /// and each assumption's effect (HTA under `hta` minus HTA with that one also off).
+    pub fn compare(&self, hta: HtaOptions) -> HtaCompat {
+        let defaults = self.breakdown(&hta);
         let exact = self.breakdown(&HtaOptions::EXACT);
         let mut assumptions = Vec::new();
         let mut sum = Delta::default();
         let mut complete = true;
         for a in Assumption::ALL {
-            let without = self.breakdown(&HtaOptions::HTA_DEFAULTS.without(a));
+            let without = self.breakdown(&hta.without(a));
             let delta = match (&defaults, &without) {
                 (Some(d), Some(w)) => Some(d.minus(w)),
                 _ => None,
@@ -409,7 +414,7 @@ impl HtaTrace {
                 }
                 None => complete = false,
             }
-            let (applies, why) = self.explain(a);
+            let (applies, why) = self.explain(a, hta);
             assumptions.push(AssumptionEffect {
                 assumption: a,
                 applies,
@@ -428,6 +433,7 @@ impl HtaTrace {
             .collect();
         HtaCompat {
             hta_version: HTA_VERSION,
+            hta_options: hta,
             rank: self.rank,
             devices: devices.into_iter().collect(),
             hta_defaults: defaults,
@@ -438,9 +444,15 @@ impl HtaTrace {
     }
 
     /// Whether HTA applies `a` here, and a sentence with the numbers.
-    fn explain(&self, a: Assumption) -> (bool, String) {
-        let d = HtaOptions::HTA_DEFAULTS;
+    fn explain(&self, a: Assumption, d: HtaOptions) -> (bool, String) {
         let dropped = |o: HtaOptions| self.pooled(&o).len() as i64 - self.pooled(&d).len() as i64;
+        if d.without(a) == d {
+            let why = match a {
+                Assumption::UsRounding => "off: HTA_DISABLE_NS_ROUNDING=1",
+                _ => "off",
+            };
+            return (false, why.to_owned());
+        }
         match a {
             Assumption::LastStepFilter | Assumption::UncorrelatedDropped
                 if !self.filters() =>
@@ -522,7 +534,7 @@ fn merge(rows: &mut [(i64, i64, usize)]) -> Option<(i64, i64)> {
 ///
 /// # Errors
 /// [`ImportError`]: `io`, `too-large`, `bad-syntax`, and [`HtaTrace::from_text`]'s errors.
-pub fn compat_path(path: &Path, options: &ImportOptions) -> Result<HtaCompat> {
+pub fn compat_path(path: &Path, options: &ImportOptions, hta: HtaOptions) -> Result<HtaCompat> {
     let file = path.display().to_string();
     let io_err = |e: std::io::Error| {
         ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
@@ -535,7 +547,7 @@ pub fn compat_path(path: &Path, options: &ImportOptions) -> Result<HtaCompat> {
         .map_err(io_err)?;
     let text = decode_text(bytes, &file, MAX_TRACE_BYTES)?;
     let trace = HtaTrace::from_text(&text, options).map_err(|e| e.in_file(&file))?;
-    Ok(trace.compare())
+    Ok(trace.compare(hta))
 }
 
 #[cfg(test)]

@@ -76,7 +76,7 @@ fn the_cut_is_the_largest_profiler_step_ts_gpu_annotations_included() {
     assert_eq!(nums(hta), (120_000, 100_000, 20_000, 0));
     let exact = t.breakdown(&HtaOptions::EXACT).unwrap();
     assert_eq!(nums(exact), (160_000, 130_000, 30_000, 0));
-    let c = t.compare();
+    let c = t.compare(HtaOptions::HTA_DEFAULTS);
     let filter = &c.assumptions[0];
     assert!(filter.applies);
     assert_eq!(filter.delta.unwrap().kernel_time_ns, -40_000);
@@ -143,7 +143,10 @@ fn a_negative_busy_time_is_where_hta_fails_its_assertion() {
     let hta = t.breakdown(&HtaOptions::HTA_DEFAULTS).unwrap();
     assert_eq!((hta.kernel_time_ns, hta.idle_ns), (19_000, 20_000));
     assert!(hta.hta_fails());
-    assert!(t.compare().to_text().contains("AssertionError"));
+    assert!(t
+        .compare(HtaOptions::HTA_DEFAULTS)
+        .to_text()
+        .contains("AssertionError"));
 }
 
 /// `Stream Wait Event` (stream 7) at 20 and `Context Sync` (stream 4294967295) at 30 are
@@ -196,7 +199,7 @@ fn micros_are_exact_and_grouped() {
 
 #[test]
 fn an_empty_trace_has_no_breakdown() {
-    let c = trace(&[]).compare();
+    let c = trace(&[]).compare(HtaOptions::HTA_DEFAULTS);
     assert!(c.hta_defaults.is_none() && c.exact.is_none() && c.interaction.is_none());
     assert!(c.to_text().contains("no rows"));
 }
