@@ -211,6 +211,13 @@ fn import_compat_hta_prints_the_table_and_json() {
         "{text}"
     );
     assert!(text.contains("Δ last-step-filter"), "{text}");
+    // The section as users see it, from its title to its last line.
+    let start = text.find("--compat hta:").expect("the section");
+    let end = text[start..]
+        .find("  Δ = HTA")
+        .map(|i| start + i + text[start + i..].find('\n').unwrap_or(0))
+        .expect("the closing line");
+    insta::assert_snapshot!("compat_hta_nccl_data", &text[start..end]);
     let out = Command::cargo_bin("worksheet")
         .unwrap()
         .args([

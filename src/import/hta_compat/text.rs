@@ -41,9 +41,20 @@ impl HtaCompat {
         let rank = self
             .rank
             .map_or_else(|| "the trace".to_owned(), |r| format!("rank {r}"));
+        let devices = match self.devices.as_slice() {
+            [] => "no device".to_owned(),
+            [d] => format!("device {d}"),
+            many => format!(
+                "devices {} pooled, as HTA does",
+                many.iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
         let mut s = format!(
-            "\n--compat hta: HTA {} get_temporal_breakdown() of {rank}, reproduced (µs, exact; HTA pools devices {:?})\n",
-            self.hta_version, self.devices
+            "\n--compat hta: HTA {} get_temporal_breakdown() of {rank} ({devices}), reproduced; µs, exact\n",
+            self.hta_version
         );
         let mut t = comfy_table::Table::new();
         t.load_preset(ASCII_MARKDOWN).set_header(vec![
