@@ -184,10 +184,10 @@ impl Breakdown {
     /// `self − other`, field by field (rows too, as signed).
     fn minus(&self, other: &Breakdown) -> Delta {
         Delta {
-            kernel_time_ns: self.kernel_time_ns - other.kernel_time_ns,
-            idle_ns: self.idle_ns - other.idle_ns,
-            compute_ns: self.compute_ns - other.compute_ns,
-            non_compute_ns: self.non_compute_ns - other.non_compute_ns,
+            kernel_time_ns: self.kernel_time_ns.saturating_sub(other.kernel_time_ns),
+            idle_ns: self.idle_ns.saturating_sub(other.idle_ns),
+            compute_ns: self.compute_ns.saturating_sub(other.compute_ns),
+            non_compute_ns: self.non_compute_ns.saturating_sub(other.non_compute_ns),
             rows: self.rows as i64 - other.rows as i64,
         }
     }
@@ -211,10 +211,10 @@ pub struct Delta {
 impl Delta {
     fn sub(self, o: Delta) -> Delta {
         Delta {
-            kernel_time_ns: self.kernel_time_ns - o.kernel_time_ns,
-            idle_ns: self.idle_ns - o.idle_ns,
-            compute_ns: self.compute_ns - o.compute_ns,
-            non_compute_ns: self.non_compute_ns - o.non_compute_ns,
+            kernel_time_ns: self.kernel_time_ns.saturating_sub(o.kernel_time_ns),
+            idle_ns: self.idle_ns.saturating_sub(o.idle_ns),
+            compute_ns: self.compute_ns.saturating_sub(o.compute_ns),
+            non_compute_ns: self.non_compute_ns.saturating_sub(o.non_compute_ns),
             rows: self.rows - o.rows,
         }
     }
@@ -307,7 +307,11 @@ impl HtaTrace {
         let end = row.ts.saturating_add(row.dur);
         if options.us_rounding && self.rounds() {
             let start = row.ts.div_euclid(MICRO) * MICRO;
-            let start = if start < row.ts { start + MICRO } else { start };
+            let start = if start < row.ts {
+                start.saturating_add(MICRO)
+            } else {
+                start
+            };
             (start, end.div_euclid(MICRO) * MICRO)
         } else {
             (row.ts, end)
@@ -379,12 +383,12 @@ impl HtaTrace {
             .collect();
         let (kernel_time, busy) = merge(&mut all)?;
         let compute_ns = merge(&mut compute).map_or(0, |(_, busy)| busy);
-        let idle = kernel_time - busy;
+        let idle = kernel_time.saturating_sub(busy);
         Some(Breakdown {
             kernel_time_ns: kernel_time,
             idle_ns: idle,
             compute_ns,
-            non_compute_ns: kernel_time - compute_ns - idle,
+            non_compute_ns: kernel_time.saturating_sub(compute_ns).saturating_sub(idle),
             rows: rows.len(),
             reversed_rows: rows.iter().filter(|(_, s, e)| e < s).count(),
         })
@@ -406,10 +410,10 @@ impl HtaTrace {
             };
             match delta {
                 Some(d) => {
-                    sum.kernel_time_ns += d.kernel_time_ns;
-                    sum.idle_ns += d.idle_ns;
-                    sum.compute_ns += d.compute_ns;
-                    sum.non_compute_ns += d.non_compute_ns;
+                    sum.kernel_time_ns = sum.kernel_time_ns.saturating_add(d.kernel_time_ns);
+                    sum.idle_ns = sum.idle_ns.saturating_add(d.idle_ns);
+                    sum.compute_ns = sum.compute_ns.saturating_add(d.compute_ns);
+                    sum.non_compute_ns = sum.non_compute_ns.saturating_add(d.non_compute_ns);
                     sum.rows += d.rows;
                 }
                 None => complete = false,
@@ -508,6 +512,9 @@ impl HtaTrace {
     }
 }
 
+/// Arithmetic saturates: a trace whose times lie ~292 years apart gets clamped numbers, not
+/// a panic (HTA's floats would be as meaningless).
+///
 /// HTA's `merge_kernel_intervals` then `_get_idle_time_for_kernels`: sorted by start (ties by
 /// event index), a row opens a group when it starts after every earlier end; returns
 /// (last group end − first group start, Σ group (max end − min start)). `None` when empty.
@@ -518,7 +525,7 @@ fn merge(rows: &mut [(i64, i64, usize)]) -> Option<(i64, i64)> {
     let mut busy = 0i64;
     for &(s, e, _) in rest {
         if s > running {
-            busy += group_end - group_start;
+            busy = busy.saturating_add(group_end.saturating_sub(group_start));
             group_start = s;
             group_end = e;
         } else {
@@ -526,8 +533,8 @@ fn merge(rows: &mut [(i64, i64, usize)]) -> Option<(i64, i64)> {
         }
         running = running.max(e);
     }
-    busy += group_end - group_start;
-    Some((group_end - first_start, busy))
+    busy = busy.saturating_add(group_end.saturating_sub(group_start));
+    Some((group_end.saturating_sub(first_start), busy))
 }
 
 /// Reads the Kineto trace at `path` and compares HTA's defaults with the exact breakdown.

@@ -203,3 +203,18 @@ fn an_empty_trace_has_no_breakdown() {
     assert!(c.hta_defaults.is_none() && c.exact.is_none() && c.interaction.is_none());
     assert!(c.to_text().contains("no rows"));
 }
+
+/// Times at both ends of the i64 range: clamped numbers, no overflow panic.
+#[test]
+fn extreme_times_saturate_instead_of_panicking() {
+    let t = trace(&[
+        kernel("a", "-9223372036854775", "1", 1),
+        kernel("b", "9223372036854774", "1.5", 2),
+        launch("0", 1),
+        launch("0", 2),
+    ]);
+    let c = t.compare(HtaOptions::HTA_DEFAULTS);
+    let b = c.hta_defaults.unwrap();
+    assert_eq!(b.kernel_time_ns, i64::MAX);
+    assert!(c.to_text().contains("HTA defaults"));
+}
