@@ -218,3 +218,34 @@ fn extreme_times_saturate_instead_of_panicking() {
     assert_eq!(b.kernel_time_ns, i64::MAX);
     assert!(c.to_text().contains("HTA defaults"));
 }
+
+mod merge_against_the_algebra {
+    use super::super::merge;
+    use crate::interval::{analyze, Interval};
+    use crate::units::Nanos;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Without reversed rows HTA's merge is a union: its busy time and span are the
+        /// interval algebra's union and extent, whatever the order of the rows.
+        #[test]
+        fn hta_merge_is_the_union_of_forward_rows(
+            rows in prop::collection::vec((-50i64..50, 0i64..30), 1..40)
+        ) {
+            let mut hta: Vec<(i64, i64, usize)> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, &(s, d))| (s, s + d, i))
+                .collect();
+            let intervals: Vec<Interval> = rows
+                .iter()
+                .map(|&(s, d)| Interval::new(Nanos::new(s), Nanos::new(s + d)).unwrap())
+                .collect();
+            let algebra = analyze(&intervals);
+            let (span, busy) = merge(&mut hta).unwrap();
+            let extent = algebra.extent.unwrap();
+            prop_assert_eq!(i128::from(busy), algebra.union_ns);
+            prop_assert_eq!(span, extent.end().as_i64() - extent.start().as_i64());
+        }
+    }
+}
