@@ -4,13 +4,13 @@
 use std::collections::HashMap;
 
 use super::raw::{
-    RawCase, RawEventState, RawExpectDuration, RawExpectIntervals, RawOp, RawQuestion,
-    RawSpanExpect, RawTime,
+    RawCase, RawEventState, RawExpectDuration, RawExpectIntervals, RawImplicit, RawOp,
+    RawQuestion, RawSpanExpect, RawStreamKind, RawTime,
 };
 use super::{
     Ask, Case, CaseError, ClockDef, EventDef, EventState, Expect, ExpectIntervals, ExpectVerdict,
-    MarkDef, Op, PhaseDef, Question, SeriesDef, StreamDef, TimerDef, WaitTarget, FORMAT_NAME,
-    FORMAT_VERSION,
+    ImplicitKind, ImplicitWait, MarkDef, Op, OpIdx, PhaseDef, PhaseIdx, Question, SeriesDef,
+    StreamDef, StreamKind, TimerDef, WaitTarget, FORMAT_NAME, FORMAT_VERSION,
 };
 use crate::clock::ClockId;
 use crate::interval::{Interval, OverlapRegion};
@@ -18,6 +18,61 @@ use crate::units::{parse_value, Nanos};
 use crate::verdict::Reason;
 
 type Result<T> = std::result::Result<T, CaseError>;
+
+fn stream_kind(kind: RawStreamKind) -> StreamKind {
+    match kind {
+        RawStreamKind::LegacyDefault => StreamKind::LegacyDefault,
+        RawStreamKind::Blocking => StreamKind::Blocking,
+        RawStreamKind::NonBlocking => StreamKind::NonBlocking,
+        RawStreamKind::PerThreadDefault => StreamKind::PerThreadDefault,
+    }
+}
+
+/// Checks an implicit wait (SPEC §4): it targets the copy's stream, and the copy was launched
+/// earlier in the program. The error is the `bad-program` message.
+fn implicit_wait(
+    id: &str,
+    kind: RawImplicit,
+    copy: PhaseIdx,
+    target: &WaitTarget,
+    phases: &[PhaseDef],
+    streams: &[StreamDef],
+    launched: &[Option<OpIdx>],
+) -> std::result::Result<ImplicitWait, String> {
+    let kind = match kind {
+        RawImplicit::SyncCopyDtoh => ImplicitKind::SyncCopyDtoh,
+        RawImplicit::AsyncCopyDtohPageable => ImplicitKind::AsyncCopyDtohPageable,
+        RawImplicit::PageableHtod => ImplicitKind::PageableHtod,
+    };
+    let phase = &phases[copy];
+    let WaitTarget::Stream(s) = target else {
+        return Err(format!(
+            "implicit wait `{id}` must target the `stream` of its copy `{}`: a copy waits for its own stream",
+            phase.id
+        ));
+    };
+    if phase.stream != Some(*s) {
+        return Err(format!(
+            "implicit wait `{id}` is on stream `{}`, but its copy `{}` runs in {}",
+            streams[*s].id,
+            phase.id,
+            phase
+                .stream
+                .map_or("no stream".to_owned(), |t| format!("stream `{}`", streams[t].id))
+        ));
+    }
+    let Some(copy_op) = launched[copy] else {
+        return Err(format!(
+            "implicit wait `{id}` names copy `{}`, which is not launched before it in the program",
+            phase.id
+        ));
+    };
+    Ok(ImplicitWait {
+        kind,
+        copy,
+        copy_op,
+    })
+}
 
 /// Ids of one kind, checked for emptiness and uniqueness as they are added.
 struct IdTable<'a> {
@@ -321,6 +376,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
             id: s.id.clone(),
             clock,
             device: s.device.clone(),
+            kind: s.kind.map(stream_kind),
         });
     }
 
@@ -494,6 +550,8 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 device,
                 clock,
                 at: returned,
+                implicit,
+                copy,
             } => {
                 wait_ids.add(id, k, at("id"))?;
                 let target = match (event, stream, device) {
@@ -537,10 +595,33 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                         ))
                     }
                 };
+                let implicit = match (implicit, copy) {
+                    (None, None) => None,
+                    (Some(kind), Some(copy)) => {
+                        let p = phase_ids.resolve(copy, at("copy"))?;
+                        Some(implicit_wait(id, *kind, p, &target, &phases, &streams, &launched)
+                            .map_err(&bad)?)
+                    }
+                    (Some(_), None) => {
+                        return Err(CaseError::new(
+                            at("copy"),
+                            "missing-field",
+                            "an implicit wait names the `copy` (a phase) that makes it a wait",
+                        ))
+                    }
+                    (None, Some(_)) => {
+                        return Err(CaseError::new(
+                            at("implicit"),
+                            "missing-field",
+                            "a wait's `copy` goes with `implicit`, which says why the copy is a wait",
+                        ))
+                    }
+                };
                 Op::HostWait {
                     id: id.clone(),
                     target,
                     returned,
+                    implicit,
                 }
             }
             RawOp::TimerStart {

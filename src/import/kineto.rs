@@ -1143,6 +1143,8 @@ fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Impor
                     device,
                     clock: Some(CLOCK_ID.into()),
                     at: Some(ns(*returned)),
+                    implicit: None,
+                    copy: None,
                 }
             }
         });
@@ -1168,6 +1170,7 @@ fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Impor
             id: stream_id(s),
             clock: CLOCK_ID.into(),
             device: device_id(s.0),
+            kind: None,
         });
     }
     for (&rc, &stream) in &records {

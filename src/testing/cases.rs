@@ -117,6 +117,7 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
             id: stream_name(s),
             clock: "gpu".into(),
             device: "gpu0".into(),
+            kind: None,
         })
         .collect();
     case.phases = shape
@@ -178,6 +179,8 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
                     device,
                     clock: None,
                     at: None,
+                    implicit: None,
+                    copy: None,
                 });
                 waits += 1;
             }
@@ -270,6 +273,8 @@ mod laws {
             device: Some("gpu0".into()),
             clock: None,
             at: None,
+            implicit: None,
+            copy: None,
         }
     }
 
@@ -335,7 +340,7 @@ mod laws {
         #[test]
         fn an_event_pair_on_two_clocks_is_never_known(raw in arb_program_case()) {
             let mut edited = raw.clone();
-            edited.streams.push(RawStream { id: "X".into(), clock: "gpu2".into(), device: "gpu1".into() });
+            edited.streams.push(RawStream { id: "X".into(), clock: "gpu2".into(), device: "gpu1".into(), kind: None });
             edited.events[1].stream = "X".into();
             let report = answers(&edited);
             prop_assert!(verdict(&report, "pair").value().is_none());

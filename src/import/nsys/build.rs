@@ -326,6 +326,7 @@ pub(crate) fn build(
             clock: clock_of[&k.proc].clone(),
             device: device_label(k.proc, k.device, k.context)
                 .expect("every declared stream has an owner"),
+            kind: None,
         });
         stream_id.insert(*k, id);
     }
@@ -399,6 +400,8 @@ pub(crate) fn build(
                     device: None,
                     clock: Some(clock),
                     at: Some(t(api[call].end)),
+                    implicit: None,
+                    copy: None,
                 }));
             }
             Plan::WaitDevice { call } => match device_label(s.key.proc, s.key.device, s.key.context) {
@@ -411,6 +414,8 @@ pub(crate) fn build(
                         device: Some(device),
                         clock: Some(clock),
                         at: Some(t(api[call].end)),
+                        implicit: None,
+                        copy: None,
                     }));
                 }
                 None => skipped.add(
@@ -428,6 +433,8 @@ pub(crate) fn build(
                     device: None,
                     clock: Some(clock),
                     at: Some(t(api[call].end)),
+                    implicit: None,
+                    copy: None,
                 }));
             }
             Plan::StreamWait { call, record } => {
