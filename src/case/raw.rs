@@ -450,6 +450,17 @@ pub struct RawExpectError {
     pub path: Option<String>,
 }
 
+impl RawImplicit {
+    /// The kebab-case word written in case files.
+    pub fn word(self) -> &'static str {
+        match self {
+            RawImplicit::SyncCopyDtoh => "sync-copy-dtoh",
+            RawImplicit::AsyncCopyDtohPageable => "async-copy-dtoh-pageable",
+            RawImplicit::PageableHtod => "pageable-htod",
+        }
+    }
+}
+
 impl From<crate::units::Nanos> for RawTime {
     /// The exact text of the value, such as `"12.5 us"`.
     fn from(value: crate::units::Nanos) -> Self {

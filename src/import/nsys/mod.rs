@@ -110,6 +110,7 @@
 
 mod build;
 mod error;
+mod kinds;
 mod read;
 mod summary;
 
