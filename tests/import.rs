@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use worksheet::case::{validate, Case};
+use worksheet::case::{validate, Case, ImplicitKind, Op, WaitTarget};
 use worksheet::import::{import_path, summarize, ImportOptions, Imported, Summary};
 
 const TRACES: &str = "tests/data/traces";
@@ -187,8 +187,34 @@ fn integer_microseconds_with_decimal_durations_two_ranks() {
     assert_eq!(c0.clocks[0].clock.domain, c1.clocks[0].clock.domain);
     assert!(s0.clock.contains("rank 0 of 128"), "{}", s0.clock);
     assert!(s1.clock.contains("rank 1 of 128"), "{}", s1.clock);
-    // No waits at all in a sampled trace: completion is not shown.
-    assert_eq!(completion(&s0, "completion:all-work"), "unknown (no-wait)");
+    // No named wait in a sampled trace, but 8 `cudaMemcpyAsync` device-to-pageable copies on
+    // stream 23 per rank: each returns only once it has completed (CUDA "API synchronization
+    // behavior"), so each is an implicit wait on stream 23.
+    let (imported0, _, _) = import("sampled_rank-0.json.gz");
+    assert_eq!(
+        fact(&imported0, "host waits"),
+        "8 on a stream (implicit: async-copy-dtoh-pageable copy)"
+    );
+    let copy_waits = c0
+        .program
+        .iter()
+        .filter(|op| {
+            matches!(op, Op::HostWait { implicit: Some(w), target: WaitTarget::Stream(s), .. }
+                if w.kind == ImplicitKind::AsyncCopyDtohPageable && c0.streams[*s].id == "gpu0-s23")
+        })
+        .count();
+    assert_eq!(copy_waits, 8);
+    // Changed by the implicit waits: unknown (no-wait) → unknown (wait-misses-work). The
+    // timer now stops after a wait, but Kineto records no stream flags, so the copies' waits
+    // cover stream 23 only, not the work of streams 7, 25 and 84.
+    assert_eq!(
+        completion(&s0, "completion:all-work"),
+        "unknown (wait-misses-work)"
+    );
+    assert_eq!(
+        completion(&s1, "completion:all-work"),
+        "unknown (wait-misses-work)"
+    );
 }
 
 /// The 2021 format: capitalised categories, `tid: "stream 7"`, integer µs. The reference

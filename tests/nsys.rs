@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 use worksheet::case::raw::{RawOp, RawQuestion, RawTime};
-use worksheet::case::{load_case_str, Case, Op, WaitTarget};
+use worksheet::case::{load_case_str, Case, ImplicitKind, Op, StreamKind, WaitTarget};
 use worksheet::engine::{evaluate, Outcome, Report};
 use worksheet::import::nsys::{
     import_nsys, summary_table, NsysError, NsysImport, NSYS_ERROR_CODES,
@@ -66,26 +66,54 @@ fn phase(case: &Case, id: &str) -> (i64, i64, String) {
     )
 }
 
+/// Named waits (from sync rows) by target: (stream, device, event).
 fn waits(case: &Case) -> (usize, usize, usize) {
     let mut n = (0, 0, 0);
     for op in &case.program {
         match op {
             Op::HostWait {
                 target: WaitTarget::Stream(_),
+                implicit: None,
                 ..
             } => n.0 += 1,
             Op::HostWait {
                 target: WaitTarget::Device(_),
+                implicit: None,
                 ..
             } => n.1 += 1,
             Op::HostWait {
                 target: WaitTarget::Event(_),
+                implicit: None,
                 ..
             } => n.2 += 1,
             _ => {}
         }
     }
     n
+}
+
+/// Implicit waits (copies, SPEC §4) by kind: (sync-copy-dtoh, pageable-htod,
+/// async-copy-dtoh-pageable).
+fn implicit_waits(case: &Case) -> (usize, usize, usize) {
+    let mut n = (0, 0, 0);
+    for op in &case.program {
+        if let Op::HostWait {
+            implicit: Some(w), ..
+        } = op
+        {
+            match w.kind {
+                ImplicitKind::SyncCopyDtoh => n.0 += 1,
+                ImplicitKind::PageableHtod => n.1 += 1,
+                ImplicitKind::AsyncCopyDtohPageable => n.2 += 1,
+            }
+        }
+    }
+    n
+}
+
+/// The declared kind of every stream, in declaration order.
+fn stream_kinds(case: &Case) -> Vec<Option<StreamKind>> {
+    case.streams.iter().map(|s| s.kind).collect()
 }
 
 fn launches(case: &Case) -> usize {
@@ -171,6 +199,12 @@ fn mordred_2021_2_has_no_session_start_and_unidentifiable_event_syncs() {
     assert_eq!(s.counts.api_calls, 260);
     assert_eq!(s.counts.sync_rows, 18);
     assert_eq!(waits(&case), (0, 12, 0), "12 cudaDeviceSynchronize");
+    // 24 synchronous DtoH cudaMemcpy (srcKind 2 device → dstKind 0 pageable) and 164
+    // synchronous HtoD ones from pageable memory: implicit waits. The file has no
+    // ENUM_CUDA_MEM_KIND; its numbering is nsys's (every HtoD copy goes 0 → 2).
+    assert_eq!(implicit_waits(&case), (24, 164, 0));
+    // Stream 7 is TARGET_INFO_CUDA_STREAM's NULL stream (flag 3), used by no _ptsz call.
+    assert_eq!(stream_kinds(&case), [Some(StreamKind::LegacyDefault)]);
     assert_eq!(launches(&case), 216);
     assert!(s
         .notes
@@ -216,6 +250,10 @@ fn saxpy_2022_2_reports_its_duplicate_runtime_rows() {
     );
     assert_eq!(s.counts.sync_rows, 0);
     assert_eq!(waits(&case), (0, 0, 0));
+    // No sync row, but 5 synchronous DtoH and 10 pageable HtoD cudaMemcpy calls (the 38
+    // duplicate rows do not make a copy a wait twice).
+    assert_eq!(implicit_waits(&case), (5, 10, 0));
+    assert_eq!(stream_kinds(&case), [Some(StreamKind::LegacyDefault)]);
 }
 
 /// Captured with nsys 2022.2.1, exported with 2024.5.1 (`greenContextId` before `streamId`):
@@ -243,6 +281,8 @@ fn cloverleaf_2024_5_waits_after_every_kernel() {
         (533_338_240, 534_705_884, "par_ranged2d_kernel".into())
     );
     assert_eq!(waits(&case), (0, 1312, 0));
+    assert_eq!(implicit_waits(&case), (25, 254, 0));
+    assert_eq!(stream_kinds(&case), [Some(StreamKind::LegacyDefault)]);
     assert_eq!(launches(&case), 1591);
 
     // Every kernel launch is followed by a device-wide wait before the next launch.
@@ -253,20 +293,21 @@ fn cloverleaf_2024_5_waits_after_every_kernel() {
                 assert!(!pending_kernel, "two kernels without a wait between them");
                 pending_kernel = true;
             }
-            Op::HostWait { .. } => pending_kernel = false,
+            Op::HostWait { implicit: None, .. } => pending_kernel = false,
             _ => {}
         }
     }
 
-    // A timer over the whole program. Its device waits cover every kernel; they do not cover
-    // the five DtoH copies made after the last wait by synchronous cudaMemcpy calls, which
-    // block the host but have no sync row, so no wait is declared for them.
+    // A timer over the whole program, stopped when the last device-wide wait returns. Its
+    // device waits cover every kernel; they do not cover the five DtoH copies made after it by
+    // synchronous cudaMemcpy calls, whose own (implicit) waits return after that stop.
     let last_wait = case
         .program
         .iter()
         .rev()
         .find_map(|op| match op {
             Op::HostWait {
+                target: WaitTarget::Device(_),
                 returned: Some((_, at)),
                 ..
             } => Some(*at),
@@ -299,6 +340,46 @@ fn cloverleaf_2024_5_waits_after_every_kernel() {
             "{detail}"
         ),
         other => panic!("{other:?}"),
+    }
+
+    // Changed by the implicit waits: unknown (wait-misses-work) → known. Stopped when the
+    // last of those five synchronous DtoH copies returns, the same claim is known: each copy
+    // returns only once it has completed (CUDA "API synchronization behavior"), and all the
+    // claimed work is on the copies' stream 7, before them.
+    let (last_copy, copy) = case
+        .program
+        .iter()
+        .rev()
+        .find_map(|op| match op {
+            Op::HostWait {
+                implicit: Some(w),
+                returned: Some((_, at)),
+                ..
+            } => Some((*at, case.phases[w.copy].id.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(copy, "memcpy-279");
+    assert!(last_copy > last_wait);
+    let answers = with_completion(
+        &import,
+        "pid1701896",
+        last_copy,
+        &[
+            ("everything", None),
+            ("final-copies", Some((275..=279).map(|r| format!("memcpy-{r}")).collect())),
+        ],
+    );
+    for id in ["everything", "final-copies"] {
+        let answer = answers.answer(id).unwrap();
+        assert_eq!(answer.headline(), format!("known {last_copy}"), "{id}");
+        match answer.outcome.verdict() {
+            Some(Verdict::Known { notes, .. }) => assert!(
+                notes.iter().any(|n| n.contains("(sync-copy-dtoh): a synchronous copy from device to host returns only once the copy has completed (CUDA runtime API, \"API synchronization behavior\")")),
+                "{notes:?}"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 }
 
@@ -334,6 +415,9 @@ fn fuser_2025_1_has_two_processes_and_joins_driver_launches() {
         )
     );
     assert_eq!(waits(&case), (2, 1, 0));
+    // Its copies are cudaMemcpyAsync: HtoD from pageable memory and DtoD, never waits.
+    assert_eq!(implicit_waits(&case), (0, 0, 0));
+    assert_eq!(stream_kinds(&case), [Some(StreamKind::LegacyDefault)]);
     let d = &s.devices[0];
     assert_eq!(d.kernel_memcpy_overlap_ns(), 0);
     assert_eq!(
@@ -402,6 +486,10 @@ fn mfu_2026_2_two_devices_a_same_stream_overlap_and_cut_launches() {
     // 33 cudaStreamSynchronize on streams 7 and 15; the one on stream 15 targets device 1's
     // stream even though its sync rows say device 0.
     assert_eq!(waits(&case), (33, 0, 0));
+    // Only cudaMemcpyAsync (HtoD from pageable memory, DtoD): no implicit wait. Streams 7 and
+    // 15 are not in TARGET_INFO_CUDA_STREAM for their (process, context), so no kind.
+    assert_eq!(implicit_waits(&case), (0, 0, 0));
+    assert_eq!(stream_kinds(&case), [None, None]);
     let on_15 = case
         .program
         .iter()
@@ -536,6 +624,7 @@ fn event_syncs_are_tied_to_the_latest_earlier_record_of_the_event() {
                 id,
                 target,
                 returned,
+                ..
             } => {
                 format!(
                     "host-wait {id} {target:?} at {:?}",
