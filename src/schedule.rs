@@ -351,6 +351,42 @@ mod tests {
         assert_eq!(covered_phases(&case, 5), vec!["pb", "pa"]);
     }
 
+    /// L (legacy default), B (blocking), N (non-blocking), all on gpu0:
+    ///  B: b1 ─────────────┐          b2 (after the copy)
+    ///  N: n1              │
+    ///  L:          copy(D2H) ── host returns   covers copy and b1, not n1, not b2
+    #[test]
+    fn a_legacy_default_copy_covers_earlier_blocking_work_only() {
+        let text = r#"{"format": "worksheet-case", "version": 1,
+            "clocks": [{"id": "gpu", "domain": "device", "instance": "ctx"}],
+            "streams": [{"id": "L", "clock": "gpu", "device": "gpu0", "kind": "legacy-default"},
+                        {"id": "B", "clock": "gpu", "device": "gpu0", "kind": "blocking"},
+                        {"id": "N", "clock": "gpu", "device": "gpu0", "kind": "non-blocking"}],
+            "phases": [{"id": "b1", "stream": "B", "start": "0 us", "end": "1 us"},
+                       {"id": "n1", "stream": "N", "start": "0 us", "end": "1 us"},
+                       {"id": "copy", "stream": "L", "start": "1 us", "end": "2 us"},
+                       {"id": "b2", "stream": "B", "start": "2 us", "end": "3 us"}],
+            "program": [{"op": "launch", "phase": "b1"}, {"op": "launch", "phase": "n1"},
+                        {"op": "launch", "phase": "copy"}, {"op": "launch", "phase": "b2"},
+                        {"op": "host-wait", "id": "w", "stream": "L", "implicit": "sync-copy-dtoh", "copy": "copy"}]}"#;
+        let case = load_case_str(text, "legacy.json").expect("valid");
+        assert_eq!(covered_phases(&case, 4), vec!["b1", "copy"]);
+    }
+
+    /// S: k ── copy(pageable H2D) ── host returns: covers k, not the copy.
+    #[test]
+    fn a_pageable_htod_copy_covers_the_work_before_it_not_itself() {
+        let text = r#"{"format": "worksheet-case", "version": 1,
+            "clocks": [{"id": "gpu", "domain": "device", "instance": "ctx"}],
+            "streams": [{"id": "S", "clock": "gpu", "device": "gpu0"}],
+            "phases": [{"id": "k", "stream": "S", "start": "0 us", "end": "1 us"},
+                       {"id": "copy", "stream": "S", "start": "1 us", "end": "2 us"}],
+            "program": [{"op": "launch", "phase": "k"}, {"op": "launch", "phase": "copy"},
+                        {"op": "host-wait", "id": "w", "stream": "S", "implicit": "pageable-htod", "copy": "copy"}]}"#;
+        let case = load_case_str(text, "htod.json").expect("valid");
+        assert_eq!(covered_phases(&case, 2), vec!["k"]);
+    }
+
     #[test]
     fn event_wait_does_not_cover_work_after_the_event_in_its_stream() {
         let case = case_with(

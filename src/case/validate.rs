@@ -955,3 +955,58 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
         questions,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::case::load_case_str;
+
+    /// A case with streams A and B, a copy on A, and `wait` as the last program op.
+    fn with_wait(wait: &str) -> String {
+        format!(
+            r#"{{"format": "worksheet-case", "version": 1,
+            "clocks": [{{"id": "gpu", "domain": "device", "instance": "ctx"}}],
+            "streams": [{{"id": "A", "clock": "gpu", "device": "gpu0"}}, {{"id": "B", "clock": "gpu", "device": "gpu0"}}],
+            "phases": [{{"id": "copy", "stream": "A", "start": "0 us", "end": "1 us"}},
+                       {{"id": "late", "stream": "A", "start": "1 us", "end": "2 us"}}],
+            "program": [{{"op": "launch", "phase": "copy"}}, {wait}, {{"op": "launch", "phase": "late"}}]}}"#
+        )
+    }
+
+    fn error(wait: &str) -> (String, &'static str, String) {
+        let e = load_case_str(&with_wait(wait), "implicit.json").unwrap_err();
+        (e.path, e.code, e.message)
+    }
+
+    #[test]
+    fn an_implicit_wait_needs_its_copy_and_a_copy_needs_implicit() {
+        let (path, code, _) =
+            error(r#"{"op": "host-wait", "id": "w", "stream": "A", "implicit": "sync-copy-dtoh"}"#);
+        assert_eq!((path.as_str(), code), ("program[1].copy", "missing-field"));
+        let (path, code, _) = error(r#"{"op": "host-wait", "id": "w", "stream": "A", "copy": "copy"}"#);
+        assert_eq!((path.as_str(), code), ("program[1].implicit", "missing-field"));
+    }
+
+    #[test]
+    fn an_implicit_wait_is_on_its_copys_stream_after_its_launch() {
+        let (path, code, message) = error(
+            r#"{"op": "host-wait", "id": "w", "stream": "B", "implicit": "sync-copy-dtoh", "copy": "copy"}"#,
+        );
+        assert_eq!((path.as_str(), code), ("program[1]", "bad-program"));
+        assert!(message.contains("its copy `copy` runs in stream `A`"), "{message}");
+        let (_, code, message) = error(
+            r#"{"op": "host-wait", "id": "w", "device": "gpu0", "implicit": "sync-copy-dtoh", "copy": "copy"}"#,
+        );
+        assert_eq!(code, "bad-program");
+        assert!(message.contains("must target the `stream`"), "{message}");
+        let (_, code, message) = error(
+            r#"{"op": "host-wait", "id": "w", "stream": "A", "implicit": "pageable-htod", "copy": "late"}"#,
+        );
+        assert_eq!(code, "bad-program");
+        assert!(message.contains("not launched before it"), "{message}");
+        let (path, code, _) = error(
+            r#"{"op": "host-wait", "id": "w", "stream": "A", "implicit": "sync-copy", "copy": "copy"}"#,
+        );
+        // Inside the internally tagged op, serde locates the error at the op.
+        assert_eq!((path.as_str(), code), ("program[1]", "unknown-variant"));
+    }
+}
