@@ -367,7 +367,10 @@ fn cloverleaf_2024_5_waits_after_every_kernel() {
         last_copy,
         &[
             ("everything", None),
-            ("final-copies", Some((275..=279).map(|r| format!("memcpy-{r}")).collect())),
+            (
+                "final-copies",
+                Some((275..=279).map(|r| format!("memcpy-{r}")).collect()),
+            ),
         ],
     );
     for id in ["everything", "final-copies"] {

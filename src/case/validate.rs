@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use super::raw::{
-    RawCase, RawEventState, RawExpectDuration, RawExpectIntervals, RawImplicit, RawOp,
-    RawQuestion, RawSpanExpect, RawStreamKind, RawTime,
+    RawCase, RawEventState, RawExpectDuration, RawExpectIntervals, RawImplicit, RawOp, RawQuestion,
+    RawSpanExpect, RawStreamKind, RawTime,
 };
 use super::{
     Ask, Case, CaseError, ClockDef, EventDef, EventState, Expect, ExpectIntervals, ExpectVerdict,
@@ -56,9 +56,10 @@ fn implicit_wait(
             "implicit wait `{id}` is on stream `{}`, but its copy `{}` runs in {}",
             streams[*s].id,
             phase.id,
-            phase
-                .stream
-                .map_or("no stream".to_owned(), |t| format!("stream `{}`", streams[t].id))
+            phase.stream.map_or("no stream".to_owned(), |t| format!(
+                "stream `{}`",
+                streams[t].id
+            ))
         ));
     }
     let Some(copy_op) = launched[copy] else {
@@ -599,8 +600,10 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                     (None, None) => None,
                     (Some(kind), Some(copy)) => {
                         let p = phase_ids.resolve(copy, at("copy"))?;
-                        Some(implicit_wait(id, *kind, p, &target, &phases, &streams, &launched)
-                            .map_err(&bad)?)
+                        Some(
+                            implicit_wait(id, *kind, p, &target, &phases, &streams, &launched)
+                                .map_err(&bad)?,
+                        )
                     }
                     (Some(_), None) => {
                         return Err(CaseError::new(
@@ -609,13 +612,11 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                             "an implicit wait names the `copy` (a phase) that makes it a wait",
                         ))
                     }
-                    (None, Some(_)) => {
-                        return Err(CaseError::new(
-                            at("implicit"),
-                            "missing-field",
-                            "a wait's `copy` goes with `implicit`, which says why the copy is a wait",
-                        ))
-                    }
+                    (None, Some(_)) => return Err(CaseError::new(
+                        at("implicit"),
+                        "missing-field",
+                        "a wait's `copy` goes with `implicit`, which says why the copy is a wait",
+                    )),
                 };
                 Op::HostWait {
                     id: id.clone(),
@@ -982,8 +983,12 @@ mod tests {
         let (path, code, _) =
             error(r#"{"op": "host-wait", "id": "w", "stream": "A", "implicit": "sync-copy-dtoh"}"#);
         assert_eq!((path.as_str(), code), ("program[1].copy", "missing-field"));
-        let (path, code, _) = error(r#"{"op": "host-wait", "id": "w", "stream": "A", "copy": "copy"}"#);
-        assert_eq!((path.as_str(), code), ("program[1].implicit", "missing-field"));
+        let (path, code, _) =
+            error(r#"{"op": "host-wait", "id": "w", "stream": "A", "copy": "copy"}"#);
+        assert_eq!(
+            (path.as_str(), code),
+            ("program[1].implicit", "missing-field")
+        );
     }
 
     #[test]
@@ -992,7 +997,10 @@ mod tests {
             r#"{"op": "host-wait", "id": "w", "stream": "B", "implicit": "sync-copy-dtoh", "copy": "copy"}"#,
         );
         assert_eq!((path.as_str(), code), ("program[1]", "bad-program"));
-        assert!(message.contains("its copy `copy` runs in stream `A`"), "{message}");
+        assert!(
+            message.contains("its copy `copy` runs in stream `A`"),
+            "{message}"
+        );
         let (_, code, message) = error(
             r#"{"op": "host-wait", "id": "w", "device": "gpu0", "implicit": "sync-copy-dtoh", "copy": "copy"}"#,
         );

@@ -66,7 +66,11 @@ pub(crate) fn call_of(base_name: &str) -> Option<Call> {
 }
 
 /// The implicit wait a copy is, if any (the table of the module documentation).
-pub(crate) fn implicit_wait(call: Call, direction: Direction, host: HostMemory) -> Option<RawImplicit> {
+pub(crate) fn implicit_wait(
+    call: Call,
+    direction: Direction,
+    host: HostMemory,
+) -> Option<RawImplicit> {
     match (call, direction, host) {
         (Call::Synchronous, Direction::DtoH, _) => Some(RawImplicit::SyncCopyDtoh),
         (Call::Async, Direction::DtoH, HostMemory::Pageable) => {
@@ -130,7 +134,10 @@ mod tests {
             kineto_copy("Memcpy DtoD (Device -> Device)"),
             (Direction::Other, HostMemory::Unknown)
         );
-        assert_eq!(kineto_copy("Memcpy DtoH"), (Direction::DtoH, HostMemory::Unknown));
+        assert_eq!(
+            kineto_copy("Memcpy DtoH"),
+            (Direction::DtoH, HostMemory::Unknown)
+        );
     }
 
     #[test]
@@ -142,9 +149,18 @@ mod tests {
         assert_eq!(call_of("cuMemcpyDtoH"), Some(Call::Synchronous));
         assert_eq!(call_of("cuMemcpyDtoHAsync"), Some(Call::Async));
         assert_eq!(call_of("cudaLaunchKernel"), None);
-        assert_eq!(implicit_wait(sync, DtoH, Pinned), Some(RawImplicit::SyncCopyDtoh));
-        assert_eq!(implicit_wait(sync, DtoH, Unknown), Some(RawImplicit::SyncCopyDtoh));
-        assert_eq!(implicit_wait(sync, HtoD, Pageable), Some(RawImplicit::PageableHtod));
+        assert_eq!(
+            implicit_wait(sync, DtoH, Pinned),
+            Some(RawImplicit::SyncCopyDtoh)
+        );
+        assert_eq!(
+            implicit_wait(sync, DtoH, Unknown),
+            Some(RawImplicit::SyncCopyDtoh)
+        );
+        assert_eq!(
+            implicit_wait(sync, HtoD, Pageable),
+            Some(RawImplicit::PageableHtod)
+        );
         assert_eq!(implicit_wait(sync, HtoD, Pinned), None);
         assert_eq!(implicit_wait(sync, HtoD, Unknown), None);
         assert_eq!(implicit_wait(sync, Other, Pageable), None);

@@ -61,7 +61,7 @@
 //!   and are counted, not mapped. Events a wait names are declared `timing: false`,
 //!   `completed`: the trace says neither how they were created nor when they completed.
 //! - **Copies that are waits** (SPEC §4, "Implicit waits"; the CUDA runtime API's "API
-//!   synchronization behavior"; the mapping is [`super::copies`]'s). A `gpu_memcpy` row's
+//!   synchronization behavior"; the mapping is `src/import/copies.rs`). A `gpu_memcpy` row's
 //!   name carries its direction and memory kinds (`Memcpy DtoH (Device -> Pageable)`,
 //!   `Memcpy HtoD (Pinned -> Device)`); its runtime row, joined by correlation, says whether
 //!   the call was synchronous (`cudaMemcpy`) or `Async` (`cudaMemcpyAsync`). A synchronous
@@ -862,9 +862,13 @@ fn keep_copy_waits(
         else {
             continue;
         };
-        let overtaken = placed[..i].iter().rev().take_while(|q| q.key.0 > *start).any(|q| {
-            !matches!(q.step, Step::Launch(j) if j == *k) && stream_of(q) == Some(*stream)
-        });
+        let overtaken = placed[..i]
+            .iter()
+            .rev()
+            .take_while(|q| q.key.0 > *start)
+            .any(|q| {
+                !matches!(q.step, Step::Launch(j) if j == *k) && stream_of(q) == Some(*stream)
+            });
         let word = crate::case::raw::RawImplicit::word(*kind);
         if overtaken {
             drop[i] = true;
@@ -873,7 +877,9 @@ fn keep_copy_waits(
                 format!("{word} copy: another submission to its stream returned while the copy's call ran, so the copy's place in the stream is unknown: not a wait"),
             );
         } else {
-            *kept.entry(format!("on a stream (implicit: {word} copy)")).or_default() += 1;
+            *kept
+                .entry(format!("on a stream (implicit: {word} copy)"))
+                .or_default() += 1;
         }
     }
     let mut i = 0;

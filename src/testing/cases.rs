@@ -91,10 +91,7 @@ pub fn arb_shape() -> impl Strategy<Value = ProgramShape> {
             proptest::collection::vec(arb_step(streams, events), 0..10),
             proptest::collection::vec(0usize..10, phases),
             proptest::collection::vec(proptest::option::weighted(0.4, arb_implicit()), phases),
-            proptest::collection::vec(
-                proptest::option::weighted(0.6, arb_stream_kind()),
-                streams,
-            ),
+            proptest::collection::vec(proptest::option::weighted(0.6, arb_stream_kind()), streams),
         )
             .prop_map(
                 move |(phase_streams, event_streams, steps, launch_after, copies, stream_kinds)| {
@@ -311,7 +308,13 @@ mod laws {
     }
 
     fn is_implicit_wait(op: &RawOp) -> bool {
-        matches!(op, RawOp::HostWait { implicit: Some(_), .. })
+        matches!(
+            op,
+            RawOp::HostWait {
+                implicit: Some(_),
+                ..
+            }
+        )
     }
 
     fn device_wait(id: &str) -> RawOp {

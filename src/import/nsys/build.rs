@@ -317,7 +317,8 @@ pub(crate) fn build(
             format!("gpu{device}-{}-ctx{context}", clock_of[&proc])
         })
     };
-    let stream_kinds = declared_stream_kinds(export, &stream_keys, &gpu, &api, &call_of, &names, &procs)?;
+    let stream_kinds =
+        declared_stream_kinds(export, &stream_keys, &gpu, &api, &call_of, &names, &procs)?;
     let mut stream_id: BTreeMap<StreamKey, String> = BTreeMap::new();
     for k in &stream_keys {
         let id = format!(
@@ -485,17 +486,26 @@ pub(crate) fn build(
     }
     for (s_idx, plan) in &plans {
         if let Plan::StreamWait { call, .. } = plan {
-            submitted.entry(syncs[*s_idx].key).or_default().push(api[*call].end);
+            submitted
+                .entry(syncs[*s_idx].key)
+                .or_default()
+                .push(api[*call].end);
         }
     }
     submitted.values_mut().for_each(|v| v.sort_unstable());
     let memory_kinds = export.memory_kinds()?;
     for r in gpu.iter().filter(|r| r.kind == GpuKind::Memcpy) {
-        let Some(&c) = call_of.get(&(r.key.proc, r.correlation)) else { continue };
+        let Some(&c) = call_of.get(&(r.key.proc, r.correlation)) else {
+            continue;
+        };
         let call = &api[c];
-        let Some(how) = copies::call_of(api_base(&names[&call.name_id])) else { continue };
+        let Some(how) = copies::call_of(api_base(&names[&call.name_id])) else {
+            continue;
+        };
         let (direction, host) = kinds::copy_facts(r, memory_kinds.as_ref());
-        let Some(implicit) = copies::implicit_wait(how, direction, host) else { continue };
+        let Some(implicit) = copies::implicit_wait(how, direction, host) else {
+            continue;
+        };
         if kinds::overtaken(&submitted[&r.key], call.start, call.end) {
             skipped.add(format!("{} copies during whose call another submission to the same stream returned (another thread): the copy's place in its stream is unknown, so no implicit wait is declared", implicit.word()), r.rowid);
             continue;
