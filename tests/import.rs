@@ -5,6 +5,10 @@
 //! absolute µs, the 2021 capitalised categories), each asserting values read off the trace
 //! by hand (a small Python script reading the JSON text with `Decimal`, quoted in the test);
 //! then the waits of `event_sync_trace`, the malformed traces, and the command line.
+//!
+//! Implicit waits (SPEC §4): only `sampled_rank-0/1` have copies that wait (8 `cudaMemcpyAsync`
+//! device-to-pageable copies each); every other trace's copies are `Async` host-to-device or
+//! device-to-device, so none of their answers changed.
 
 use std::fs;
 use std::path::{Path, PathBuf};

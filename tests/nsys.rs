@@ -123,6 +123,21 @@ fn launches(case: &Case) -> usize {
         .count()
 }
 
+/// When the program's last host wait (named or implicit) returns.
+fn last_return(case: &Case) -> Nanos {
+    case.program
+        .iter()
+        .rev()
+        .find_map(|op| match op {
+            Op::HostWait {
+                returned: Some((_, at)),
+                ..
+            } => Some(*at),
+            _ => None,
+        })
+        .expect("a wait")
+}
+
 /// Adds a host timer from the program's start (at 0) to its end (at `stop`), and one
 /// host-completion question per `(id, work)`; `None` claims everything launched in between.
 fn with_completion(
@@ -206,6 +221,15 @@ fn mordred_2021_2_has_no_session_start_and_unidentifiable_event_syncs() {
     // Stream 7 is TARGET_INFO_CUDA_STREAM's NULL stream (flag 3), used by no _ptsz call.
     assert_eq!(stream_kinds(&case), [Some(StreamKind::LegacyDefault)]);
     assert_eq!(launches(&case), 216);
+    // Changed by the implicit waits: all work, stopped when the last wait returns, was
+    // unknown (wait-misses-work: memcpy-181…188, DtoH copies after the last device sync) and
+    // is now known: the last DtoH cudaMemcpy returns once it completed, on the only stream.
+    let stop = last_return(&case);
+    let answers = with_completion(&import, "pid35201", stop, &[("all", None)]);
+    assert_eq!(
+        answers.answer("all").unwrap().headline(),
+        "known 6.770982555 s"
+    );
     assert!(s
         .notes
         .iter()
@@ -254,6 +278,14 @@ fn saxpy_2022_2_reports_its_duplicate_runtime_rows() {
     // duplicate rows do not make a copy a wait twice).
     assert_eq!(implicit_waits(&case), (5, 10, 0));
     assert_eq!(stream_kinds(&case), [Some(StreamKind::LegacyDefault)]);
+    // Changed by the implicit waits: all work was unknown (no-wait: the file has no sync row)
+    // and is now known when the last of the 5 DtoH cudaMemcpy returns (only stream 7 has work).
+    let stop = last_return(&case);
+    let answers = with_completion(&import, "pid1230493", stop, &[("all", None)]);
+    assert_eq!(
+        answers.answer("all").unwrap().headline(),
+        "known 1.985283437 s"
+    );
 }
 
 /// Captured with nsys 2022.2.1, exported with 2024.5.1 (`greenContextId` before `streamId`):
