@@ -14,7 +14,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use worksheet::case::{validate, Case, ImplicitKind, Op, WaitTarget};
+use worksheet::case::raw::RawQuestion;
+use worksheet::case::{load_case_str, validate, Case, ImplicitKind, Op, WaitTarget};
+use worksheet::engine::evaluate;
 use worksheet::import::{import_path, summarize, ImportOptions, Imported, Summary};
 
 const TRACES: &str = "tests/data/traces";
@@ -590,5 +592,85 @@ fn a_plain_case_carries_no_expectations_and_its_provenance() {
     assert_eq!(
         v["provenance"]["trace_format"],
         "kineto: integer absolute Unix µs"
+    );
+}
+
+/// A Kineto trace made by hand: kernel k1 on stream 7 and k2 on stream 9, then a synchronous
+/// `cudaMemcpy` DtoH into pinned memory on stream 7 (an implicit wait: it returns once the
+/// copy has completed), then a `cudaMemcpyAsync` DtoH into pinned memory (no wait).
+///
+/// ```text
+/// host  launch k1 [10,20)  launch k2 [20,30)  cudaMemcpy [30,170)  cudaMemcpyAsync [180,185)
+/// s7    k1 [100,150)  copy#3 [150,160)                      copy#4 [200,210)
+/// s9    k2 [100,600)
+/// ```
+#[test]
+fn a_synchronous_device_to_host_copy_is_a_wait_on_its_stream() {
+    let gpu = |cat: &str, name: &str, stream: i64, corr: i64, ts: i64, dur: i64| {
+        format!(
+            r#"{{"ph": "X", "cat": "{cat}", "name": "{name}", "pid": 0, "tid": {stream}, "ts": {ts}, "dur": {dur},
+                "args": {{"device": 0, "stream": {stream}, "correlation": {corr}}}}}"#
+        )
+    };
+    let call = |name: &str, corr: i64, c0: i64, c1: i64| {
+        format!(
+            r#"{{"ph": "X", "cat": "cuda_runtime", "name": "{name}", "pid": 9, "tid": 9, "ts": {c0}, "dur": {},
+                "args": {{"correlation": {corr}}}}}"#,
+            c1 - c0
+        )
+    };
+    let events = [
+        gpu("kernel", "k1", 7, 1, 100, 50),
+        call("cudaLaunchKernel", 1, 10, 20),
+        gpu("kernel", "k2", 9, 2, 100, 500),
+        call("cudaLaunchKernel", 2, 20, 30),
+        gpu(
+            "gpu_memcpy",
+            "Memcpy DtoH (Device -> Pinned)",
+            7,
+            3,
+            150,
+            10,
+        ),
+        call("cudaMemcpy", 3, 30, 170),
+        gpu(
+            "gpu_memcpy",
+            "Memcpy DtoH (Device -> Pinned)",
+            7,
+            4,
+            200,
+            10,
+        ),
+        call("cudaMemcpyAsync", 4, 180, 185),
+    ];
+    let text = format!(r#"{{"traceEvents": [{}]}}"#, events.join(",\n"));
+    let imported =
+        worksheet::import::kineto::import_text(&text, "copies", &ImportOptions::default()).unwrap();
+    assert_eq!(
+        fact(&imported, "host waits"),
+        "1 on a stream (implicit: sync-copy-dtoh copy)"
+    );
+    let mut raw = imported.case.clone();
+    for (id, work) in [
+        ("stream-7", vec!["k1#1", "Memcpy_DtoH#3"]),
+        ("stream-9", vec!["k2#2"]),
+        ("async-to-pinned", vec!["Memcpy_DtoH#4"]),
+    ] {
+        raw.questions.push(RawQuestion::HostCompletion {
+            id: id.into(),
+            timer: "all-work".into(),
+            work: Some(work.into_iter().map(String::from).collect()),
+            expect: None,
+        });
+    }
+    let report = evaluate(&load_case_str(&raw.to_json_pretty(), "copies").unwrap());
+    let headline = |id: &str| report.answer(id).unwrap().headline();
+    // The timer runs from the first call (10 µs) to the copy's return (170 µs).
+    assert_eq!(headline("stream-7"), "known 160 us");
+    assert_eq!(headline("stream-9"), "unknown (wait-misses-work)");
+    assert_eq!(headline("async-to-pinned"), "unknown (wait-misses-work)");
+    assert_eq!(
+        headline("completion:all-work"),
+        "unknown (wait-misses-work)"
     );
 }

@@ -714,6 +714,106 @@ fn event_syncs_are_tied_to_the_latest_earlier_record_of_the_event() {
     );
 }
 
+/// Streams 7 (the NULL stream, flag 3), 13 (blocking, flag 1) and 14 (non-blocking, flag 2)
+/// of one process, no ENUM tables (nsys's numbering is used). Thread 1 launches kernel B on
+/// 13 and kernel N on 14, then a synchronous DtoH cudaMemcpy on 7; later another DtoH
+/// cudaMemcpy on 7 while thread 2 launches kernel K on 7 during it:
+///
+/// ```text
+/// t1   launch B [10,20)  launch N [20,30)  memcpy c1 [30,600)         memcpy c2 [700,1000)
+/// t2                                                           launch K [690,710)
+/// s13  B [100,500)      s14  N [100,900)
+/// s7                         c1 [500,550)                 K [710,940)  c2 [950,960)
+/// ```
+fn legacy_sql() -> String {
+    let p = gp(7);
+    let (t1, t2) = (p | 1, p | 2);
+    format!(
+        "{KERNEL_DDL}; {RUNTIME_DDL};
+         CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL,
+           deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
+           correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL,
+           srcKind INTEGER, dstKind INTEGER);
+         CREATE TABLE TARGET_INFO_CUDA_STREAM (streamId INTEGER NOT NULL, hwId INTEGER NOT NULL,
+           vmId INTEGER NOT NULL, processId INTEGER NOT NULL, contextId INTEGER NOT NULL,
+           priority INTEGER NOT NULL, flag INTEGER NOT NULL);
+         CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+         INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (5, 'k'), (8, 'cudaMemcpy_v3020');
+         INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+           (100, 500, 0, 1, 13, 1, {p}, 5, 5), (100, 900, 0, 1, 14, 2, {p}, 5, 5),
+           (710, 940, 0, 1, 7, 5, {p}, 5, 5);
+         INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES
+           (500, 550, 0, 1, 7, 3, {p}, 64, 2, 2, 0), (950, 960, 0, 1, 7, 4, {p}, 64, 2, 2, 0);
+         INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+           (10, 20, 0, {t1}, 1, 1, 0, NULL), (20, 30, 0, {t1}, 2, 1, 0, NULL),
+           (30, 600, 0, {t1}, 3, 8, 0, NULL), (700, 1000, 0, {t1}, 4, 8, 0, NULL),
+           (690, 710, 0, {t2}, 5, 1, 0, NULL);
+         INSERT INTO TARGET_INFO_CUDA_STREAM VALUES
+           (7, 0, 1, 7, 1, 0, 3), (13, 0, 1, 7, 1, 0, 1), (14, 0, 1, 7, 1, 0, 2);"
+    )
+}
+
+#[test]
+fn a_synchronous_copy_on_the_legacy_default_stream_covers_earlier_blocking_work() {
+    let (_dir, path) = synthetic(&legacy_sql());
+    let import = import_nsys(&path, "legacy").unwrap();
+    let case = load_case_str(&import.case.to_json_pretty(), "legacy").unwrap();
+    let kinds: Vec<(&str, Option<StreamKind>)> = case
+        .streams
+        .iter()
+        .map(|s| (s.id.as_str(), s.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("pid7-gpu0-ctx1-s7", Some(StreamKind::LegacyDefault)),
+            ("pid7-gpu0-ctx1-s13", Some(StreamKind::Blocking)),
+            ("pid7-gpu0-ctx1-s14", Some(StreamKind::NonBlocking)),
+        ]
+    );
+    // c1 is a wait; c2 is not: thread 2's launch of K returned while c2's call ran, so K may
+    // be queued before or after c2.
+    assert_eq!(implicit_waits(&case), (1, 0, 0));
+    assert!(import
+        .summary
+        .notes
+        .iter()
+        .any(|n| n.starts_with("1 sync-copy-dtoh copies during whose call another submission")));
+    let answers = with_completion(
+        &import,
+        "pid7",
+        Nanos::new(600),
+        &[
+            ("blocking", Some(vec!["kernel-1".into()])),
+            ("non-blocking", Some(vec!["kernel-2".into()])),
+        ],
+    );
+    assert_eq!(
+        answers.answer("blocking").unwrap().headline(),
+        "known 600 ns"
+    );
+    let non_blocking = answers.answer("non-blocking").unwrap();
+    assert_eq!(non_blocking.headline(), "unknown (wait-misses-work)");
+    match non_blocking.outcome.verdict() {
+        Some(Verdict::Unknown { detail, .. }) => assert!(
+            detail.contains("is on the legacy default stream `pid7-gpu0-ctx1-s7`, which waits only for the earlier work of blocking streams"),
+            "{detail}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    // At 1000 only c1 is a wait, so K (launched after it) is not shown complete.
+    let later = with_completion(
+        &import,
+        "pid7",
+        Nanos::new(1000),
+        &[("k", Some(vec!["kernel-3".into()]))],
+    );
+    assert_eq!(
+        later.answer("k").unwrap().headline(),
+        "unknown (wait-misses-work)"
+    );
+}
+
 #[test]
 fn event_syncs_without_an_earlier_record_are_notes_not_waits() {
     // The same file without its CUDA_EVENT rows.
