@@ -12,6 +12,7 @@
 //! reversed, the program is consistent). Nothing after validation checks again.
 
 mod error;
+mod implicit;
 pub mod raw;
 mod validate;
 
