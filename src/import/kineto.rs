@@ -851,7 +851,7 @@ fn keep_copy_waits(
         Step::HostWait { .. } => None,
     };
     let mut kept = BTreeMap::new();
-    let mut drop = vec![false; placed.len()];
+    let mut dropped = vec![false; placed.len()];
     for (i, p) in placed.iter().enumerate() {
         let Step::HostWait {
             target: Target::Stream(stream),
@@ -869,9 +869,9 @@ fn keep_copy_waits(
             .any(|q| {
                 !matches!(q.step, Step::Launch(j) if j == *k) && stream_of(q) == Some(*stream)
             });
-        let word = crate::case::raw::RawImplicit::word(*kind);
+        let word = kind.word();
         if overtaken {
-            drop[i] = true;
+            dropped[i] = true;
             count(
                 not_mapped,
                 format!("{word} copy: another submission to its stream returned while the copy's call ran, so the copy's place in the stream is unknown: not a wait"),
@@ -885,7 +885,7 @@ fn keep_copy_waits(
     let mut i = 0;
     placed.retain(|_| {
         i += 1;
-        !drop[i - 1]
+        !dropped[i - 1]
     });
     kept
 }
