@@ -43,6 +43,7 @@ pub mod import;
 pub mod interval;
 pub mod lab;
 pub mod output;
+pub mod relation;
 pub mod render;
 pub mod schedule;
 pub mod stats;

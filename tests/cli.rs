@@ -26,10 +26,10 @@ fn stdout_of(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
-fn check_fixtures_passes_all_29_cases() {
+fn check_fixtures_passes_all_34_cases() {
     let (code, stdout, stderr) = stdout_of(&["check", "fixtures/cases", "fixtures/edge-controls"]);
     assert_eq!(code, 0, "stderr: {stderr}");
-    assert!(stdout.contains("\n29 passed, 0 failed\n"), "{stdout}");
+    assert!(stdout.contains("\n34 passed, 0 failed\n"), "{stdout}");
     insta::assert_snapshot!("check_text", stdout);
 }
 

@@ -13,6 +13,7 @@
 
 mod error;
 mod implicit;
+mod relations;
 pub mod raw;
 mod validate;
 
@@ -61,6 +62,8 @@ pub struct Case {
     pub provenance: Option<serde_json::Map<String, serde_json::Value>>,
     /// Clocks, by index.
     pub clocks: Vec<ClockDef>,
+    /// Relations between clocks (SPEC §10), in file order.
+    pub relations: Vec<RelationDef>,
     /// Streams, by index.
     pub streams: Vec<StreamDef>,
     /// Events, by index.
@@ -86,6 +89,26 @@ pub struct ClockDef {
     pub id: String,
     /// Domain and instance.
     pub clock: ClockId,
+}
+
+/// A relation between two clocks: `offset(b) − offset(a) ∈ bound` (SPEC §10).
+///
+/// The bound is kept as written: `lo > hi` is not an input error but conflicting evidence,
+/// which questions across the two clocks answer as `unknown (inconsistent-relation)`.
+#[derive(Clone, Debug)]
+pub struct RelationDef {
+    /// The id given, or `clock_relations[i]`.
+    pub id: String,
+    /// Clock `a`.
+    pub a: ClockIdx,
+    /// Clock `b`.
+    pub b: ClockIdx,
+    /// The bound on `offset(b) − offset(a)`.
+    pub bound: crate::relation::Bound,
+    /// Where it comes from.
+    pub source: crate::relation::Source,
+    /// What it rests on, for people.
+    pub evidence: Vec<String>,
 }
 
 /// A declared stream.
@@ -348,6 +371,13 @@ pub enum Ask {
         /// Index of the subtrahend question.
         subtrahend: usize,
     },
+    /// `offset(b) − offset(a)` of two clocks (SPEC §10).
+    ClockOffset {
+        /// Clock `a`.
+        a: ClockIdx,
+        /// Clock `b`.
+        b: ClockIdx,
+    },
     /// Interval algebra over a set of phases.
     Intervals {
         /// The phases.
@@ -373,6 +403,7 @@ impl Ask {
             Ask::DeviceInterval { .. } => "device-interval",
             Ask::Elapsed { .. } => "elapsed",
             Ask::Difference { .. } => "difference",
+            Ask::ClockOffset { .. } => "clock-offset",
             Ask::Intervals { .. } => "intervals",
             Ask::SteadyState { .. } => "steady-state",
         }
@@ -389,6 +420,8 @@ impl Ask {
 pub enum ExpectVerdict {
     /// Known with this exact value.
     Known(Nanos),
+    /// Bounded by this closed range `[lo, hi]` (SPEC §10).
+    Bounded(Nanos, Nanos),
     /// Unknown for this reason.
     Unknown(Reason),
 }
