@@ -378,3 +378,6 @@ pub mod cases;
 
 #[cfg(test)]
 mod properties;
+
+#[cfg(test)]
+mod relations;
