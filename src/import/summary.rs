@@ -318,6 +318,7 @@ fn embed_expectations(case: &mut RawCase, report: &Report) {
                 | RawQuestion::Submission { expect, .. }
                 | RawQuestion::DeviceInterval { expect, .. }
                 | RawQuestion::Elapsed { expect, .. }
+                | RawQuestion::ClockOffset { expect, .. }
                 | RawQuestion::SteadyState { expect, .. },
                 Outcome::Duration(v),
             ) => {
