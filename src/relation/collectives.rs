@@ -2,13 +2,25 @@
 //!
 //! A collective cannot finish on any participant before every participant has started it.
 //! For the k-th instance of one collective (same process group, same name, k-th in start
-//! order) on ranks a and b, with true-time offsets `off_a`, `off_b`:
+//! order) on ranks a and b, in true time:
 //!
 //! ```text
-//!   rank a        [====== k ======)              start_b + off_b ≤ end_a + off_a
-//!   rank b              [==== k ====)            start_a + off_a ≤ end_b + off_b
-//!   ⇒ off_b − off_a ∈ [start_a − end_b, end_a − start_b]
+//!   rank a        [====== k ======)              true(start_b) ≤ true(end_a)
+//!   rank b              [==== k ====)            true(start_a) ≤ true(end_b)
 //! ```
+//!
+//! A relation's offset is the reading offset of SPEC §10's definition: readings `t_a`, `t_b`
+//! name one instant when `t_b − t_a = offset(b) − offset(a) =: δ`, so `true(t_b) = t_b − δ` on
+//! `a`'s scale. Then `start_b − δ ≤ end_a` and `start_a ≤ end_b − δ`:
+//!
+//! ```text
+//!   δ = offset(b) − offset(a) ∈ [start_b − end_a, end_b − start_a]
+//! ```
+//!
+//! (SPEC §10 writes this rule as `off_b − off_a ∈ [start_a − end_b, end_a − start_b]` with
+//! `off` the correction *added* to a reading, `true = t + off`: that is `−δ`, the same bound
+//! mirrored. A shift of +250 µs on rank b's clock must move `δ` by +250 µs, which
+//! `tests/ranks.rs` checks on the real H200 trace.)
 //!
 //! The bound is the intersection over all k. Each side remembers the instance that gave it.
 //! An empty intersection is conflicting evidence: no relation, and the two instances that
@@ -122,8 +134,8 @@ fn match_instances(a: &[Instance], b: &[Instance]) -> PairEvidence {
 pub fn intersect(matched: &[(String, Instance, Instance)]) -> Option<Evidence> {
     let mut out: Option<Evidence> = None;
     for (label, x, y) in matched {
-        let lo = x.start.checked_sub(y.end)?;
-        let hi = x.end.checked_sub(y.start)?;
+        let lo = y.start.checked_sub(x.end)?;
+        let hi = y.end.checked_sub(x.start)?;
         match &mut out {
             None => {
                 out = Some(Evidence {
@@ -188,10 +200,10 @@ mod tests {
 
     #[test]
     fn one_instance_gives_start_minus_end_to_end_minus_start() {
-        //  a: [100, 200)   b: [150, 260)   ⇒   [100 − 260, 200 − 150] = [−160, 50]
+        //  a: [100, 200)   b: [150, 260)   ⇒   [150 − 200, 260 − 100] = [−50, 160]
         let e = pair(&[inst("ar", 100, 200)], &[inst("ar", 150, 260)], 0);
         let o = e.overall.unwrap();
-        assert_eq!(o.bound, Bound::new(Nanos::new(-160), Nanos::new(50)));
+        assert_eq!(o.bound, Bound::new(Nanos::new(-50), Nanos::new(160)));
         assert_eq!(o.count, 1);
         assert_eq!(o.lo_from.label, "0/ar#0");
     }
@@ -200,9 +212,9 @@ mod tests {
     fn instances_intersect_and_name_their_sides() {
         let a = [inst("ar", 0, 100), inst("ar", 1_000, 1_010)];
         let b = [inst("ar", 90, 120), inst("ar", 1_005, 1_030)];
-        // k0: [0 − 120, 100 − 90] = [−120, 10]; k1: [1000 − 1030, 1010 − 1005] = [−30, 5].
+        // k0: [90 − 100, 120 − 0] = [−10, 120]; k1: [1005 − 1010, 1030 − 1000] = [−5, 30].
         let o = pair(&a, &b, 0).overall.unwrap();
-        assert_eq!(o.bound, Bound::new(Nanos::new(-30), Nanos::new(5)));
+        assert_eq!(o.bound, Bound::new(Nanos::new(-5), Nanos::new(30)));
         assert_eq!(o.count, 2);
         assert_eq!(o.lo_from.label, "0/ar#1");
         assert_eq!(o.hi_from.label, "0/ar#1");
@@ -213,7 +225,7 @@ mod tests {
         let a = [inst("ar", 1_000, 1_010), inst("ar", 0, 100)];
         let b = [inst("ar", 90, 120), inst("ar", 1_005, 1_030)];
         let o = pair(&a, &b, 0).overall.unwrap();
-        assert_eq!(o.bound, Bound::new(Nanos::new(-30), Nanos::new(5)));
+        assert_eq!(o.bound, Bound::new(Nanos::new(-5), Nanos::new(30)));
     }
 
     #[test]

@@ -289,11 +289,11 @@ fn evidence_lines(e: &Evidence, windows: &[Evidence]) -> Vec<String> {
             crate::engine::wide(e.bound.width())
         ),
         format!(
-            "lo {} from {}: start on a − end on b",
+            "lo {} from {}: start on b − end on a",
             e.lo_from.value, e.lo_from.label
         ),
         format!(
-            "hi {} from {}: end on a − start on b",
+            "hi {} from {}: end on b − start on a",
             e.hi_from.value, e.hi_from.label
         ),
     ];

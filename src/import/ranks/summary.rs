@@ -8,12 +8,13 @@
 //! ```text
 //!  arrival of rank r, relative to the reference rank's start:  A_r ∈ [lo_r, hi_r], A_ref = 0
 //!  last arrival  L = max_r A_r ∈ [max lo_r, max hi_r]     first arrival F = min_r A_r
-//!  arrival skew  L − F ∈ [max(0, L.lo − F.hi), L.hi − F.lo]
+//!  arrival skew  L − F ∈ [max(0, L.lo − F.hi), min(L.hi − F.lo, longest kernel)]
+//!                (the first rank to arrive cannot end before the last one arrived)
 //!  transfer      D − L, D = the reference rank's kernel duration (exact, one clock),
 //!                clamped to [0, D]: no rank can finish before the last one arrived
 //! ```
 //!
-//! When the arrival bounds are as wide as the collective itself (`L.hi − L.lo ≥ D`), the
+//! When the skew bound is as wide as the collective itself (width ≥ `D`), the
 //! collective time cannot be split: skew and transfer are reported as unknown, with the
 //! widths that make it so. A rank is the straggler of an instance when its arrival is later
 //! than every other rank's under every offset the relations allow (`lo_r > max hi_q`);
@@ -245,17 +246,26 @@ fn collective_row(inst: &super::MatchedInstance, report: &Report) -> CollectiveR
         arrivals.iter().map(|(_, b)| b.0).min().unwrap_or(0),
         arrivals.iter().map(|(_, b)| b.1).min().unwrap_or(0),
     );
-    if l.1 - l.0 >= d {
+    // The first rank to arrive ends no earlier than the last arrival, so the skew is at most
+    // the longest kernel (durations are clock-free).
+    let longest = inst
+        .per_rank
+        .iter()
+        .map(|(_, c, _)| i128::from(c.end.as_i64()) - i128::from(c.start.as_i64()))
+        .max()
+        .unwrap_or(d);
+    let skew = ((l.0 - f.1).max(0), (l.1 - f.0).min(longest));
+    if skew.1 - skew.0 >= d {
         let why = format!(
-            "the last arrival is only known within {} and the collective lasts {} on rank {}: the clock bound is too wide to split skew from transfer",
-            wide(l.1 - l.0),
+            "the arrival skew is only known within {} and the collective lasts {} on rank {}: the clock bound is too wide to split skew from transfer",
+            wide(skew.1 - skew.0),
             wide(d),
             inst.per_rank[0].0
         );
         row.skew = unknown(&why);
         row.transfer = unknown(&why);
     } else {
-        row.skew = bounded((l.0 - f.1).max(0), l.1 - f.0);
+        row.skew = bounded(skew.0, skew.1);
         row.transfer = bounded((d - l.1).max(0), (d - l.0).min(d));
     }
     for (r, (lo, hi)) in &arrivals {
