@@ -307,7 +307,7 @@ mod tests {
         assert_eq!(v.range(), Some((Nanos::new(-1_000), Nanos::new(2_500))));
         let point = Verdict::bounded(Nanos::new(7), Nanos::new(7));
         assert_eq!(point.value(), Some(Nanos::new(7)));
-        let json = serde_json::to_value(&v.with_note("via r1")).unwrap();
+        let json = serde_json::to_value(v.with_note("via r1")).unwrap();
         assert_eq!(json["verdict"], "bounded");
         assert_eq!(json["lo_ns"], -1_000);
         assert_eq!(json["hi_ns"], 2_500);

@@ -28,7 +28,9 @@ fn bound(m: &MultiRank) -> (i64, i64) {
         .find(|r| r.a == "r0.kineto" && r.b == "r1.kineto")
         .expect("a relation between rank 0 and rank 1");
     let ns = |t: &worksheet::case::raw::RawTime| match t {
-        worksheet::case::raw::RawTime::Text(s) => worksheet::units::parse_value(s).unwrap().as_i64(),
+        worksheet::case::raw::RawTime::Text(s) => {
+            worksheet::units::parse_value(s).unwrap().as_i64()
+        }
         worksheet::case::raw::RawTime::Number(_) => panic!("times are text"),
     };
     (ns(&rel.lo), ns(&rel.hi))
@@ -72,7 +74,11 @@ fn h200_two_ranks_bound_contains_the_true_offset_zero() {
     assert_eq!(e.lo_from.label, "0/allreduce#2");
     assert_eq!(e.hi_from.label, "0/allreduce#0");
     assert_eq!(p.evidence.windows.len(), 4);
-    assert!(p.evidence.windows.iter().all(|w| w.bound.contains(worksheet::units::Nanos::ZERO)));
+    assert!(p
+        .evidence
+        .windows
+        .iter()
+        .all(|w| w.bound.contains(worksheet::units::Nanos::ZERO)));
 }
 
 #[test]
@@ -110,7 +116,10 @@ fn rank1_is_the_straggler_of_steps_3_and_6() {
     let Some(Split::Bounded { lo_ns, hi_ns }) = &s.collectives[1].lateness else {
         panic!("bounded lateness")
     };
-    assert!(*lo_ns <= 1_444_495 && 1_444_495 <= *hi_ns, "[{lo_ns}, {hi_ns}]");
+    assert!(
+        *lo_ns <= 1_444_495 && 1_444_495 <= *hi_ns,
+        "[{lo_ns}, {hi_ns}]"
+    );
     assert_eq!((*lo_ns, *hi_ns), (1_216_668, 1_668_057));
     let r1 = s.stragglers.iter().find(|r| r.rank == 1).unwrap();
     assert_eq!(r1.last, 2);
@@ -119,10 +128,20 @@ fn rank1_is_the_straggler_of_steps_3_and_6() {
     assert!(matches!(s.collectives[2].skew, Split::Unknown { .. }));
     // Where it is split, skew and transfer are bounded and the transfer fits in the kernel.
     let c = &s.collectives[1];
-    assert_eq!(c.transfer, Split::Bounded { lo_ns: 3_200, hi_ns: 454_589 });
+    assert_eq!(
+        c.transfer,
+        Split::Bounded {
+            lo_ns: 3_200,
+            hi_ns: 454_589
+        }
+    );
     // On the shared clock: end_0(#1) − start_1(#1) = 226.762 us, and rank 1 came 1.444495 ms late.
-    assert!(matches!(c.transfer, Split::Bounded { lo_ns, hi_ns } if lo_ns <= 226_762 && 226_762 <= hi_ns));
-    assert!(matches!(c.skew, Split::Bounded { lo_ns, hi_ns } if lo_ns <= 1_444_495 && 1_444_495 <= hi_ns));
+    assert!(
+        matches!(c.transfer, Split::Bounded { lo_ns, hi_ns } if lo_ns <= 226_762 && 226_762 <= hi_ns)
+    );
+    assert!(
+        matches!(c.skew, Split::Bounded { lo_ns, hi_ns } if lo_ns <= 1_444_495 && 1_444_495 <= hi_ns)
+    );
 }
 
 #[test]
@@ -136,13 +155,21 @@ fn cross_rank_answers_are_bounded_or_unknown_never_a_bare_number() {
             cross += 1;
             let v = a.outcome.verdict().unwrap();
             assert!(
-                matches!(v, worksheet::verdict::Verdict::Bounded { .. } | worksheet::verdict::Verdict::Unknown { .. }),
+                matches!(
+                    v,
+                    worksheet::verdict::Verdict::Bounded { .. }
+                        | worksheet::verdict::Verdict::Unknown { .. }
+                ),
                 "{}: {v}",
                 a.id
             );
         }
         if let worksheet::engine::Outcome::Intervals(set) = &a.outcome {
-            assert!(set.per_clock.len() <= 1, "{}: a rank's set stays on its clock", a.id);
+            assert!(
+                set.per_clock.len() <= 1,
+                "{}: a rank's set stays on its clock",
+                a.id
+            );
         }
     }
     assert_eq!(cross, 8 + 1);
@@ -156,7 +183,13 @@ fn sampled_ranks_of_a_128_rank_job_say_why_they_give_no_bound() {
     ]);
     assert!(m.case.clock_relations.is_empty());
     let s = summarize_ranks(&m).unwrap();
-    assert_eq!(s.offsets, vec![("offset:r0:r1".to_owned(), "unknown (cross-instance)".to_owned())]);
+    assert_eq!(
+        s.offsets,
+        vec![(
+            "offset:r0:r1".to_owned(),
+            "unknown (cross-instance)".to_owned()
+        )]
+    );
     assert_eq!(s.unusable.len(), 2);
     assert!(s.unusable[0].contains("10 NCCL kernel(s) (ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t) carry no \"Process Group Name\""), "{}", s.unusable[0]);
     assert!(s.collectives.is_empty());
@@ -172,7 +205,10 @@ fn the_same_rank_twice_or_one_file_is_refused() {
     )
     .unwrap_err();
     assert_eq!(twice.code, "bad-value");
-    assert!(twice.to_string().contains("rank 0 is also the rank of"), "{twice}");
+    assert!(
+        twice.to_string().contains("rank 0 is also the rank of"),
+        "{twice}"
+    );
 }
 
 #[test]
@@ -186,8 +222,14 @@ fn a_folder_imports_as_one_case_that_check_replays() {
         .assert()
         .success();
     let text = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
-    assert!(text.contains("| 0 → 1 | bounded [-223.562 us, 227.827 us] | 451.389 us | 8"), "{text}");
-    assert!(text.contains("stragglers (6 instance(s) with no certain last rank)"), "{text}");
+    assert!(
+        text.contains("| 0 → 1 | bounded [-223.562 us, 227.827 us] | 451.389 us | 8"),
+        "{text}"
+    );
+    assert!(
+        text.contains("stragglers (6 instance(s) with no certain last rank)"),
+        "{text}"
+    );
     let check = Command::cargo_bin("worksheet")
         .unwrap()
         .arg("check")
@@ -195,16 +237,21 @@ fn a_folder_imports_as_one_case_that_check_replays() {
         .assert()
         .success();
     let report = String::from_utf8(check.get_output().stdout.clone()).unwrap();
-    assert!(report.contains("bounded [-223.562 us, 227.827 us]"), "{report}");
+    assert!(
+        report.contains("bounded [-223.562 us, 227.827 us]"),
+        "{report}"
+    );
     let json = Command::cargo_bin("worksheet")
         .unwrap()
-        .args([RANK0, RANK1, "--format", "json"].map(|a| a.to_owned()).iter().fold(
-            vec!["import".to_owned()],
-            |mut v, a| {
-                v.push(a.clone());
-                v
-            },
-        ))
+        .args(
+            [RANK0, RANK1, "--format", "json"]
+                .map(|a| a.to_owned())
+                .iter()
+                .fold(vec!["import".to_owned()], |mut v, a| {
+                    v.push(a.clone());
+                    v
+                }),
+        )
         .assert()
         .success();
     let v: serde_json::Value = serde_json::from_slice(&json.get_output().stdout).unwrap();

@@ -13,8 +13,8 @@
 
 mod error;
 mod implicit;
-mod relations;
 pub mod raw;
+mod relations;
 mod validate;
 
 use std::path::Path;

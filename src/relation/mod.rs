@@ -87,7 +87,7 @@ impl Bound {
     }
 
     /// Interval addition `[l1 + l2, h1 + h2]`; `None` past `i64` nanoseconds.
-    pub fn add(self, other: Bound) -> Option<Bound> {
+    pub fn plus(self, other: Bound) -> Option<Bound> {
         Some(Bound {
             lo: self.lo.checked_add(other.lo)?,
             hi: self.hi.checked_add(other.hi)?,
@@ -187,13 +187,12 @@ fn edges(relations: &[Relation]) -> Vec<Edge> {
     out
 }
 
+/// Distances from a source (`None`: unreachable) and the edge that reached each node.
+type Paths = (Vec<Option<i128>>, Vec<Option<usize>>);
+
 /// Shortest paths from `source`: distances and the edge that reached each node; or the
 /// relations of a negative cycle reachable from `source`.
-fn shortest(
-    nodes: usize,
-    edges: &[Edge],
-    source: usize,
-) -> Result<(Vec<Option<i128>>, Vec<Option<usize>>), Vec<usize>> {
+fn shortest(nodes: usize, edges: &[Edge], source: usize) -> Result<Paths, Vec<usize>> {
     let mut dist: Vec<Option<i128>> = vec![None; nodes];
     let mut pred: Vec<Option<usize>> = vec![None; nodes];
     dist[source] = Some(0);
@@ -430,7 +429,7 @@ mod tests {
     fn bound_arithmetic() {
         let a = Bound::new(Nanos::new(1), Nanos::new(3));
         let b = Bound::new(Nanos::new(2), Nanos::new(10));
-        assert_eq!(a.add(b), Some(Bound::new(Nanos::new(3), Nanos::new(13))));
+        assert_eq!(a.plus(b), Some(Bound::new(Nanos::new(3), Nanos::new(13))));
         assert_eq!(a.intersect(b), Bound::new(Nanos::new(2), Nanos::new(3)));
         assert!(a.intersect(Bound::point(Nanos::new(5))).is_empty());
         assert_eq!(b.width(), 8);

@@ -8,7 +8,9 @@ use serde::Serialize;
 
 use super::{expand, import_ranks, summarize_ranks, RanksSummary};
 use crate::cli::{Failure, EXIT_INPUT, EXIT_OK};
-use crate::import::{gzip, summarize, ImportArgs, ImportError, ImportOptions, Imported, SummaryFormat, Summary};
+use crate::import::{
+    gzip, summarize, ImportArgs, ImportError, ImportOptions, Imported, Summary, SummaryFormat,
+};
 use crate::output::write_output;
 
 /// Everything a multi-rank import prints: the engine's per-rank tables and the ranks' part.
@@ -41,11 +43,13 @@ pub fn run(
     }
     let files = expand(paths)?;
     let multi = import_ranks(&files, options)?;
-    let internal = |e: crate::case::CaseError| Failure {
+    let internal = |e: crate::case::CaseError| {
+        Failure {
         message: format!(
             "error[internal]: the merged multi-rank case does not validate ({e}); please report this with the traces"
         ),
         code: EXIT_INPUT,
+    }
     };
     let ranks = summarize_ranks(&multi).map_err(internal)?;
     let mut imported = Imported::from_case(
@@ -70,8 +74,14 @@ pub fn run(
             out.write_all(ranks.to_text().as_bytes())?;
         }
         SummaryFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &Both { case: &summary, ranks: &ranks })
-                .map_err(std::io::Error::from)?;
+            serde_json::to_writer_pretty(
+                &mut *out,
+                &Both {
+                    case: &summary,
+                    ranks: &ranks,
+                },
+            )
+            .map_err(std::io::Error::from)?;
             writeln!(out)?;
         }
     }

@@ -30,7 +30,9 @@ pub mod summary;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::case::raw::{RawCase, RawClockRelation, RawMark, RawQuestion, RawRelationSource, RawTime};
+use crate::case::raw::{
+    RawCase, RawClockRelation, RawMark, RawQuestion, RawRelationSource, RawTime,
+};
 use crate::import::{import_path, ImportError, ImportOptions, Imported};
 use crate::relation::collectives::{pair, Evidence, Instance, PairEvidence};
 
@@ -163,8 +165,10 @@ fn import_each(
         .enumerate()
         .map(|(i, r)| {
             r.unwrap_or_else(|| {
-                Err(ImportError::new("$", "io", "the import of this file did not finish")
-                    .in_file(files[i].display().to_string()))
+                Err(
+                    ImportError::new("$", "io", "the import of this file did not finish")
+                        .in_file(files[i].display().to_string()),
+                )
             })
         })
         .collect()
@@ -172,8 +176,21 @@ fn import_each(
 
 /// Keys whose values are ids or references to ids in a case (prefixed per rank).
 const REF_KEYS: [&str; 15] = [
-    "id", "clock", "stream", "event", "phase", "timer", "device", "copy", "from", "to",
-    "minuend", "subtrahend", "series", "a", "b",
+    "id",
+    "clock",
+    "stream",
+    "event",
+    "phase",
+    "timer",
+    "device",
+    "copy",
+    "from",
+    "to",
+    "minuend",
+    "subtrahend",
+    "series",
+    "a",
+    "b",
 ];
 
 /// A question id `kind:rest` becomes `kind:<prefix>rest` (so `device:r1.gpu1`, and the
@@ -231,7 +248,14 @@ fn append_rank(merged: &mut RawCase, case: &RawCase, prefix: &str) -> Result<(),
     let internal = |e: serde_json::Error| ImportError::new("$", "bad-value", e.to_string());
     let map = value.as_object_mut().expect("a case is an object");
     for section in [
-        "clocks", "streams", "events", "phases", "marks", "program", "series", "questions",
+        "clocks",
+        "streams",
+        "events",
+        "phases",
+        "marks",
+        "program",
+        "series",
+        "questions",
     ] {
         if let Some(v) = map.get_mut(section) {
             prefix_ids(v, prefix, section == "questions");
@@ -303,10 +327,136 @@ fn evidence_lines(e: &Evidence, windows: &[Evidence]) -> Vec<String> {
             i + 1,
             w.count,
             w.bound,
-            if w.bound.is_empty() { " (conflicts)" } else { "" }
+            if w.bound.is_empty() {
+                " (conflicts)"
+            } else {
+                ""
+            }
         ));
     }
     out
+}
+
+/// Relations between pairs of ranks from their matched collectives, added to `case`.
+fn relate_pairs(
+    case: &mut RawCase,
+    ranks: &[RankTrace],
+    keyed: &[BTreeMap<String, Vec<&Collective>>],
+    notes: &mut Vec<String>,
+) -> Vec<PairRelation> {
+    let mut pairs = Vec::new();
+    for (ia, ib) in pairs_to_relate(ranks.len()) {
+        let (ka, kb) = (&keyed[ia], &keyed[ib]);
+        let mut excluded = Vec::new();
+        let (mut la, mut lb) = (Vec::new(), Vec::new());
+        for (key, xa) in ka {
+            match kb.get(key) {
+                Some(xb) if xb.len() == xa.len() => {
+                    la.extend(xa.iter().map(|c| c.instance.clone()));
+                    lb.extend(xb.iter().map(|c| c.instance.clone()));
+                }
+                Some(xb) => excluded.push((
+                    key.clone(),
+                    format!(
+                        "{} instance(s) on rank {}, {} on rank {}: the traces may hold different instances, so matching by order is unsafe",
+                        xa.len(), ranks[ia].rank, xb.len(), ranks[ib].rank
+                    ),
+                )),
+                None => {}
+            }
+        }
+        let window = if la.len() >= 8 {
+            la.len().div_ceil(4)
+        } else {
+            0
+        };
+        let evidence = pair(&la, &lb, window);
+        let relation = match &evidence.overall {
+            Some(e) if !e.bound.is_empty() => {
+                let id = format!("collectives:r{}-r{}", ranks[ia].rank, ranks[ib].rank);
+                case.clock_relations.push(RawClockRelation {
+                    id: Some(id.clone()),
+                    a: ranks[ia].clock.clone(),
+                    b: ranks[ib].clock.clone(),
+                    lo: t(e.bound.lo()),
+                    hi: t(e.bound.hi()),
+                    source: RawRelationSource::Collectives,
+                    evidence: evidence_lines(e, &evidence.windows),
+                });
+                Some(id)
+            }
+            Some(e) => {
+                notes.push(format!(
+                    "ranks {} and {}: the collectives conflict ({} from {} is above {} from {}): no relation",
+                    ranks[ia].rank, ranks[ib].rank, e.lo_from.value, e.lo_from.label, e.hi_from.value, e.hi_from.label
+                ));
+                None
+            }
+            None => None,
+        };
+        pairs.push(PairRelation {
+            a: ranks[ia].rank,
+            b: ranks[ib].rank,
+            evidence,
+            excluded,
+            relation,
+        });
+    }
+
+    pairs
+}
+
+/// Marks and questions per matched instance (the reference is the lowest rank that ran it),
+/// added to `case`.
+fn instance_questions(
+    case: &mut RawCase,
+    ranks: &[RankTrace],
+    keyed: &[BTreeMap<String, Vec<&Collective>>],
+) -> Vec<MatchedInstance> {
+    let mut instances = Vec::new();
+    let keys: std::collections::BTreeSet<&String> = keyed.iter().flat_map(BTreeMap::keys).collect();
+    for key in keys {
+        let holders: Vec<usize> = (0..ranks.len())
+            .filter(|&i| keyed[i].contains_key(key))
+            .collect();
+        let counts: Vec<usize> = holders.iter().map(|&i| keyed[i][key].len()).collect();
+        if holders.len() < 2 || counts.iter().any(|&c| c != counts[0]) {
+            continue;
+        }
+        let lists: Vec<&Vec<&Collective>> = holders.iter().map(|&i| &keyed[i][key]).collect();
+        for k in 0..counts[0] {
+            let mut per_rank = Vec::new();
+            let ref_mark = format!("r{}.{key}#{k}:start", ranks[holders[0]].rank);
+            for (&i, list) in holders.iter().zip(&lists) {
+                let c = list[k];
+                let r = ranks[i].rank;
+                for (end, at) in [("start", c.instance.start), ("end", c.instance.end)] {
+                    case.marks.push(RawMark {
+                        id: format!("r{r}.{key}#{k}:{end}"),
+                        clock: ranks[i].clock.clone(),
+                        at: t(at),
+                    });
+                }
+                let question = (i != holders[0]).then(|| {
+                    let id = format!("arrival:{key}#{k}:r{r}");
+                    case.questions.push(RawQuestion::Elapsed {
+                        id: id.clone(),
+                        from: ref_mark.clone(),
+                        to: format!("r{r}.{key}#{k}:start"),
+                        expect: None,
+                    });
+                    id
+                });
+                per_rank.push((r, c.instance.clone(), question));
+            }
+            instances.push(MatchedInstance {
+                key: key.clone(),
+                k,
+                per_rank,
+            });
+        }
+    }
+    instances
 }
 
 /// Imports `files` (ranks of one job) as one case; see the module docs.
@@ -390,103 +540,8 @@ pub fn import_ranks(files: &[PathBuf], options: &ImportOptions) -> Result<MultiR
     let keyed: Vec<BTreeMap<String, Vec<&Collective>>> =
         ranks.iter().map(|r| by_key(&r.facts.collectives)).collect();
 
-    // Relations between pairs of ranks.
-    let mut pairs = Vec::new();
-    for (ia, ib) in pairs_to_relate(ranks.len()) {
-        let (ka, kb) = (&keyed[ia], &keyed[ib]);
-        let mut excluded = Vec::new();
-        let (mut la, mut lb) = (Vec::new(), Vec::new());
-        for (key, xa) in ka {
-            match kb.get(key) {
-                Some(xb) if xb.len() == xa.len() => {
-                    la.extend(xa.iter().map(|c| c.instance.clone()));
-                    lb.extend(xb.iter().map(|c| c.instance.clone()));
-                }
-                Some(xb) => excluded.push((
-                    key.clone(),
-                    format!(
-                        "{} instance(s) on rank {}, {} on rank {}: the traces may hold different instances, so matching by order is unsafe",
-                        xa.len(), ranks[ia].rank, xb.len(), ranks[ib].rank
-                    ),
-                )),
-                None => {}
-            }
-        }
-        let window = if la.len() >= 8 { la.len().div_ceil(4) } else { 0 };
-        let evidence = pair(&la, &lb, window);
-        let relation = match &evidence.overall {
-            Some(e) if !e.bound.is_empty() => {
-                let id = format!("collectives:r{}-r{}", ranks[ia].rank, ranks[ib].rank);
-                case.clock_relations.push(RawClockRelation {
-                    id: Some(id.clone()),
-                    a: ranks[ia].clock.clone(),
-                    b: ranks[ib].clock.clone(),
-                    lo: t(e.bound.lo()),
-                    hi: t(e.bound.hi()),
-                    source: RawRelationSource::Collectives,
-                    evidence: evidence_lines(e, &evidence.windows),
-                });
-                Some(id)
-            }
-            Some(e) => {
-                notes.push(format!(
-                    "ranks {} and {}: the collectives conflict ({} from {} is above {} from {}): no relation",
-                    ranks[ia].rank, ranks[ib].rank, e.lo_from.value, e.lo_from.label, e.hi_from.value, e.hi_from.label
-                ));
-                None
-            }
-            None => None,
-        };
-        pairs.push(PairRelation {
-            a: ranks[ia].rank,
-            b: ranks[ib].rank,
-            evidence,
-            excluded,
-            relation,
-        });
-    }
-
-    // Marks and questions per matched instance: the reference rank is the lowest that ran it.
-    let mut instances = Vec::new();
-    let keys: std::collections::BTreeSet<&String> = keyed.iter().flat_map(BTreeMap::keys).collect();
-    for key in keys {
-        let holders: Vec<usize> = (0..ranks.len()).filter(|&i| keyed[i].contains_key(key)).collect();
-        let counts: Vec<usize> = holders.iter().map(|&i| keyed[i][key].len()).collect();
-        if holders.len() < 2 || counts.iter().any(|&c| c != counts[0]) {
-            continue;
-        }
-        for k in 0..counts[0] {
-            let mut per_rank = Vec::new();
-            let ref_mark = format!("r{}.{key}#{k}:start", ranks[holders[0]].rank);
-            for &i in &holders {
-                let c = keyed[i][key][k];
-                let r = ranks[i].rank;
-                for (end, at) in [("start", c.instance.start), ("end", c.instance.end)] {
-                    case.marks.push(RawMark {
-                        id: format!("r{r}.{key}#{k}:{end}"),
-                        clock: ranks[i].clock.clone(),
-                        at: t(at),
-                    });
-                }
-                let question = (i != holders[0]).then(|| {
-                    let id = format!("arrival:{key}#{k}:r{r}");
-                    case.questions.push(RawQuestion::Elapsed {
-                        id: id.clone(),
-                        from: ref_mark.clone(),
-                        to: format!("r{r}.{key}#{k}:start"),
-                        expect: None,
-                    });
-                    id
-                });
-                per_rank.push((r, c.instance.clone(), question));
-            }
-            instances.push(MatchedInstance {
-                key: key.clone(),
-                k,
-                per_rank,
-            });
-        }
-    }
+    let pairs = relate_pairs(&mut case, &ranks, &keyed, &mut notes);
+    let instances = instance_questions(&mut case, &ranks, &keyed);
     let reference = ranks.first().map_or(0, |r| r.rank);
     for r in ranks.iter().skip(1) {
         case.questions.push(RawQuestion::ClockOffset {

@@ -133,9 +133,8 @@ fn correlation_of(phase_id: &str) -> Option<i64> {
 pub fn rank_facts(path: &Path, case: &RawCase) -> Result<RankFacts, ImportError> {
     let text = text_of(path)?;
     let file = path.display().to_string();
-    let top: Top<'_> = serde_json::from_str(&text).map_err(|e| {
-        ImportError::new("traceEvents", "bad-syntax", e.to_string()).in_file(&file)
-    })?;
+    let top: Top<'_> = serde_json::from_str(&text)
+        .map_err(|e| ImportError::new("traceEvents", "bad-syntax", e.to_string()).in_file(&file))?;
     let mut facts = RankFacts::default();
     if let Some(info) = case
         .provenance
@@ -159,7 +158,10 @@ pub fn rank_facts(path: &Path, case: &RawCase) -> Result<RankFacts, ImportError>
         let Ok(ev) = serde_json::from_str::<Ev<'_>>(raw.get()) else {
             continue;
         };
-        let is_nccl_kernel = ev.cat.as_deref().is_some_and(|c| c.eq_ignore_ascii_case("kernel"))
+        let is_nccl_kernel = ev
+            .cat
+            .as_deref()
+            .is_some_and(|c| c.eq_ignore_ascii_case("kernel"))
             && ev
                 .name
                 .as_deref()

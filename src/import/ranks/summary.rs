@@ -51,7 +51,9 @@ pub enum Split {
 impl Split {
     fn text(&self) -> String {
         match self {
-            Split::Bounded { lo_ns, hi_ns } => format!("bounded [{}, {}]", wide(*lo_ns), wide(*hi_ns)),
+            Split::Bounded { lo_ns, hi_ns } => {
+                format!("bounded [{}, {}]", wide(*lo_ns), wide(*hi_ns))
+            }
             Split::Unknown { .. } => "unknown".to_owned(),
         }
     }
@@ -145,7 +147,10 @@ fn range(report: &Report, id: &str) -> Result<(i128, i128), String> {
 }
 
 fn bounded(lo: i128, hi: i128) -> Split {
-    Split::Bounded { lo_ns: lo, hi_ns: hi }
+    Split::Bounded {
+        lo_ns: lo,
+        hi_ns: hi,
+    }
 }
 
 /// Builds the multi-rank summary from the engine's answers on the merged case.
@@ -196,11 +201,19 @@ fn relation_rows(m: &MultiRank) -> Vec<RelationRow> {
                             "{} instance(s): {}{}",
                             w.count,
                             w.bound,
-                            if w.bound.is_empty() { " (conflicts)" } else { "" }
+                            if w.bound.is_empty() {
+                                " (conflicts)"
+                            } else {
+                                ""
+                            }
                         )
                     })
                     .collect(),
-                excluded: p.excluded.iter().map(|(k, why)| format!("{k}: {why}")).collect(),
+                excluded: p
+                    .excluded
+                    .iter()
+                    .map(|(k, why)| format!("{k}: {why}"))
+                    .collect(),
                 bound,
             }
         })
@@ -222,7 +235,9 @@ fn collective_row(inst: &super::MatchedInstance, report: &Report) -> CollectiveR
         }
     }
     let label = format!("{}#{}", inst.key, inst.k);
-    let unknown = |why: &str| Split::Unknown { why: why.to_owned() };
+    let unknown = |why: &str| Split::Unknown {
+        why: why.to_owned(),
+    };
     let mut row = CollectiveRow {
         instance: label,
         ranks: inst.per_rank.len(),
@@ -387,7 +402,14 @@ impl RanksSummary {
         for (r, file, clock) in &self.ranks {
             s.push_str(&format!("  rank {r}: clock `{clock}` ({file})\n"));
         }
-        let mut t = table(&["ranks", "offset(b) − offset(a)", "width", "instances", "lo from", "hi from"]);
+        let mut t = table(&[
+            "ranks",
+            "offset(b) − offset(a)",
+            "width",
+            "instances",
+            "lo from",
+            "hi from",
+        ]);
         for r in &self.relations {
             t.add_row(vec![
                 format!("{} → {}", r.a, r.b),
@@ -401,7 +423,9 @@ impl RanksSummary {
                 r.hi_from.clone().unwrap_or_default(),
             ]);
         }
-        s.push_str(&format!("\nclock relations from collectives (SPEC §10)\n{t}\n"));
+        s.push_str(&format!(
+            "\nclock relations from collectives (SPEC §10)\n{t}\n"
+        ));
         for r in &self.relations {
             for w in &r.windows {
                 s.push_str(&format!("  {} → {} window: {w}\n", r.a, r.b));
@@ -414,7 +438,15 @@ impl RanksSummary {
             s.push_str(&format!("  {id}: {answer}\n"));
         }
         if !self.collectives.is_empty() {
-            let mut t = table(&["collective", "ranks", "duration (ref)", "arrival skew", "transfer after last arrival", "last rank", "late by"]);
+            let mut t = table(&[
+                "collective",
+                "ranks",
+                "duration (ref)",
+                "arrival skew",
+                "transfer after last arrival",
+                "last rank",
+                "late by",
+            ]);
             for c in &self.collectives {
                 t.add_row(vec![
                     c.instance.clone(),
@@ -422,7 +454,8 @@ impl RanksSummary {
                     wide(i128::from(c.duration_ns)),
                     c.skew.text(),
                     c.transfer.text(),
-                    c.last.map_or_else(|| "ambiguous".to_owned(), |r| r.to_string()),
+                    c.last
+                        .map_or_else(|| "ambiguous".to_owned(), |r| r.to_string()),
                     c.lateness.as_ref().map_or_else(String::new, Split::text),
                 ]);
             }
