@@ -71,6 +71,13 @@ fn a_teacher_lists_starts_checks_and_summarizes() {
     );
     assert!(out.contains("so the answer is unknown (no-wait)"), "{out}");
     assert!(out.contains("4 of 5 right"), "{out}");
+    // The README's "For teachers" section shows this very feedback.
+    let readme = fs::read_to_string("README.md").unwrap();
+    let line = out.lines().find(|l| l.starts_with("WRONG")).unwrap();
+    assert!(
+        readme.contains(line),
+        "README.md shows stale feedback; it is now:\n{line}"
+    );
 
     // Corrected: exit 0.
     let fixed = fs::read_to_string(d.join("alice/answers.txt"))

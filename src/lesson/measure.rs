@@ -11,7 +11,6 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::model::{Lesson, Measurement};
-use crate::capture::backend::BackendError;
 use crate::capture::sim::Sim;
 use crate::capture::streams::{self, StreamsOptions, StreamsRecord};
 use crate::case::load_case_str;
@@ -129,6 +128,7 @@ impl Bench for HostBench {
         }
         #[cfg(feature = "cuda")]
         {
+            use crate::capture::backend::BackendError;
             let mut gpu = crate::cuda::CudaBackend::open(0).map_err(|e| match e {
                 BackendError::Unavailable(_) => {
                     MeasureError::NoCuda(format!("{e}; pass --simulate to run the simulator"))
@@ -141,7 +141,6 @@ impl Bench for HostBench {
         }
         #[cfg(not(feature = "cuda"))]
         {
-            let _ = BackendError::Unavailable(String::new());
             Err(MeasureError::NoCuda(
                 "CUDA not available: this binary was built without the `cuda` feature; \
                  pass --simulate to run the lesson on the simulator (labelled simulated)"

@@ -669,9 +669,29 @@ fn every_file_in_lessons_is_built_in_and_valid() {
         .collect();
     built.sort();
     assert_eq!(files, built);
+    let readme = std::fs::read_to_string("lessons/README.md").unwrap();
     for (id, text) in BUILT_IN {
         let l = parse_lesson(text, id).unwrap();
         assert_eq!(l.id(), id);
+        assert!(
+            readme.contains(&format!("| `{id}` |")),
+            "lessons/README.md lacks {id}"
+        );
+    }
+    for code in [
+        "bad-format",
+        "unsupported-version",
+        "unknown-fixture",
+        "unknown-reference",
+        "wrong-kind",
+        "bad-header",
+        "unknown-question",
+        "mixed-lessons",
+    ] {
+        assert!(
+            readme.contains(&format!("`{code}`")),
+            "lessons/README.md lacks {code}"
+        );
     }
     let mut out = Vec::new();
     write_list(&mut out).unwrap();
