@@ -584,7 +584,8 @@ fn a_class_of_30_gives_the_expected_summary() {
         dirs.push(dir);
     }
     let summary = class_summary(&dirs).unwrap();
-    let rows: Vec<(&str, usize, usize, usize, Option<(&str, usize)>)> = summary
+    type Row<'a> = (&'a str, usize, usize, usize, Option<(&'a str, usize)>);
+    let rows: Vec<Row> = summary
         .questions
         .iter()
         .map(|q| {
