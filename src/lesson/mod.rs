@@ -2,10 +2,10 @@
 //!
 //! A lesson ([`model`], versioned JSON; the built-in ones live in `lessons/` and are embedded
 //! in the binary) names a measurement and asks questions whose expected answers are *engine
-//! answers*, never numbers written in the lesson. `start` runs the measurement ([`measure`],
+//! answers*, never numbers written in the lesson. `start` runs the measurement ([`mod@measure`],
 //! behind the [`measure::Bench`] trait) and saves everything it measured into a folder with a
 //! handout and a blank answer sheet ([`sheet`]). `check` recomputes every expected answer
-//! from that folder's own case with the same engine `eval` uses ([`grade`]), so every
+//! from that folder's own case with the same engine `eval` uses ([`mod@grade`]), so every
 //! student is graded against their own machine's numbers; a run that failed a digest or is
 //! too noisy is sent back to be re-run, never graded. `key` prints the answers for the
 //! teacher; `class` summarizes many folders ([`class`]).
