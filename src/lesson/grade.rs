@@ -10,7 +10,7 @@
 use std::fmt;
 
 use crate::case::Case;
-use crate::engine::{evaluate, Outcome, Report};
+use crate::engine::{evaluate, Answer, Outcome, Report};
 use crate::error::InputError;
 use crate::stats::{SampleSet, Summary};
 use crate::units::{parse_value, Nanos};
@@ -84,125 +84,13 @@ pub fn answer_key(lesson: &Lesson, case: &Case) -> Result<Vec<KeyItem>, InputErr
 
 fn key_item(i: usize, q: &Question, case: &Case, report: &Report) -> Result<KeyItem, InputError> {
     let at = format!("questions[{i}].answer");
-    let find = |id: &str| {
-        report.answer(id).ok_or_else(|| {
-            missing(
-                format!("{at}.question"),
-                format!("the case has no question `{id}`"),
-            )
-        })
-    };
     let (expected, evidence) = match &q.raw.answer {
-        AnswerSource::Verdict { question } => {
-            let a = find(question)?;
-            let v = a.outcome.verdict().ok_or_else(|| {
-                InputError::new(
-                    format!("{at}.question"),
-                    "wrong-kind",
-                    format!("question `{question}` is an intervals question: use \"from\": \"intervals\""),
-                )
-            })?;
-            let why = match v {
-                Verdict::Known { notes, .. } => notes.join("; "),
-                Verdict::Unknown { reason, detail } if detail.is_empty() => {
-                    reason.explanation().to_owned()
-                }
-                Verdict::Unknown { detail, .. } => detail.clone(),
-            };
-            let expected = match v {
-                Verdict::Known { value, .. } => Expected::Known(*value),
-                Verdict::Unknown { reason, .. } => Expected::Unknown(*reason),
-            };
-            let evidence = if why.is_empty() {
-                format!("the engine answers `{question}` ({}): {v}", a.kind)
-            } else {
-                format!(
-                    "the engine answers `{question}` ({}): {v}, because {why}",
-                    a.kind
-                )
-            };
-            (expected, evidence)
-        }
+        AnswerSource::Verdict { question } => verdict_key(&at, report, question)?,
         AnswerSource::Intervals { question, field } => {
-            let a = find(question)?;
-            let Outcome::Intervals(set) = &a.outcome else {
-                return Err(InputError::new(
-                    format!("{at}.question"),
-                    "wrong-kind",
-                    format!(
-                        "question `{question}` is a {} question: use \"from\": \"verdict\"",
-                        a.kind
-                    ),
-                ));
-            };
-            let expected = match (set.combined_unknown, set.single()) {
-                (Some(_), _) | (None, None) => {
-                    Expected::Unknown(set.combined_unknown.unwrap_or(Reason::CrossDomain))
-                }
-                (None, Some(s)) => match field {
-                    IntervalField::Count => Expected::Count(s.count as u64),
-                    IntervalField::Sum => duration(s.sum_ns),
-                    IntervalField::Union => duration(s.union_ns),
-                    IntervalField::Span => match s.span_ns() {
-                        Some(v) => duration(v),
-                        None => Expected::Unknown(Reason::EmptySet),
-                    },
-                    IntervalField::Overlap => duration(s.overlap_ns()),
-                    IntervalField::Gaps => Expected::Count(s.gaps.len() as u64),
-                    IntervalField::GapTotal => duration(s.gap_total_ns()),
-                    IntervalField::MaxDepth => Expected::Count(u64::from(s.max_depth)),
-                },
-            };
-            let evidence = format!(
-                "the engine's interval algebra of `{question}`: {}; {} = {expected}",
-                a.headline(),
-                field.code()
-            );
-            (expected, evidence)
+            intervals_key(&at, report, question, *field)?
         }
         AnswerSource::Statistic { series, statistic } => {
-            let s = case
-                .series
-                .iter()
-                .find(|s| &s.id == series)
-                .ok_or_else(|| {
-                    missing(
-                        format!("{at}.series"),
-                        format!("the case has no series `{series}`"),
-                    )
-                })?;
-            let set = SampleSet::from_runs(&s.warmup, &s.measured)
-                .map_err(|e| InputError::new(format!("{at}.series"), "bad-value", e.to_string()))?;
-            let summary = Summary::of(&set).ok();
-            let value = |f: fn(&Summary) -> Nanos| match &summary {
-                Some(sum) => Expected::Duration(f(sum)),
-                None => Expected::Unknown(Reason::EmptySet),
-            };
-            let expected = match statistic {
-                Statistic::Median => value(Summary::median),
-                Statistic::P90 => value(Summary::p90),
-                Statistic::Max => value(Summary::max),
-                Statistic::Min => value(Summary::min),
-                Statistic::Mad => value(Summary::mad),
-                Statistic::Count => Expected::Count(s.measured.len() as u64),
-                Statistic::Warmups => Expected::Count(s.warmup.len() as u64),
-                Statistic::Failures => Expected::Count(s.failed.len() as u64),
-            };
-            let counts = format!(
-                "series `{series}` in case.json has {} measured run(s), {} warm-up(s) and {} failed run(s)",
-                s.measured.len(),
-                s.warmup.len(),
-                s.failed.len(),
-            );
-            let evidence = if statistic.is_duration() {
-                format!(
-                    "{counts}; the {} (nearest rank, over the measured runs only) is {expected}",
-                    statistic.name()
-                )
-            } else {
-                counts
-            };
-            (expected, evidence)
+            statistic_key(&at, case, series, *statistic)?
         }
     };
     Ok(KeyItem {
@@ -211,6 +99,136 @@ fn key_item(i: usize, q: &Question, case: &Case, report: &Report) -> Result<KeyI
         tolerance: q.tolerance,
         evidence,
     })
+}
+
+/// The engine's answer to case question `id`, or an error at `{at}.question`.
+fn find<'r>(at: &str, report: &'r Report, id: &str) -> Result<&'r Answer, InputError> {
+    report.answer(id).ok_or_else(|| {
+        missing(
+            format!("{at}.question"),
+            format!("the case has no question `{id}`"),
+        )
+    })
+}
+
+fn verdict_key(
+    at: &str,
+    report: &Report,
+    question: &str,
+) -> Result<(Expected, String), InputError> {
+    let a = find(at, report, question)?;
+    let v = a.outcome.verdict().ok_or_else(|| {
+        InputError::new(
+            format!("{at}.question"),
+            "wrong-kind",
+            format!("question `{question}` is an intervals question: use \"from\": \"intervals\""),
+        )
+    })?;
+    let why = match v {
+        Verdict::Known { notes, .. } => notes.join("; "),
+        Verdict::Unknown { reason, detail } if detail.is_empty() => reason.explanation().to_owned(),
+        Verdict::Unknown { detail, .. } => detail.clone(),
+    };
+    let expected = match v {
+        Verdict::Known { value, .. } => Expected::Known(*value),
+        Verdict::Unknown { reason, .. } => Expected::Unknown(*reason),
+    };
+    let evidence = if why.is_empty() {
+        format!("the engine answers `{question}` ({}): {v}", a.kind)
+    } else {
+        format!(
+            "the engine answers `{question}` ({}): {v}, because {why}",
+            a.kind
+        )
+    };
+    Ok((expected, evidence))
+}
+
+fn intervals_key(
+    at: &str,
+    report: &Report,
+    question: &str,
+    field: IntervalField,
+) -> Result<(Expected, String), InputError> {
+    let a = find(at, report, question)?;
+    let Outcome::Intervals(set) = &a.outcome else {
+        return Err(InputError::new(
+            format!("{at}.question"),
+            "wrong-kind",
+            format!(
+                "question `{question}` is a {} question: use \"from\": \"verdict\"",
+                a.kind
+            ),
+        ));
+    };
+    // A set across clocks has no single number: the answer is its reason.
+    let expected = match (set.combined_unknown, set.single()) {
+        (None, Some(s)) => match field {
+            IntervalField::Count => Expected::Count(s.count as u64),
+            IntervalField::Sum => duration(s.sum_ns),
+            IntervalField::Union => duration(s.union_ns),
+            IntervalField::Span => s
+                .span_ns()
+                .map_or(Expected::Unknown(Reason::EmptySet), duration),
+            IntervalField::Overlap => duration(s.overlap_ns()),
+            IntervalField::Gaps => Expected::Count(s.gaps.len() as u64),
+            IntervalField::GapTotal => duration(s.gap_total_ns()),
+            IntervalField::MaxDepth => Expected::Count(u64::from(s.max_depth)),
+        },
+        (reason, _) => Expected::Unknown(reason.unwrap_or(Reason::CrossDomain)),
+    };
+    let evidence = format!(
+        "the engine's interval algebra of `{question}`: {}; {} = {expected}",
+        a.headline(),
+        field.code()
+    );
+    Ok((expected, evidence))
+}
+
+fn statistic_key(
+    at: &str,
+    case: &Case,
+    series: &str,
+    statistic: Statistic,
+) -> Result<(Expected, String), InputError> {
+    let s = case.series.iter().find(|s| s.id == series).ok_or_else(|| {
+        missing(
+            format!("{at}.series"),
+            format!("the case has no series `{series}`"),
+        )
+    })?;
+    let set = SampleSet::from_runs(&s.warmup, &s.measured)
+        .map_err(|e| InputError::new(format!("{at}.series"), "bad-value", e.to_string()))?;
+    let summary = Summary::of(&set).ok();
+    let value = |f: fn(&Summary) -> Nanos| match &summary {
+        Some(sum) => Expected::Duration(f(sum)),
+        None => Expected::Unknown(Reason::EmptySet),
+    };
+    let expected = match statistic {
+        Statistic::Median => value(Summary::median),
+        Statistic::P90 => value(Summary::p90),
+        Statistic::Max => value(Summary::max),
+        Statistic::Min => value(Summary::min),
+        Statistic::Mad => value(Summary::mad),
+        Statistic::Count => Expected::Count(s.measured.len() as u64),
+        Statistic::Warmups => Expected::Count(s.warmup.len() as u64),
+        Statistic::Failures => Expected::Count(s.failed.len() as u64),
+    };
+    let counts = format!(
+        "series `{series}` in case.json has {} measured run(s), {} warm-up(s) and {} failed run(s)",
+        s.measured.len(),
+        s.warmup.len(),
+        s.failed.len(),
+    );
+    let evidence = if statistic.is_duration() {
+        format!(
+            "{counts}; the {} (nearest rank, over the measured runs only) is {expected}",
+            statistic.name()
+        )
+    } else {
+        counts
+    };
+    Ok((expected, evidence))
 }
 
 /// Why the lesson folder's data must not be graded (empty: grade it).

@@ -199,32 +199,8 @@ pub struct Measured {
 /// [`MeasureError`]: no CUDA, a failed lab, or a lesson that names a missing fixture or
 /// whose `extend` makes an invalid case.
 pub fn measure(lesson: &Lesson, bench: &mut dyn Bench) -> Result<Measured, MeasureError> {
-    let name = lesson.id();
     let mut measured = match &lesson.raw.measurement {
-        Measurement::Fixture { case } => {
-            let text = FIXTURES
-                .iter()
-                .find(|(n, _)| n == case)
-                .map(|(_, text)| *text)
-                .ok_or_else(|| {
-                    MeasureError::Lesson(InputError::new(
-                        "measurement.case",
-                        "unknown-fixture",
-                        format!(
-                            "no built-in fixture `{case}` (there are: {})",
-                            FIXTURES.map(|(n, _)| n).join(", ")
-                        ),
-                    ))
-                })?;
-            Measured {
-                case_json: text.to_owned(),
-                picture_json: String::new(),
-                files: Vec::new(),
-                report: String::new(),
-                command: String::new(),
-                simulated: false,
-            }
-        }
+        Measurement::Fixture { case } => fixture(case)?,
         Measurement::LabExecutor {
             runs,
             warmup,
@@ -245,26 +221,7 @@ pub fn measure(lesson: &Lesson, bench: &mut dyn Bench) -> Result<Measured, Measu
                 "worksheet lab executor --runs {} --warmup {} --target-ms {} --threads {threads}",
                 config.runs, config.warmup, target_ms
             );
-            let lab = bench.executor(&config)?;
-            let analysis = analyze(&lab);
-            Measured {
-                case_json: export::case_file(&lab, name, &command).to_json_pretty(),
-                picture_json: String::new(),
-                files: vec![
-                    ("runs.csv", export::csv(&lab)),
-                    (
-                        "lab.json",
-                        export::json(&lab, &analysis, &command).into_bytes(),
-                    ),
-                    (
-                        "report.md",
-                        export::markdown(&lab, &analysis, &command).into_bytes(),
-                    ),
-                ],
-                report: export::table(&lab, &analysis),
-                command,
-                simulated: false,
-            }
+            executor(lesson.id(), &config, command, bench)?
         }
         Measurement::LabStreams {
             mib,
@@ -274,32 +231,18 @@ pub fn measure(lesson: &Lesson, bench: &mut dyn Bench) -> Result<Measured, Measu
             warmup,
             reps,
         } => {
-            let mut options = StreamsOptions {
+            let options = StreamsOptions {
                 words: (*mib).max(1) as usize * (1 << 20) / 4,
                 streams: (*streams).max(1) as usize,
                 chunks: (*chunks).max(1) as usize,
                 iters: *iters,
                 warmup: *warmup as usize,
                 reps: (*reps).max(1) as usize,
-                command: String::new(),
+                command: format!(
+                    "worksheet lab streams --mib {mib} --streams {streams} --chunks {chunks} --iters {iters} --warmup {warmup} --reps {reps}"
+                ),
             };
-            let base = format!(
-                "worksheet lab streams --mib {mib} --streams {streams} --chunks {chunks} --iters {iters} --warmup {warmup} --reps {reps}"
-            );
-            options.command = base.clone();
-            let (mut rec, simulated) = bench.streams(&options)?;
-            if simulated {
-                rec.options.command = format!("{base} --simulate");
-            }
-            let report = streams::streams_report(&rec);
-            Measured {
-                case_json: streams::streams_case(&rec, name).to_json_pretty(),
-                picture_json: String::new(),
-                files: vec![("report.txt", report.clone().into_bytes())],
-                report,
-                command: rec.options.command.clone(),
-                simulated,
-            }
+            streams_lab(lesson.id(), &options, bench)?
         }
     };
     measured.picture_json =
@@ -307,6 +250,79 @@ pub fn measure(lesson: &Lesson, bench: &mut dyn Bench) -> Result<Measured, Measu
     measured.case_json =
         extend_case(&measured.case_json, lesson, true).map_err(MeasureError::Lesson)?;
     Ok(measured)
+}
+
+fn fixture(case: &str) -> Result<Measured, MeasureError> {
+    let text = FIXTURES
+        .iter()
+        .find(|(n, _)| *n == case)
+        .map(|(_, text)| *text)
+        .ok_or_else(|| {
+            MeasureError::Lesson(InputError::new(
+                "measurement.case",
+                "unknown-fixture",
+                format!(
+                    "no built-in fixture `{case}` (there are: {})",
+                    FIXTURES.map(|(n, _)| n).join(", ")
+                ),
+            ))
+        })?;
+    Ok(Measured {
+        case_json: text.to_owned(),
+        picture_json: String::new(),
+        files: Vec::new(),
+        report: String::new(),
+        command: String::new(),
+        simulated: false,
+    })
+}
+
+fn executor(
+    name: &str,
+    config: &LabConfig,
+    command: String,
+    bench: &mut dyn Bench,
+) -> Result<Measured, MeasureError> {
+    let lab = bench.executor(config)?;
+    let analysis = analyze(&lab);
+    Ok(Measured {
+        case_json: export::case_file(&lab, name, &command).to_json_pretty(),
+        picture_json: String::new(),
+        files: vec![
+            ("runs.csv", export::csv(&lab)),
+            (
+                "lab.json",
+                export::json(&lab, &analysis, &command).into_bytes(),
+            ),
+            (
+                "report.md",
+                export::markdown(&lab, &analysis, &command).into_bytes(),
+            ),
+        ],
+        report: export::table(&lab, &analysis),
+        command,
+        simulated: false,
+    })
+}
+
+fn streams_lab(
+    name: &str,
+    options: &StreamsOptions,
+    bench: &mut dyn Bench,
+) -> Result<Measured, MeasureError> {
+    let (mut rec, simulated) = bench.streams(options)?;
+    if simulated {
+        rec.options.command = format!("{} --simulate", options.command);
+    }
+    let report = streams::streams_report(&rec);
+    Ok(Measured {
+        case_json: streams::streams_case(&rec, name).to_json_pretty(),
+        picture_json: String::new(),
+        files: vec![("report.txt", report.clone().into_bytes())],
+        report,
+        command: rec.options.command.clone(),
+        simulated,
+    })
 }
 
 /// The case text with the lesson's `extend` arrays appended (its `questions` only with
