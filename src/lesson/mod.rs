@@ -14,6 +14,7 @@
 //! to exit codes (0 all right, 1 not all right or re-run, 2 malformed input, 3 no CUDA).
 
 pub mod class;
+pub mod fill;
 pub mod grade;
 pub mod measure;
 pub mod model;
@@ -98,6 +99,17 @@ Exit codes: 0 written, 2 a file exists (use --force) or the lesson is malformed,
 Exit codes: 0 every answer is right, 1 an answer is wrong or missing, or the run must be re-run,\n\
 2 the folder, lesson or answer sheet is malformed.")]
     Check {
+        /// The lesson folder.
+        dir: PathBuf,
+        /// The answer sheet (default: DIR/answers.csv if present, else DIR/answers.txt).
+        #[arg(long, value_name = "FILE")]
+        answers: Option<PathBuf>,
+    },
+    /// Answer the folder's questions at prompts (saved after every answer; resumable).
+    #[command(after_help = "Example:\n  worksheet lesson answer alice\n\n\
+Answers are read, not graded: `worksheet lesson check` grades them.\n\
+Exit codes: 0 every question offered, 1 the input ended first (answers so far are saved), 2 a malformed folder or sheet.")]
+    Answer {
         /// The lesson folder.
         dir: PathBuf,
         /// The answer sheet (default: DIR/answers.csv if present, else DIR/answers.txt).
@@ -211,6 +223,14 @@ pub fn run(args: &LessonArgs, out: &mut dyn Write) -> Result<LessonOutcome, Less
             let result = check(dir, answers.as_deref())?;
             write_check(&result, out)?;
             Ok(result.outcome())
+        }
+        LessonCommand::Answer { dir, answers } => {
+            let stdin = io::stdin();
+            let end = answer_folder(dir, answers.as_deref(), &mut stdin.lock(), out)?;
+            Ok(match end {
+                fill::AnswerEnd::Complete => LessonOutcome::Ok,
+                fill::AnswerEnd::Interrupted => LessonOutcome::NotAllRight,
+            })
         }
         LessonCommand::Key { dir } => {
             let folder = Folder::load(dir)?;
@@ -444,6 +464,45 @@ impl Folder {
             .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
         sheet::read_sheet(&text, csv_form, &self.lesson, &path.display().to_string())
     }
+}
+
+/// `lesson answer`: asks the folder's unanswered questions on `input`, saving the sheet
+/// after every answer.
+///
+/// # Errors
+/// [`LessonError`] for a malformed folder or sheet, or a sheet that cannot be written.
+pub fn answer_folder(
+    dir: &Path,
+    answers: Option<&Path>,
+    input: &mut dyn io::BufRead,
+    out: &mut dyn Write,
+) -> Result<fill::AnswerEnd, LessonError> {
+    let folder = Folder::load(dir)?;
+    let path = folder
+        .sheet_path(answers)
+        .unwrap_or_else(|| dir.join("answers.txt"));
+    let mut given = if path.is_file() {
+        folder.read_answers(&path)?
+    } else {
+        Vec::new()
+    };
+    let csv_form = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let end = fill::answer(&folder.lesson, &mut given, input, out, &mut |a| {
+        write_file(
+            &path,
+            sheet::filled_sheet(&folder.lesson, a, csv_form).as_bytes(),
+            true,
+        )
+    })?;
+    writeln!(
+        out,
+        "saved {}; grade it with: worksheet lesson check {}",
+        path.display(),
+        dir.display()
+    )?;
+    Ok(end)
 }
 
 /// The result of `lesson check`.

@@ -236,9 +236,39 @@ pub fn handout(lesson: &Lesson, ctx: &HandoutContext<'_>) -> String {
          Write each answer after its question id in `{0}/answers.txt`. Forms: `known 40 us`, \
          `unknown (no-wait)` (an unknown always names its reason code), a duration with its unit \
          (`40 us`), or a count (`2`). A CSV file `{0}/answers.csv` with the header \
-         `question,answer` works too. Then check your answers against your own data:\n\n\
+         `question,answer` works too, and `worksheet lesson answer {0}` asks each question at a \
+         prompt and saves after every answer. Then check your answers against your own data:\n\n\
          ```text\nworksheet lesson check {0}\n```",
         ctx.dir
     );
+    s
+}
+
+/// An answer sheet with `answers` written in: the text form (the blank sheet's comments, then
+/// `id: answer` per question in lesson order) or CSV (`question,answer`).
+pub fn filled_sheet(lesson: &Lesson, answers: &[(String, String)], csv_form: bool) -> String {
+    let answer_of = |id: &str| {
+        answers
+            .iter()
+            .find(|(q, _)| q == id)
+            .map_or("", |(_, a)| a.as_str())
+    };
+    if csv_form {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let _ = w.write_record(["question", "answer"]);
+        for q in &lesson.questions {
+            let _ = w.write_record([q.raw.id.as_str(), answer_of(&q.raw.id)]);
+        }
+        return String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default();
+    }
+    let blank = blank_sheet(lesson);
+    let mut s: String = blank
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for q in &lesson.questions {
+        let _ = writeln!(s, "{}: {}", q.raw.id, answer_of(&q.raw.id));
+    }
     s
 }

@@ -702,3 +702,37 @@ fn every_file_in_lessons_is_built_in_and_valid() {
         "{text}"
     );
 }
+
+#[test]
+fn answers_given_at_prompts_are_saved_after_each_and_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    started("overlap-arithmetic", dir.path(), &mut bench(0));
+    // An unreadable answer is asked again; an empty line skips; the input ends early.
+    let mut out = Vec::new();
+    let end = answer_folder(
+        dir.path(),
+        None,
+        &mut &b"about 140\n140 us\n\n40us\n"[..],
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(end, fill::AnswerEnd::Interrupted);
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("`about 140` cannot be read"), "{text}");
+    let sheet = std::fs::read_to_string(dir.path().join("answers.txt")).unwrap();
+    assert!(
+        sheet.contains("sum: 140 us\nunion: \noverlap: 40us\nmax-depth: \n"),
+        "{sheet}"
+    );
+    // Resumed: only the open questions are asked.
+    let mut out = Vec::new();
+    let end = answer_folder(dir.path(), None, &mut &b"100 us\n2\n80 us\n"[..], &mut out).unwrap();
+    assert_eq!(end, fill::AnswerEnd::Complete);
+    assert!(String::from_utf8(out)
+        .unwrap()
+        .starts_with("3 of 5 questions to answer"));
+    assert_eq!(
+        check(dir.path(), None).unwrap().outcome(),
+        LessonOutcome::Ok
+    );
+}
