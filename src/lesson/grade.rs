@@ -241,12 +241,23 @@ fn statistic_key(
 /// An [`InputError`] at `rerun.series` when the policy names a series the case lacks.
 pub fn rerun_reasons(lesson: &Lesson, case: &Case) -> Result<Vec<String>, InputError> {
     let mut reasons = Vec::new();
-    for s in case.series.iter().filter(|s| !s.failed.is_empty()) {
+    let failed: Vec<String> = case
+        .series
+        .iter()
+        .filter(|s| !s.failed.is_empty())
+        .map(|s| {
+            format!(
+                "`{}` ({} of {})",
+                s.id,
+                s.failed.len(),
+                s.failed.len() + s.warmup.len() + s.measured.len()
+            )
+        })
+        .collect();
+    if !failed.is_empty() {
         reasons.push(format!(
-            "series `{}` has {} failed run(s) of {} (a wrong digest or readings out of order): the run is not good data",
-            s.id,
-            s.failed.len(),
-            s.failed.len() + s.warmup.len() + s.measured.len()
+            "failed runs (a wrong digest or readings out of order) in series {}: the run is not good data",
+            failed.join(", ")
         ));
     }
     if let Some(v) = case

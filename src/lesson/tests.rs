@@ -395,8 +395,10 @@ fn a_failed_digest_or_a_noisy_run_is_re_run_never_graded() {
     let r = check(dir.path(), None).unwrap();
     assert!(r.graded.is_empty());
     assert_eq!(r.outcome(), LessonOutcome::NotAllRight);
+    assert_eq!(r.rerun.len(), 1, "{:?}", r.rerun);
     assert!(
-        r.rerun[0].contains("series `total` has 1 failed run(s) of 13"),
+        r.rerun[0]
+            .contains("in series `total` (1 of 13), `submission` (1 of 13), `wait` (1 of 13)"),
         "{:?}",
         r.rerun
     );
@@ -734,5 +736,37 @@ fn answers_given_at_prompts_are_saved_after_each_and_resume() {
     assert_eq!(
         check(dir.path(), None).unwrap().outcome(),
         LessonOutcome::Ok
+    );
+}
+
+#[test]
+fn a_class_counts_a_re_run_apart_and_grades_nobody_on_it() {
+    let root = tempfile::tempdir().unwrap();
+    let good = root.path().join("good");
+    started("executor-lab", &good, &mut bench(0));
+    write_answers(&good, &right_answers(&key_of(&good)));
+    let bad = root.path().join("bad");
+    let mut b = bench(0);
+    b.work.wrong = vec![4];
+    started("executor-lab", &bad, &mut b);
+    write_answers(&bad, &right_answers(&key_of(&bad)));
+    let summary = class_summary(&[good, bad]).unwrap();
+    assert!(summary
+        .questions
+        .iter()
+        .all(|q| (q.right, q.wrong, q.missing) == (1, 0, 0)));
+    assert_eq!(summary.students[1].rerun.len(), 1);
+    let mut out = Vec::new();
+    class::write_text(&summary, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.starts_with("lesson executor-lab: 2 student folder(s), 1 graded, 1 to re-run"),
+        "{text}"
+    );
+    assert!(text.contains("| bad     | re-run (not graded) |"), "{text}");
+    let csv = String::from_utf8(class::csv(&summary).unwrap()).unwrap();
+    assert!(
+        csv.lines().nth(2).unwrap().starts_with("bad,re-run,0,6,"),
+        "{csv}"
     );
 }
