@@ -104,8 +104,7 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
-    /// Lessons a teacher hands out: list, start (measure, handout, answer sheet), check,
-    /// key, class.
+    /// Lessons to hand out: a measurement, a handout, answers checked against it.
     Lesson(crate::lesson::LessonArgs),
 }
 
