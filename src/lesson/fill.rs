@@ -11,6 +11,9 @@ use std::io::{self, BufRead, Write};
 use super::grade::{read_given, Given};
 use super::model::Lesson;
 
+/// One answer of a sheet: `(question id, answer text)`.
+pub type Answer = (String, String);
+
 /// How a session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AnswerEnd {
@@ -25,13 +28,17 @@ pub enum AnswerEnd {
 ///
 /// # Errors
 /// Read and write errors, and whatever `save` returns.
-pub fn answer<E: From<io::Error>>(
+pub fn answer<E, S>(
     lesson: &Lesson,
-    answers: &mut Vec<(String, String)>,
+    answers: &mut Vec<Answer>,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
-    save: &mut dyn FnMut(&[(String, String)]) -> Result<(), E>,
-) -> Result<AnswerEnd, E> {
+    mut save: S,
+) -> Result<AnswerEnd, E>
+where
+    E: From<io::Error>,
+    S: FnMut(&[Answer]) -> Result<(), E>,
+{
     let open: Vec<_> = lesson
         .questions
         .iter()

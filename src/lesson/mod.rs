@@ -489,13 +489,19 @@ pub fn answer_folder(
     let csv_form = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    let end = fill::answer(&folder.lesson, &mut given, input, out, &mut |a| {
-        write_file(
-            &path,
-            sheet::filled_sheet(&folder.lesson, a, csv_form).as_bytes(),
-            true,
-        )
-    })?;
+    let end = fill::answer(
+        &folder.lesson,
+        &mut given,
+        input,
+        out,
+        |a: &[fill::Answer]| {
+            write_file(
+                &path,
+                sheet::filled_sheet(&folder.lesson, a, csv_form).as_bytes(),
+                true,
+            )
+        },
+    )?;
     writeln!(
         out,
         "saved {}; grade it with: worksheet lesson check {}",
