@@ -64,6 +64,9 @@ pub struct Case {
     pub clocks: Vec<ClockDef>,
     /// Relations between clocks (SPEC §10), in file order.
     pub relations: Vec<RelationDef>,
+    /// The relations as a graph over distinct clocks, built on first use
+    /// ([`Case::relation_graph`]).
+    relation_graph: std::sync::OnceLock<(Vec<ClockIdx>, crate::relation::Graph)>,
     /// Streams, by index.
     pub streams: Vec<StreamDef>,
     /// Events, by index.
@@ -486,6 +489,34 @@ impl Case {
     /// The question with id `id`.
     pub fn question(&self, id: &str) -> Option<&Question> {
         self.questions.iter().find(|q| q.id == id)
+    }
+
+    /// The clock relations as a graph whose nodes are distinct clocks, and each clock
+    /// index's node (the first clock index with the same domain and instance). Built once.
+    pub fn relation_graph(&self) -> &(Vec<ClockIdx>, crate::relation::Graph) {
+        self.relation_graph.get_or_init(|| {
+            let mut first: std::collections::HashMap<&ClockId, ClockIdx> =
+                std::collections::HashMap::new();
+            let canon: Vec<ClockIdx> = self
+                .clocks
+                .iter()
+                .enumerate()
+                .map(|(i, c)| *first.entry(&c.clock).or_insert(i))
+                .collect();
+            let relations: Vec<crate::relation::Relation> = self
+                .relations
+                .iter()
+                .map(|r| crate::relation::Relation {
+                    name: r.id.clone(),
+                    a: canon[r.a],
+                    b: canon[r.b],
+                    bound: r.bound,
+                    source: r.source,
+                })
+                .collect();
+            let graph = crate::relation::Graph::new(self.clocks.len(), &relations);
+            (canon, graph)
+        })
     }
 }
 

@@ -923,6 +923,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
         provenance: raw.provenance.clone(),
         clocks,
         relations,
+        relation_graph: std::sync::OnceLock::new(),
         streams,
         events,
         phases,

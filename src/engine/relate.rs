@@ -15,7 +15,7 @@
 //! `inconsistent-relation`, naming them.
 
 use crate::case::{Case, ClockIdx};
-use crate::relation::{relate, Related, Relation};
+use crate::relation::Related;
 use crate::units::Nanos;
 use crate::verdict::{Reason, Verdict};
 
@@ -31,24 +31,7 @@ pub(super) fn offset(
     if ca == cb {
         return Ok((0, 0, Vec::new()));
     }
-    // One node per distinct clock: the first clock index with that domain and instance.
-    let canon = |i: ClockIdx| {
-        case.clocks
-            .iter()
-            .position(|c| c.clock == case.clocks[i].clock)
-            .unwrap_or(i)
-    };
-    let relations: Vec<Relation> = case
-        .relations
-        .iter()
-        .map(|r| Relation {
-            name: r.id.clone(),
-            a: canon(r.a),
-            b: canon(r.b),
-            bound: r.bound,
-            source: r.source,
-        })
-        .collect();
+    let (canon, graph) = case.relation_graph();
     let describe = |k: usize| {
         let r = &case.relations[k];
         format!(
@@ -60,7 +43,7 @@ pub(super) fn offset(
             r.source.word()
         )
     };
-    match relate(case.clocks.len(), &relations, canon(a), canon(b)) {
+    match graph.relate(canon[a], canon[b]) {
         Related::Bounded { lo, hi, via } => Ok((lo, hi, via.into_iter().map(describe).collect())),
         Related::Unrelated => {
             let reason = cb.comparable_with(ca).err().unwrap_or(Reason::CrossInstance);

@@ -160,7 +160,7 @@ pub enum Related {
 }
 
 /// One directed constraint edge: `off[to] − off[from] ≤ weight`, from relation `rel`.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Edge {
     from: usize,
     to: usize,
@@ -251,59 +251,91 @@ fn chain(edges: &[Edge], pred: &[Option<usize>], to: usize, via: &mut Vec<usize>
     }
 }
 
+/// The relations among `nodes` clocks as a constraint graph, answering many questions: the
+/// shortest paths from each clock are computed once, on first use.
+#[derive(Clone, Debug)]
+pub struct Graph {
+    nodes: usize,
+    edges: Vec<Edge>,
+    /// Index in the caller's relation slice of each relation kept (ends in range).
+    original: Vec<usize>,
+    from: Vec<std::sync::OnceLock<Result<Paths, Vec<usize>>>>,
+}
+
+impl Graph {
+    /// The graph of `relations` among `nodes` clocks (indices `0..nodes`); relations whose
+    /// ends are out of range are ignored.
+    pub fn new(nodes: usize, relations: &[Relation]) -> Self {
+        let kept: Vec<(usize, &Relation)> = relations
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.a < nodes && r.b < nodes)
+            .collect();
+        let usable: Vec<Relation> = kept.iter().map(|(_, r)| (*r).clone()).collect();
+        Graph {
+            nodes,
+            edges: edges(&usable),
+            original: kept.iter().map(|(k, _)| *k).collect(),
+            from: (0..nodes).map(|_| std::sync::OnceLock::new()).collect(),
+        }
+    }
+
+    fn paths(&self, source: usize) -> &Result<Paths, Vec<usize>> {
+        self.from[source].get_or_init(|| shortest(self.nodes, &self.edges, source))
+    }
+
+    fn back(&self, list: &[usize]) -> Vec<usize> {
+        list.iter().map(|&k| self.original[k]).collect()
+    }
+
+    /// What the relations imply about `offset(y) − offset(x)`. `x == y` is `[0, 0]` unless
+    /// the relations conflict.
+    ///
+    /// Time: O(nodes × relations) for the first question from each of `x` and `y`, then
+    /// O(nodes) (the chains named in the answer).
+    pub fn relate(&self, x: usize, y: usize) -> Related {
+        if x >= self.nodes || y >= self.nodes {
+            return Related::Unrelated;
+        }
+        let (from_x, pred_x) = match self.paths(x) {
+            Ok(found) => found,
+            Err(cycle) => {
+                return Related::Inconsistent {
+                    conflicting: self.back(cycle),
+                }
+            }
+        };
+        let Some(hi) = from_x[y] else {
+            return Related::Unrelated;
+        };
+        // y is reachable from x and every relation gives edges both ways, so x is reachable
+        // from y and the same component has no negative cycle.
+        let (from_y, pred_y) = match self.paths(y) {
+            Ok(found) => found,
+            Err(cycle) => {
+                return Related::Inconsistent {
+                    conflicting: self.back(cycle),
+                }
+            }
+        };
+        let Some(back_dist) = from_y[x] else {
+            return Related::Unrelated;
+        };
+        let mut via = Vec::new();
+        chain(&self.edges, pred_x, y, &mut via);
+        chain(&self.edges, pred_y, x, &mut via);
+        Related::Bounded {
+            lo: -back_dist,
+            hi,
+            via: self.back(&via),
+        }
+    }
+}
+
 /// What `relations` among `nodes` clocks (indices `0..nodes`) imply about
-/// `offset(y) − offset(x)`. `x == y` is `[0, 0]` unless the relations conflict.
-///
-/// Relations whose ends are out of range are ignored. Time: O(nodes × relations).
+/// `offset(y) − offset(x)`: [`Graph::relate`] on a graph used once.
 pub fn relate(nodes: usize, relations: &[Relation], x: usize, y: usize) -> Related {
-    if x >= nodes || y >= nodes {
-        return Related::Unrelated;
-    }
-    let usable: Vec<Relation> = relations
-        .iter()
-        .filter(|r| r.a < nodes && r.b < nodes)
-        .cloned()
-        .collect();
-    let original: Vec<usize> = relations
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.a < nodes && r.b < nodes)
-        .map(|(k, _)| k)
-        .collect();
-    let edges = edges(&usable);
-    let back = |list: Vec<usize>| -> Vec<usize> { list.into_iter().map(|k| original[k]).collect() };
-    let (from_x, pred_x) = match shortest(nodes, &edges, x) {
-        Ok(found) => found,
-        Err(cycle) => {
-            return Related::Inconsistent {
-                conflicting: back(cycle),
-            }
-        }
-    };
-    let Some(hi) = from_x[y] else {
-        return Related::Unrelated;
-    };
-    // y is reachable from x and every relation gives edges both ways, so x is reachable
-    // from y and the same component has no negative cycle.
-    let (from_y, pred_y) = match shortest(nodes, &edges, y) {
-        Ok(found) => found,
-        Err(cycle) => {
-            return Related::Inconsistent {
-                conflicting: back(cycle),
-            }
-        }
-    };
-    let Some(back_dist) = from_y[x] else {
-        return Related::Unrelated;
-    };
-    let mut via = Vec::new();
-    chain(&edges, &pred_x, y, &mut via);
-    chain(&edges, &pred_y, x, &mut via);
-    Related::Bounded {
-        lo: -back_dist,
-        hi,
-        via: back(via),
-    }
+    Graph::new(nodes, relations).relate(x, y)
 }
 
 #[cfg(test)]
