@@ -258,3 +258,62 @@ fn a_folder_imports_as_one_case_that_check_replays() {
     assert_eq!(v["ranks"]["relations"][0]["bound"]["lo_ns"], -223_562);
     assert_eq!(v["ranks"]["relations"][0]["bound"]["hi_ns"], 227_827);
 }
+
+/// Rank 1's trace with every timestamp from `from_us` on moved by `jump_us` (a clock that
+/// jumps mid-trace): the integer part of each `"ts"` is edited as text, so it stays exact.
+fn jumping_rank1(dir: &Path, from_us: u64, jump_us: u64) -> PathBuf {
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(RANK1).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    let key = "\"ts\": ";
+    while let Some(i) = rest.find(key) {
+        let at = i + key.len();
+        out.push_str(&rest[..at]);
+        let digits = rest[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
+        let ts: u64 = rest[at..at + digits].parse().unwrap();
+        let moved = if ts >= from_us { ts + jump_us } else { ts };
+        out.push_str(&moved.to_string());
+        rest = &rest[at + digits..];
+    }
+    out.push_str(rest);
+    let path = dir.join("rank1-jumping.json");
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+#[test]
+fn a_clock_that_jumps_mid_trace_gives_no_relation_and_windows_that_disagree() {
+    let dir = tempfile::tempdir().unwrap();
+    // Between all-reduce #3 (ends ~5195546171755 us) and #4 (starts ~5195546174170 us).
+    let jumping = jumping_rank1(dir.path(), 5_195_546_173_000, 1_000);
+    let m = import(&[Path::new(RANK0), &jumping]);
+    assert!(
+        m.case.clock_relations.is_empty(),
+        "conflicting evidence gives no relation"
+    );
+    assert!(
+        m.notes
+            .iter()
+            .any(|n| n.contains("the collectives conflict")),
+        "{:?}",
+        m.notes
+    );
+    let windows = &m.pairs[0].evidence.windows;
+    assert_eq!(windows.len(), 4);
+    // Before the jump the windows contain 0; after it, +1 ms and not 0.
+    let ms = worksheet::units::Nanos::new(1_000_000);
+    assert!(windows[0].bound.contains(worksheet::units::Nanos::ZERO));
+    assert!(
+        windows[3].bound.contains(ms) && !windows[3].bound.contains(worksheet::units::Nanos::ZERO)
+    );
+    let s = summarize_ranks(&m).unwrap();
+    assert!(
+        matches!(&s.relations[0].bound, Split::Unknown { why } if why.starts_with("inconsistent-relation"))
+    );
+    assert_eq!(s.offsets[0].1, "unknown (cross-instance)");
+}

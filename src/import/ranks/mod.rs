@@ -151,6 +151,14 @@ fn import_each(
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(path) = files.get(i) else { break };
                 let one = import_path(path, options).and_then(|imported| {
+                    if imported.format.starts_with("nsys") {
+                        return Err(ImportError::new(
+                            "$",
+                            "unsupported-format",
+                            "a multi-rank import reads PyTorch profiler (Kineto) traces, whose kernels name their process group and collective; import an Nsight Systems export on its own",
+                        )
+                        .in_file(path.display().to_string()));
+                    }
                     let facts = rank_facts(path, &imported.case)?;
                     Ok((imported, facts))
                 });
