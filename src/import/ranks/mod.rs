@@ -521,6 +521,20 @@ pub fn import_ranks(files: &[PathBuf], options: &ImportOptions) -> Result<MultiR
         );
     }
     ranks.sort_by_key(|(r, _)| r.rank);
+    let sizes: std::collections::BTreeSet<u32> = ranks
+        .iter()
+        .filter_map(|(r, _)| r.facts.world_size)
+        .collect();
+    if sizes.len() > 1 {
+        notes.push(format!(
+            "the traces name different world sizes ({}): they may not be ranks of one job",
+            sizes
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     let mut case = RawCase::new("ranks");
     case.description = Some(format!(
         "{} ranks of one job, one clock per rank, related by their collectives (SPEC §10)",
