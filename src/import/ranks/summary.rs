@@ -368,6 +368,7 @@ fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
     }
     let mut notes = m.notes.clone();
     notes.push("offset(b) − offset(a) is bounded by the collectives alone (SPEC §10): each instance only says that no rank finishes before every rank has started, so a bound is at least as wide as the shortest kernels on both sides".to_owned());
+    notes.push("kernel times are CUPTI's GPU timestamps as Kineto places them on each rank's host timeline: a bound is only as good as that placement".to_owned());
     RanksSummary {
         ranks: m
             .ranks
