@@ -375,6 +375,10 @@ mod tests {
 }
 
 pub mod cases;
+pub mod coverage;
+pub mod devices;
 
+#[cfg(test)]
+mod laws;
 #[cfg(test)]
 mod properties;
