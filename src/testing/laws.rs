@@ -249,6 +249,32 @@ proptest! {
         }
     }
 
+    /// A stream-wait is effective (joins anything) exactly when its event was recorded
+    /// earlier in the program, and then orders the record before it; and the schedule's
+    /// `depends_on` agrees with the model's order on every pair of stream ops.
+    #[test]
+    fn stream_order_equals_the_reference_model(raw in arb_device_case()) {
+        let case = valid(&raw);
+        let schedule = Schedule::new(&case);
+        let model = CoverageModel::new(&case);
+        let n = case.program.len();
+        for k in 0..n {
+            if let Op::StreamWait { event, .. } = case.program[k] {
+                let recorded_before = (0..k).any(|r| matches!(case.program[r], Op::Record(e) if e == event));
+                prop_assert_eq!(schedule.stream_wait_effective(k), recorded_before, "stream-wait at program[{}]", k);
+            }
+        }
+        for later in (0..n).filter(|&k| model.stream_of(k).is_some()) {
+            for earlier in (0..n).filter(|&k| model.stream_of(k).is_some()) {
+                prop_assert_eq!(
+                    schedule.depends_on(later, earlier),
+                    model.ordered(earlier, later),
+                    "program[{}] after program[{}]", later, earlier
+                );
+            }
+        }
+    }
+
     /// Both host-completion questions get exactly the verdict the model derives from SPEC §5.
     #[test]
     fn completion_verdicts_equal_the_reference_model(raw in arb_device_case()) {
