@@ -12,7 +12,8 @@
 # The mutants are made in a copy of the tree (so the checkout is never left mutated) and
 # built in their own target directory, $MUTANTS_TARGET_DIR (default target/mutants), so
 # that dependencies are built once and reused by later runs. `cargo install cargo-mutants`
-# first (https://mutants.rs).
+# first (https://mutants.rs). Never point an ordinary build at that directory: its last
+# artifacts may be built from a mutant, and cargo sees them as fresh for an older checkout.
 #
 # Environment: MUTANTS_TIMEOUT (seconds per test run, default 60), MUTANTS_BUILD_TIMEOUT
 # (seconds per build, default 600), MUTANTS_RE (a regex: only the mutants whose names, as
@@ -50,6 +51,7 @@ re_args=()
 [ -n "${MUTANTS_RE:-}" ] && re_args=(--re "$MUTANTS_RE")
 
 summary=()
+reports=()
 for file in "${files[@]}"; do
     name=$(echo "$file" | tr '/*' '__')
     rm -rf "${out:?}/$name"
@@ -64,16 +66,18 @@ for file in "${files[@]}"; do
     case $status in 0|2|3) ;; *) echo "mutants.sh: cargo mutants failed on $file ($status)" >&2; exit "$status";; esac
     seconds=$(( $(date +%s) - start ))
     dir=$out/$name/mutants.out
-    count() { [ -f "$dir/$1.txt" ] && grep -c . "$dir/$1.txt" || echo 0; }
-    total=$(cd "$work" && cargo mutants --list --file "$file" "${re_args[@]}" 2>/dev/null | grep -c .)
+    reports+=("$dir")
+    count() { if [ -s "$dir/$1.txt" ]; then grep -c . "$dir/$1.txt"; else echo 0; fi; }
+    total=$(cd "$work" && cargo mutants --list --file "$file" "${re_args[@]}" 2>/dev/null | grep -c . || true)
     summary+=("$file: $total mutants, $(count caught) caught, $(count missed) missed, $(count unviable) unviable, $(count timeout) timeouts, ${seconds}s")
 done
 
 echo
 printf '%s\n' "${summary[@]}"
-missed=$(cat "$out"/*/mutants.out/missed.txt 2>/dev/null || true)
-if [ -n "$missed" ]; then
+survivors=$(for dir in "${reports[@]}"; do cat "$dir/missed.txt" "$dir/timeout.txt" 2>/dev/null; done)
+if [ -n "$survivors" ]; then
     echo
-    echo "missed (kill each with a test, or explain it in docs/TESTING.md):"
-    echo "$missed"
+    echo "missed or timed out (kill each with a test, or explain it in docs/TESTING.md):"
+    echo "$survivors"
+    exit 1
 fi
