@@ -90,14 +90,12 @@ impl<'c> CoverageModel<'c> {
             }
         }
         // Rule 3: Warshall's transitive closure.
+        // (Row `m` does not change during step `m`: `a = m` only ORs row `m` into itself.)
         for m in 0..n {
-            for a in 0..n {
-                if ordered[a][m] {
-                    for b in 0..n {
-                        if ordered[m][b] {
-                            ordered[a][b] = true;
-                        }
-                    }
+            let from_m = ordered[m].clone();
+            for row in ordered.iter_mut().filter(|row| row[m]) {
+                for (cell, &through_m) in row.iter_mut().zip(&from_m) {
+                    *cell |= through_m;
                 }
             }
         }
