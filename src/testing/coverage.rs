@@ -11,14 +11,21 @@
 //! 2. *"Work in another stream is ordered only by a declared dependency (a stream waits on an
 //!    event of another stream)."* A `stream-wait` is ordered after the `record` of its event,
 //!    when that record comes earlier in the program; otherwise it waits for nothing.
+//!    *"On the legacy default stream, work is also ordered after the earlier work of every
+//!    blocking stream of the device"* (§4, implicit waits): an op of a stream declared
+//!    `legacy-default` is ordered after every earlier op of each stream of its device declared
+//!    `blocking` (not `non-blocking`, `per-thread-default` or undeclared).
 //! 3. Order is transitive: the model takes the reflexive-transitive closure of 1 and 2 with
 //!    Warshall's algorithm, an O(n³) triple loop over the program's ops, on a matrix of
 //!    booleans.
 //! 4. A host **wait** guarantees that some stream ops have completed (its *ends*): an
 //!    **event** wait, the event's record, if it precedes the wait; a **stream** wait, every op
 //!    submitted to that stream before the wait; a **device** wait, every op submitted before
-//!    the wait to any stream whose `device` is that device. It covers every op ordered at or
-//!    before one of its ends.
+//!    the wait to any stream whose `device` is that device. An **implicit** wait (a copy whose
+//!    return is a wait) ends at the copy itself for a device-to-host copy, and at its
+//!    stream's ops submitted before the copy for a pageable host-to-device copy (never the
+//!    copy, never anything after it). A wait covers every op ordered at or before one of its
+//!    ends.
 //!
 //! ```text
 //!  ordered[a][b]   "b cannot complete before a has"     stream A: a0 ── a1 ── wait(e) ── a3
@@ -29,12 +36,15 @@
 //! Nothing here calls [`crate::schedule`]: the model shares no code with what it checks. It is
 //! quadratic in memory and cubic in time, so it is for generated programs of a few dozen ops.
 //!
-//! **Implicit waits** (SPEC §4: a synchronous copy's return is a stream wait at the documented
-//! scope) are not in the case format of this branch. When host waits gain them, their ends
-//! belong in [`CoverageModel::ends`], next to the three declared targets: the copy's stream's
-//! ops submitted before the call, plus the copy itself for a device-to-host copy.
+//! **A reading made explicit.** For a pageable host-to-device copy on the legacy default
+//! stream, the model covers the blocking streams' work only through the legacy stream's ops
+//! before the copy (rule 2 applies to the ops, and the ends are those ops), as
+//! [`crate::schedule`] does. Blocking work submitted after the legacy stream's last op and
+//! before the copy is not covered: an under-claim, never an over-claim.
 
-use crate::case::{Case, EventIdx, Op, OpIdx, PhaseIdx, StreamIdx, WaitTarget};
+use crate::case::{
+    Case, EventIdx, ImplicitKind, Op, OpIdx, PhaseIdx, StreamIdx, StreamKind, WaitTarget,
+};
 use crate::units::Nanos;
 use crate::verdict::Reason;
 
@@ -82,6 +92,20 @@ impl<'c> CoverageModel<'c> {
                     ordered[a][b] = true;
                 }
             }
+            // Rule 2, legacy default stream: after every earlier op of its device's blocking
+            // streams.
+            if case.streams[sb].kind == Some(StreamKind::LegacyDefault) {
+                for a in 0..b {
+                    if let Some(sa) = stream_of[a] {
+                        let other = &case.streams[sa];
+                        if other.kind == Some(StreamKind::Blocking)
+                            && other.device == case.streams[sb].device
+                        {
+                            ordered[a][b] = true;
+                        }
+                    }
+                }
+            }
             // Rule 2: a stream-wait follows its event's record, if that came earlier.
             if let Op::StreamWait { event, .. } = &case.program[b] {
                 if let Some(r) = record_before(case, *event, b) {
@@ -120,10 +144,25 @@ impl<'c> CoverageModel<'c> {
     /// The stream ops that the host wait at program index `wait_op` guarantees complete
     /// (rule 4 of the module docs). Empty for an op that is not a host wait.
     pub fn ends(&self, wait_op: OpIdx) -> Vec<OpIdx> {
-        let Op::HostWait { target, .. } = &self.case.program[wait_op] else {
+        let Op::HostWait {
+            target, implicit, ..
+        } = &self.case.program[wait_op]
+        else {
             return Vec::new();
         };
-        // (Implicit waits, once host waits carry them, add their documented ends here.)
+        if let Some(implicit) = implicit {
+            return match implicit.kind {
+                ImplicitKind::SyncCopyDtoh | ImplicitKind::AsyncCopyDtohPageable => {
+                    vec![implicit.copy_op]
+                }
+                ImplicitKind::PageableHtod => {
+                    let copy_stream = self.stream_of[implicit.copy_op];
+                    (0..implicit.copy_op)
+                        .filter(|&y| copy_stream.is_some() && self.stream_of[y] == copy_stream)
+                        .collect()
+                }
+            };
+        }
         let submitted_before = |keep: &dyn Fn(StreamIdx) -> bool| -> Vec<OpIdx> {
             (0..wait_op)
                 .filter(|&y| self.stream_of[y].is_some_and(keep))

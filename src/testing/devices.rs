@@ -9,8 +9,12 @@
 //!   on one of them, so devices share a clock instance or not, plus the host clock `host`;
 //! - one to six phases, each in a drawn stream and launched at most once (about one in eight is
 //!   never launched), and one to five events, each recorded at most once;
+//! - a declared kind for four streams in five (`legacy-default`, `blocking`,
+//!   `non-blocking`, `per-thread-default`; SPEC §4), so the legacy default stream's implicit
+//!   order comes up;
 //! - a program of records, stream-waits (on events of any stream, of any device, recorded
-//!   before or after), host waits on events, streams and devices, and launches; host timer `t`
+//!   before or after), host waits on events, streams and devices, implicit waits (a launched
+//!   phase's call was a copy that waits, of each kind of SPEC §4), and launches; host timer `t`
 //!   starts after a drawn number of steps (so work can come before it) and stops at the end.
 //!
 //! Questions: `completion` (timer `t`, the default claim: the work launched inside it),
@@ -32,6 +36,21 @@ pub const MAX_DEVICES: usize = 3;
 /// Most streams per device.
 pub const MAX_STREAMS_PER_DEVICE: usize = 3;
 
+/// The stream kinds a stream may declare (SPEC §4), as written in case files.
+pub const STREAM_KINDS: [&str; 4] = [
+    "legacy-default",
+    "blocking",
+    "non-blocking",
+    "per-thread-default",
+];
+
+/// The implicit waits a copy may be (SPEC §4), as written in case files.
+pub const IMPLICIT_KINDS: [&str; 3] = [
+    "sync-copy-dtoh",
+    "async-copy-dtoh-pageable",
+    "pageable-htod",
+];
+
 /// One step of a generated program, before it is written as ops.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DeviceStep {
@@ -51,6 +70,9 @@ pub enum DeviceStep {
     WaitStream(usize),
     /// Host wait on device `0`.
     WaitDevice(usize),
+    /// If phase `0` is launched already, the host call that launched it was a copy that
+    /// waits: an implicit wait of kind [`IMPLICIT_KINDS`]`[1]` on its stream.
+    Copy(usize, usize),
 }
 
 /// The shape of a generated multi-device case.
@@ -62,6 +84,8 @@ pub struct DeviceShape {
     pub device_clock: Vec<usize>,
     /// Number of device clocks (1–3).
     pub clocks: usize,
+    /// The declared kind of each global stream: an index into [`STREAM_KINDS`], or `None`.
+    pub stream_kinds: Vec<Option<usize>>,
     /// Global stream of each phase.
     pub phase_streams: Vec<usize>,
     /// For each phase, the number of steps before its launch, or `None`: never launched.
@@ -105,7 +129,12 @@ pub fn device_id(d: usize) -> String {
     format!("gpu{d}")
 }
 
-fn arb_step(streams: usize, events: usize, devices: usize) -> impl Strategy<Value = DeviceStep> {
+fn arb_step(
+    streams: usize,
+    events: usize,
+    devices: usize,
+    phases: usize,
+) -> impl Strategy<Value = DeviceStep> {
     prop_oneof![
         3 => (0..events).prop_map(DeviceStep::Record),
         2 => (0..streams, 0..events).prop_map(|(s, e)| DeviceStep::StreamWait(s, e)),
@@ -114,6 +143,7 @@ fn arb_step(streams: usize, events: usize, devices: usize) -> impl Strategy<Valu
         1 => (0..events).prop_map(DeviceStep::WaitEvent),
         2 => (0..streams).prop_map(DeviceStep::WaitStream),
         2 => (0..devices).prop_map(DeviceStep::WaitDevice),
+        2 => (0..phases, 0..IMPLICIT_KINDS.len()).prop_map(|(p, k)| DeviceStep::Copy(p, k)),
     ]
 }
 
@@ -140,8 +170,20 @@ pub fn arb_device_shape() -> impl Strategy<Value = DeviceShape> {
                     phases,
                 ),
                 proptest::collection::vec(0..streams, events),
-                proptest::collection::vec(arb_step(streams, events, devices), 0..14),
+                proptest::collection::vec(arb_step(streams, events, devices, phases), 0..14),
                 prop_oneof![3 => Just(0usize), 1 => 1usize..6],
+                proptest::collection::vec(
+                    // Undeclared, legacy default, blocking, non-blocking, per-thread default:
+                    // weighted so that a legacy stream beside a blocking one is common.
+                    prop_oneof![
+                        2 => Just(None),
+                        3 => Just(Some(0)),
+                        3 => Just(Some(1)),
+                        1 => Just(Some(2)),
+                        1 => Just(Some(3)),
+                    ],
+                    streams,
+                ),
             )
                 .prop_map(
                     move |(
@@ -151,10 +193,12 @@ pub fn arb_device_shape() -> impl Strategy<Value = DeviceShape> {
                         event_streams,
                         steps,
                         timer_after,
+                        stream_kinds,
                     )| DeviceShape {
                         streams_per_device: streams_per_device.clone(),
                         device_clock,
                         clocks,
+                        stream_kinds,
                         phase_streams,
                         launch_after,
                         event_streams,
@@ -174,6 +218,7 @@ pub fn device_case_from_shape(shape: &DeviceShape) -> RawCase {
     let mut program = Vec::new();
     let mut recorded_at: Vec<Option<usize>> = vec![None; shape.event_streams.len()];
     let mut record_order = Vec::new();
+    let mut launched = vec![false; shape.phase_streams.len()];
     let mut waits = 0;
     let steps = shape.steps.len();
     let timer_at = shape.timer_after.min(steps);
@@ -184,6 +229,7 @@ pub fn device_case_from_shape(shape: &DeviceShape) -> RawCase {
         for (p, after) in shape.launch_after.iter().enumerate() {
             if after.map(|a| a.min(steps)) == Some(position) {
                 program.push(json!({"op": "launch", "phase": format!("p{p}")}));
+                launched[p] = true;
             }
         }
         let Some(step) = shape.steps.get(position) else {
@@ -223,6 +269,15 @@ pub fn device_case_from_shape(shape: &DeviceShape) -> RawCase {
             DeviceStep::WaitEvent(e) => host_wait("event", format!("e{e}")),
             DeviceStep::WaitStream(s) => host_wait("stream", shape.stream_id(*s)),
             DeviceStep::WaitDevice(d) => host_wait("device", device_id(*d)),
+            DeviceStep::Copy(p, kind) => {
+                if !launched[*p] {
+                    continue;
+                }
+                let mut op = host_wait("stream", shape.stream_id(shape.phase_streams[*p]));
+                op["implicit"] = Value::String(IMPLICIT_KINDS[*kind].to_owned());
+                op["copy"] = Value::String(format!("p{p}"));
+                op
+            }
         };
         program.push(op);
     }
@@ -237,8 +292,12 @@ pub fn device_case_from_shape(shape: &DeviceShape) -> RawCase {
     .collect();
     let stream_decls: Vec<Value> = (0..streams)
         .map(|s| {
-            json!({"id": shape.stream_id(s), "clock": stream_clock(s),
-                   "device": device_id(shape.device_of(s))})
+            let mut decl = json!({"id": shape.stream_id(s), "clock": stream_clock(s),
+                                  "device": device_id(shape.device_of(s))});
+            if let Some(kind) = shape.stream_kinds[s] {
+                decl["kind"] = Value::String(STREAM_KINDS[kind].to_owned());
+            }
+            decl
         })
         .collect();
     let phases: Vec<Value> = shape
@@ -308,6 +367,7 @@ mod tests {
             streams_per_device: vec![2, 1, 3],
             device_clock: vec![0, 0, 1],
             clocks: 2,
+            stream_kinds: vec![None; 6],
             phase_streams: vec![],
             launch_after: vec![],
             event_streams: vec![],

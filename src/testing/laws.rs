@@ -23,7 +23,7 @@ use proptest::sample::Index;
 use super::coverage::CoverageModel;
 use super::devices::{arb_device_case, arb_device_shape, device_case_from_shape};
 use crate::case::raw::{RawCase, RawOp};
-use crate::case::{validate, Ask, Case, Op, OpIdx};
+use crate::case::{validate, Ask, Case, Op, OpIdx, StreamKind};
 use crate::engine::{evaluate, Report};
 use crate::schedule::Schedule;
 use crate::units::Nanos;
@@ -105,9 +105,13 @@ fn without_cross_device_joins(raw: &RawCase) -> RawCase {
     edited
 }
 
-/// `raw` without any stream-wait.
+/// `raw` without any order between streams: no stream-wait, and no declared stream kinds
+/// (so no legacy default stream's implicit order).
 fn without_joins(raw: &RawCase) -> RawCase {
     let mut edited = raw.clone();
+    for s in &mut edited.streams {
+        s.kind = None;
+    }
     edited
         .program
         .retain(|op| !matches!(op, RawOp::StreamWait { .. }));
@@ -225,7 +229,7 @@ proptest! {
         let unjoined = valid(&without_joins(&raw));
         let schedule = Schedule::new(&unjoined);
         for k in host_waits(&unjoined) {
-            let Op::HostWait { target: crate::case::WaitTarget::Stream(s), .. } = &unjoined.program[k] else {
+            let Op::HostWait { target: crate::case::WaitTarget::Stream(s), implicit: None, .. } = &unjoined.program[k] else {
                 continue;
             };
             let own: Vec<OpIdx> = (0..k).filter(|&j| launch_stream(&unjoined, j) == Some(*s)).collect();
@@ -271,6 +275,35 @@ proptest! {
                     model.ordered(earlier, later),
                     "program[{}] after program[{}]", later, earlier
                 );
+            }
+        }
+    }
+
+    /// An implicit wait (SPEC §4) covers at its documented scope, whatever else the program
+    /// does: a device-to-host copy covers itself, a pageable host-to-device copy does not;
+    /// neither covers anything launched in its stream after the copy, nor anything of another
+    /// stream that is not ordered before the copy.
+    #[test]
+    fn an_implicit_wait_covers_its_documented_scope_and_no_more(raw in arb_device_case()) {
+        let case = valid(&raw);
+        let schedule = Schedule::new(&case);
+        let model = CoverageModel::new(&case);
+        for k in host_waits(&case) {
+            let Op::HostWait { implicit: Some(implicit), .. } = &case.program[k] else {
+                continue;
+            };
+            let covered = schedule_covered(&case, &schedule, k);
+            let covers_the_copy = !matches!(implicit.kind, crate::case::ImplicitKind::PageableHtod);
+            prop_assert_eq!(covered.contains(&implicit.copy_op), covers_the_copy, "implicit wait at program[{}]", k);
+            let copy_stream = launch_stream(&case, implicit.copy_op);
+            for &j in &covered {
+                prop_assert!(
+                    model.ordered(j, implicit.copy_op),
+                    "implicit wait at program[{}] covers program[{}], not ordered before its copy", k, j
+                );
+                if launch_stream(&case, j) == copy_stream {
+                    prop_assert!(j <= implicit.copy_op, "implicit wait at program[{}] covers later work program[{}]", k, j);
+                }
             }
         }
     }
@@ -357,6 +390,7 @@ fn the_generator_draws_every_configuration_the_laws_need() {
     let mut device_wait_beside_other_device = 0;
     let (mut stream_wait_joined, mut stream_wait_unjoined) = (0, 0);
     let (mut instances, mut joined_pair) = (0, 0);
+    let (mut implicit_waits, mut legacy_covers_blocking) = (0, 0);
     for _ in 0..300 {
         let shape = strategy.new_tree(&mut runner).unwrap().current();
         let case = valid(&device_case_from_shape(&shape));
@@ -368,7 +402,25 @@ fn the_generator_draws_every_configuration_the_laws_need() {
                 .filter(|&j| launch_stream(&case, j).is_some())
                 .collect();
             let covered = model.covered_launches(k);
+            if let Op::HostWait {
+                target: crate::case::WaitTarget::Stream(s),
+                ..
+            } = &case.program[k]
+            {
+                let kind = |t: usize| case.streams[t].kind;
+                let blocking = covered.iter().any(|&j| {
+                    launch_stream(&case, j).is_some_and(|t| kind(t) == Some(StreamKind::Blocking))
+                });
+                legacy_covers_blocking +=
+                    usize::from(kind(*s) == Some(StreamKind::LegacyDefault) && blocking);
+            }
             match &case.program[k] {
+                Op::HostWait {
+                    implicit: Some(implicit),
+                    ..
+                } => {
+                    implicit_waits += usize::from(launch_stream(&case, implicit.copy_op).is_some());
+                }
                 Op::HostWait {
                     target: crate::case::WaitTarget::Device(d),
                     ..
@@ -416,6 +468,11 @@ fn the_generator_draws_every_configuration_the_laws_need() {
         stream_wait_unjoined >= 20,
         "{stream_wait_unjoined} stream waits beside an unjoined stream's work"
     );
+    assert!(implicit_waits >= 30, "{implicit_waits} implicit waits");
+    assert!(
+        legacy_covers_blocking >= 5,
+        "{legacy_covers_blocking} waits on a legacy default stream covering a blocking stream's work"
+    );
     assert!(
         instances >= 30,
         "{instances} cases with streams on two clock instances"
@@ -435,6 +492,7 @@ fn the_device_law_sees_work_on_a_second_device() {
         streams_per_device: vec![1, 1],
         device_clock: vec![0, 1],
         clocks: 2,
+        stream_kinds: vec![None, None],
         phase_streams: vec![0, 1],
         launch_after: vec![Some(0), Some(0)],
         event_streams: vec![0],
