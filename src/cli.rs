@@ -104,6 +104,9 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
+    /// Write a trace's or several ranks' phases, collectives, clock relations and summary
+    /// numbers as Parquet tables for an existing engine (needs the `parquet` feature).
+    Export(crate::export::ExportArgs),
     /// Lessons to hand out: a measurement, a handout, answers checked against it.
     Lesson(crate::lesson::LessonArgs),
 }
@@ -209,6 +212,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Lab { lab } => crate::lab::run(lab, out),
         Command::Render(args) => crate::render::run(args, out),
         Command::Import(args) => crate::import::run(args, out),
+        Command::Export(args) => crate::export::run(args, out),
         Command::Lesson(args) => crate::lesson::run(args, out)
             .map(crate::lesson::LessonOutcome::exit_code)
             .map_err(lesson_failure),
