@@ -53,16 +53,16 @@ print(json.dumps({"busy": busy, "stragglers": stragglers, "summary": summary, "m
 
 /// The Python that has DuckDB, or why there is none.
 fn duckdb_python() -> Result<String, String> {
-    let python =
-        std::env::var("WORKSHEET_DUCKDB_PYTHON").unwrap_or_else(|_| "python3".to_owned());
-    match Process::new(&python)
-        .args(["-c", "import duckdb"])
-        .output()
-    {
+    let python = std::env::var("WORKSHEET_DUCKDB_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    match Process::new(&python).args(["-c", "import duckdb"]).output() {
         Ok(o) if o.status.success() => Ok(python),
         Ok(o) => Err(format!(
             "{python} cannot import duckdb: {}",
-            String::from_utf8_lossy(&o.stderr).trim()
+            String::from_utf8_lossy(&o.stderr)
+                .trim()
+                .lines()
+                .last()
+                .unwrap_or("")
         )),
         Err(e) => Err(format!("cannot run {python}: {e}")),
     }
@@ -74,7 +74,11 @@ fn import_json() -> Value {
         .args(["import", RANKS, "--format", "json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -103,7 +107,11 @@ fn duckdb_busy_time_and_stragglers_agree_with_worksheet() {
         .arg(&tables)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let sql: Value = serde_json::from_slice(&out.stdout).unwrap();
 
     // worksheet's own numbers: `device:r<rank>.…` busy, and the stragglers.
@@ -123,7 +131,13 @@ fn duckdb_busy_time_and_stragglers_agree_with_worksheet() {
         v.as_array()
             .unwrap()
             .iter()
-            .map(|r| r.as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect())
+            .map(|r| {
+                r.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_i64().unwrap())
+                    .collect()
+            })
             .collect()
     };
     let want: Vec<Vec<i64>> = busy.iter().map(|(r, b)| vec![*r, *b]).collect();
@@ -176,5 +190,8 @@ fn export_refuses_to_overwrite_without_force() {
         .code(2)
         .stderr(predicates::str::contains("error[exists]"));
     run(true).success();
-    assert_eq!(std::fs::read(tables.join("phases.parquet")).unwrap(), before);
+    assert_eq!(
+        std::fs::read(tables.join("phases.parquet")).unwrap(),
+        before
+    );
 }

@@ -107,7 +107,8 @@ fn encode(t: &Table) -> Result<Vec<u8>, Failure> {
 #[cfg(not(feature = "parquet"))]
 fn encode(_: &Table) -> Result<Vec<u8>, Failure> {
     Err(Failure {
-        message: "error[unsupported]: this worksheet was built without the `parquet` feature".to_owned(),
+        message: "error[unsupported]: this worksheet was built without the `parquet` feature"
+            .to_owned(),
         code: EXIT_INPUT,
     })
 }

@@ -72,7 +72,13 @@ pub fn encode(t: &Table) -> Result<Vec<u8>, ParquetError> {
                 }
                 Values::Text(v) => {
                     let (d, x) = split(&v[from..to]);
-                    (d, Vec::new(), x.into_iter().map(|s: String| ByteArray::from(s.into_bytes())).collect())
+                    (
+                        d,
+                        Vec::new(),
+                        x.into_iter()
+                            .map(|s: String| ByteArray::from(s.into_bytes()))
+                            .collect(),
+                    )
                 }
             };
             let defs = c.nullable.then_some(defs.as_slice());
@@ -81,7 +87,8 @@ pub fn encode(t: &Table) -> Result<Vec<u8>, ParquetError> {
                     col.typed::<Int64Type>().write_batch(&ints, defs, None)?;
                 }
                 Values::Text(_) => {
-                    col.typed::<ByteArrayType>().write_batch(&texts, defs, None)?;
+                    col.typed::<ByteArrayType>()
+                        .write_batch(&texts, defs, None)?;
                 }
             }
             col.close()?;

@@ -299,10 +299,7 @@ fn steps(case: &Case, multi: Option<&MultiRank>) -> Result<Table, Failure> {
 
 fn split(s: &Split) -> (Option<i64>, Option<i64>) {
     match s {
-        Split::Bounded { lo_ns, hi_ns } => (
-            i64::try_from(*lo_ns).ok(),
-            i64::try_from(*hi_ns).ok(),
-        ),
+        Split::Bounded { lo_ns, hi_ns } => (i64::try_from(*lo_ns).ok(), i64::try_from(*hi_ns).ok()),
         Split::Unknown { .. } => (None, None),
     }
 }
@@ -467,12 +464,18 @@ mod tests {
 
     #[test]
     fn a_case_file_exports_its_phases_summary_and_empty_collectives() {
-        let input = load(&[PathBuf::from("fixtures/cases/phases-with-gap.json")], false)
-            .expect("a case file loads");
+        let input = load(
+            &[PathBuf::from("fixtures/cases/phases-with-gap.json")],
+            false,
+        )
+        .expect("a case file loads");
         let tables = build(&input).expect("tables");
         let names: Vec<&str> = tables.iter().map(|t| t.name).collect();
         assert_eq!(names, NAMES.to_vec());
-        assert_eq!(ints(&tables[0], "start_ns"), vec![Some(7_000_000), Some(7_060_000)]);
+        assert_eq!(
+            ints(&tables[0], "start_ns"),
+            vec![Some(7_000_000), Some(7_060_000)]
+        );
         assert_eq!(ints(&tables[0], "rank"), vec![None, None]);
         assert_eq!(tables[2].rows(), 0);
         assert_eq!(tables[4].rows(), 0);
@@ -485,7 +488,9 @@ mod tests {
     #[test]
     fn a_declared_relation_is_exported_with_its_bound() {
         let input = load(
-            &[PathBuf::from("fixtures/edge-controls/40-point-relation-is-exact.json")],
+            &[PathBuf::from(
+                "fixtures/edge-controls/40-point-relation-is-exact.json",
+            )],
             false,
         )
         .expect("loads");
