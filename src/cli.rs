@@ -15,15 +15,8 @@ use crate::capture::command::CaptureArgs;
 use crate::case::load_case_file;
 use crate::check::{check_paths, CheckReport};
 use crate::engine::{evaluate, Outcome, Report};
-use crate::error::InputError;
+pub use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_NO_CUDA, EXIT_OK};
 use crate::verdict::Verdict;
-
-/// Exit code: everything checked agrees.
-pub const EXIT_OK: u8 = 0;
-/// Exit code: a check failed (an expectation disagrees, a form has contradictions).
-pub const EXIT_FAILED: u8 = 1;
-/// Exit code: bad usage or malformed input.
-pub const EXIT_INPUT: u8 = 2;
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -104,42 +97,6 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
-}
-
-/// A command's failure: what to print on stderr and the exit code.
-#[derive(Debug)]
-pub struct Failure {
-    /// Message lines.
-    pub message: String,
-    /// Exit code.
-    pub code: u8,
-}
-
-impl From<InputError> for Failure {
-    /// Malformed input: the message names file, field and code; exit 2.
-    fn from(e: InputError) -> Self {
-        Failure {
-            message: e.to_string(),
-            code: EXIT_INPUT,
-        }
-    }
-}
-
-impl From<io::Error> for Failure {
-    /// A closed pipe (`worksheet check | head`) is a normal end: exit 0, say nothing.
-    fn from(e: io::Error) -> Self {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            Failure {
-                message: String::new(),
-                code: EXIT_OK,
-            }
-        } else {
-            Failure {
-                message: format!("error: writing output: {e}"),
-                code: EXIT_INPUT,
-            }
-        }
-    }
 }
 
 /// Parses `args` and runs the command, writing to stdout and stderr; returns the exit code.

@@ -38,6 +38,7 @@ pub mod clock;
 pub mod cuda;
 pub mod engine;
 pub mod error;
+pub mod exit;
 pub mod form;
 pub mod import;
 pub mod interval;

@@ -8,7 +8,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Failure, EXIT_INPUT};
+use crate::exit::{Failure, EXIT_INPUT};
 
 /// Fails when `path` exists and `force` is off (checked early, before any work).
 ///

@@ -21,13 +21,11 @@ use super::sim::Sim;
 use super::streams::{self, StreamsOptions, StreamsRecord};
 use crate::case::load_case_str;
 use crate::check::check_paths;
-use crate::cli::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
+use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use crate::engine::evaluate;
 use crate::units::Nanos;
 
-/// Exit code: CUDA is not available (built without the `cuda` feature, no libcuda or NVRTC,
-/// no device), or the device failed during a capture.
-pub const EXIT_NO_CUDA: u8 = 3;
+pub use crate::exit::EXIT_NO_CUDA;
 
 /// Arguments of `worksheet capture`.
 #[derive(Clone, Debug, Args)]

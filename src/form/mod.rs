@@ -50,7 +50,7 @@ use clap::{Args, Subcommand, ValueEnum};
 pub use error::{FormError, FORM_ERROR_CODES};
 pub use model::{validate, Form, QuestionKind, RawForm};
 
-use crate::cli::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
+use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use capture::{answer_from_case, CaptureAnswer};
 use check::{check, Finding, Problem};
 use fill::{fill, progress, FillEnd};

@@ -50,7 +50,7 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
-use crate::cli::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
+use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 use crate::render::{model, text};
 use crate::units::Nanos;

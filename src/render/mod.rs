@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use crate::case::load_case_file;
-use crate::cli::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 
 /// What `render` draws.
