@@ -97,6 +97,81 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
+    /// Compare two runs (captures, lab reports, cases, imported traces): same, faster,
+    /// slower or ambiguous per measurement, with the change and the noise.
+    #[command(after_help = COMPARE_HELP)]
+    Compare(CompareArgs),
+}
+
+const COMPARE_HELP: &str = "\
+Examples:
+  worksheet compare before.json after.json
+  worksheet compare base.json new.json --threshold 2 --fail-on slower
+  worksheet compare base.json new.json --format markdown
+
+Exit codes: 0 compared (whatever the verdicts), 1 a row matches --fail-on,
+2 a file is malformed, missing or not a run.";
+
+/// Arguments of `worksheet compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// The reference run.
+    pub base: PathBuf,
+    /// The run compared with it.
+    pub new: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CompareFormatArg::Text)]
+    pub format: CompareFormatArg,
+    /// The smallest change that counts, in percent (default 5).
+    #[arg(long, value_name = "PCT", default_value = "5")]
+    pub threshold: String,
+    /// Exit 1 when a row is slower; or slower, ambiguous or unknown; or anything but same.
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOnArg>,
+}
+
+/// Output format of `compare`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormatArg {
+    /// A table for people.
+    Text,
+    /// The versioned JSON report.
+    Json,
+    /// A Markdown table.
+    Markdown,
+}
+
+/// `--fail-on` of `compare`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOnArg {
+    /// A row is slower.
+    Slower,
+    /// A row is slower, ambiguous or unknown.
+    Ambiguous,
+    /// A row is anything but same.
+    Any,
+}
+
+fn run_compare(args: &CompareArgs, out: &mut dyn Write) -> Result<u8, Failure> {
+    use crate::compare::{render::CompareFormat, FailOn, Options};
+    let threshold_ppm = crate::compare::parse_threshold(&args.threshold)
+        .map_err(|e| Failure::input(format!("error: --threshold: {e}")))?;
+    let comparison = crate::compare::compare_files(&args.base, &args.new, Options { threshold_ppm })?;
+    let format = match args.format {
+        CompareFormatArg::Text => CompareFormat::Text,
+        CompareFormatArg::Json => CompareFormat::Json,
+        CompareFormatArg::Markdown => CompareFormat::Markdown,
+    };
+    crate::compare::render::write(&comparison, format, out)?;
+    let fail_on = args.fail_on.map(|f| match f {
+        FailOnArg::Slower => FailOn::Slower,
+        FailOnArg::Ambiguous => FailOn::Ambiguous,
+        FailOnArg::Any => FailOn::Any,
+    });
+    Ok(match fail_on {
+        Some(f) if comparison.fails(f) => EXIT_FAILED,
+        _ => EXIT_OK,
+    })
 }
 
 /// Parses `args` and runs the command, writing to stdout and stderr; returns the exit code.
@@ -164,6 +239,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Lab { lab } => crate::lab::run(lab, out),
         Command::Render(args) => crate::render::run(args, out),
         Command::Import(args) => crate::import::run(args, out),
+        Command::Compare(args) => run_compare(args, out),
     }
 }
 

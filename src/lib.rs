@@ -34,6 +34,7 @@ pub mod case;
 pub mod check;
 pub mod cli;
 pub mod clock;
+pub mod compare;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod engine;
@@ -47,6 +48,7 @@ pub mod output;
 pub mod render;
 pub mod schedule;
 pub mod stats;
+pub mod table;
 #[cfg(any(test, feature = "proptest"))]
 pub mod testing;
 pub mod units;
