@@ -18,6 +18,9 @@ use crate::verdict::{Reason, Verdict};
 pub enum Data {
     /// Raw samples, sorted (the runs of a series, the instances of a kernel).
     Samples(Vec<Nanos>),
+    /// Instances in the order they occurred (the launches of one kernel): two runs with the
+    /// same count are paired instance by instance.
+    Instances(Vec<Nanos>),
     /// One exact value (a question's answer, a stream's busy time).
     Single(Nanos),
     /// The run's own answer is unknown.
@@ -144,7 +147,12 @@ fn context_of_case(case: &Case) -> BTreeMap<String, String> {
             .collect();
         ctx.insert("options".into(), shown.join(" "));
     }
-    for key in ["work", "threads", "reference_digest", "importer"] {
+    if let Some(tool) = prov.get("tool").and_then(Value::as_str) {
+        // The program that measured, without its version: `worksheet 0.1.0` → `worksheet`.
+        let name = tool.split_whitespace().next().unwrap_or(tool);
+        ctx.insert("tool".into(), name.to_owned());
+    }
+    for key in ["work", "threads", "reference_digest", "importer", "kernel"] {
         if let Some(v) = prov.get(key) {
             ctx.insert(key.into(), v.as_str().map_or_else(|| v.to_string(), str::to_owned));
         }
@@ -219,7 +227,9 @@ pub fn from_case(case: &Case, file: String) -> Run {
         });
     }
     let mut kernels: BTreeMap<&str, Vec<Nanos>> = BTreeMap::new();
-    for p in case.phases.iter().filter(|p| p.stream.is_some()) {
+    let mut phases: Vec<_> = case.phases.iter().filter(|p| p.stream.is_some()).collect();
+    phases.sort_by_key(|p| p.interval.start());
+    for p in phases {
         if let Some(len) = i64::try_from(p.interval.length_wide()).ok() {
             kernels
                 .entry(p.label.as_str())
@@ -234,7 +244,7 @@ pub fn from_case(case: &Case, file: String) -> Run {
             metrics.push(Metric {
                 group: "kernel",
                 name: label.to_owned(),
-                data: Data::Samples(sorted(durations)),
+                data: Data::Instances(durations),
             });
         }
     }

@@ -313,8 +313,15 @@ fn incomparable(base: &Run, new: &Run) -> Option<String> {
     (!diffs.is_empty()).then(|| diffs.join("; "))
 }
 
+fn sorted(v: &[Nanos]) -> Vec<Nanos> {
+    let mut v = v.to_vec();
+    v.sort();
+    v
+}
+
 fn side(data: &Data) -> Side {
     match data {
+        Data::Instances(v) => side(&Data::Samples(sorted(v))),
         Data::Samples(v) => {
             let total: i128 = v.iter().map(|x| x.as_i64() as i128).sum();
             let median = (!v.is_empty()).then(|| stats::median(v));
@@ -392,7 +399,13 @@ fn compare_metric(b: &Metric, n: &Metric, options: Options) -> Row {
             };
         }
         (Data::Single(x), Data::Single(y)) => single(&mut row, *x, *y),
-        (Data::Samples(x), Data::Samples(y)) => samples(&mut row, x, y, options),
+        (Data::Samples(x), Data::Samples(y)) => samples(&mut row, x, y, None, options),
+        (Data::Instances(x), Data::Instances(y)) => {
+            let paired = (x.len() == y.len()).then_some((x.as_slice(), y.as_slice()));
+            samples(&mut row, &sorted(x), &sorted(y), paired, options);
+        }
+        (Data::Instances(x), Data::Samples(y)) => samples(&mut row, &sorted(x), y, None, options),
+        (Data::Samples(x), Data::Instances(y)) => samples(&mut row, x, &sorted(y), None, options),
         _ => {
             row.verdict = RowVerdict::Unknown;
             row.reason = Some(Reason::Incomparable);
@@ -421,7 +434,14 @@ fn single(row: &mut Row, x: Nanos, y: Nanos) {
     }
 }
 
-fn samples(row: &mut Row, x: &[Nanos], y: &[Nanos], options: Options) {
+/// `x` and `y` sorted; `paired` the same values in occurrence order when the runs pair up.
+fn samples(
+    row: &mut Row,
+    x: &[Nanos],
+    y: &[Nanos],
+    paired: Option<(&[Nanos], &[Nanos])>,
+    options: Options,
+) {
     if x.is_empty() || y.is_empty() {
         row.verdict = RowVerdict::Unknown;
         row.reason = Some(Reason::EmptySet);
@@ -435,7 +455,7 @@ fn samples(row: &mut Row, x: &[Nanos], y: &[Nanos], options: Options) {
         return;
     };
     set_change(row, r);
-    if x == y {
+    if x == y && paired.is_none_or(|(a, b)| a == b) {
         row.method = Method::Bootstrap;
         row.verdict = RowVerdict::Same;
         row.interval_ppm = Some([1_000_000, 1_000_000]);
@@ -451,7 +471,11 @@ fn samples(row: &mut Row, x: &[Nanos], y: &[Nanos], options: Options) {
         return;
     }
     row.method = Method::Bootstrap;
-    let Some(ci) = stats::bootstrap(x, y) else {
+    let ci = match paired {
+        Some((a, b)) => stats::bootstrap_paired(a, b),
+        None => stats::bootstrap(x, y),
+    };
+    let Some(ci) = ci else {
         row.verdict = RowVerdict::Ambiguous;
         row.why = "a resample has a median of 0 ns: no ratio".into();
         return;
@@ -460,9 +484,10 @@ fn samples(row: &mut Row, x: &[Nanos], y: &[Nanos], options: Options) {
     row.interval_ppm = Some([ci.low.ppm(), ci.high.ppm()]);
     row.noise_ppm = noise;
     row.noise = noise.map(|n| format!("±{}", stats::percent_unsigned(n)));
+    let pairing = if paired.is_some() { ", paired" } else { "" };
     let shown = |ci: Interval| {
         format!(
-            "95 % interval of the ratio {}..{}",
+            "95 % interval{pairing} of the ratio {}..{}",
             stats::percent(ci.low.change_ppm()),
             stats::percent(ci.high.change_ppm())
         )

@@ -172,6 +172,38 @@ pub fn bootstrap(base: &[Nanos], new: &[Nanos]) -> Option<Interval> {
     })
 }
 
+/// Bootstraps the median ratio of two paired runs (`base[i]` and `new[i]` are the same
+/// instance, such as the i-th launch of one kernel): each resample draws instance indices
+/// once and takes both medians over them. One stream serves both sides, so swapping them
+/// gives the reciprocal interval exactly.
+pub fn bootstrap_paired(base: &[Nanos], new: &[Nanos]) -> Option<Interval> {
+    let n = base.len();
+    if n == 0 || new.len() != n {
+        return None;
+    }
+    let mut rng = SplitMix64(SEED);
+    let (mut xb, mut xn) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut ratios = Vec::with_capacity(RESAMPLES);
+    let mid = (n - 1) / 2;
+    for _ in 0..RESAMPLES {
+        xb.clear();
+        xn.clear();
+        for _ in 0..n {
+            let i = rng.below(n);
+            xb.push(base[i]);
+            xn.push(new[i]);
+        }
+        let b = *xb.select_nth_unstable(mid).1;
+        let m = *xn.select_nth_unstable(mid).1;
+        ratios.push(Ratio::new(m.as_i64(), b.as_i64())?);
+    }
+    ratios.sort_by(|a, b| a.cmp_exact(*b));
+    Some(Interval {
+        low: ratios[TAIL],
+        high: ratios[RESAMPLES - 1 - TAIL],
+    })
+}
+
 /// What decided a row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Call {
