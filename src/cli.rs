@@ -9,7 +9,6 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use crate::capture::command::CaptureArgs;
 use crate::case::load_case_file;
@@ -243,12 +242,12 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
     }
 }
 
-fn new_table(header: &[&str]) -> Table {
-    let mut table = Table::new();
-    table
-        .load_preset(ASCII_MARKDOWN)
-        .set_header(header.to_vec());
-    table
+use crate::table::new_table;
+
+/// The exact nanoseconds of a display value (`known 6.811 us`, `140 us`), if it is one.
+fn exact_ns(text: &str) -> Option<i64> {
+    let value = text.strip_prefix("known ").unwrap_or(text);
+    crate::units::parse_value(value).ok().map(|n| n.as_i64())
 }
 
 /// Renders a check report.
@@ -259,16 +258,40 @@ pub fn write_check(report: &CheckReport, format: Format, out: &mut dyn Write) ->
     match format {
         Format::Json => {
             let mut value = serde_json::to_value(report)?;
+            value["format"] = "worksheet-check".into();
+            value["version"] = 1.into();
             value["passed"] = report.passed().into();
             value["failed"] = report.failed().into();
+            // Exact integers beside the display strings (`known 6.811 us` → 6811).
+            if let Some(cases) = value["cases"].as_array_mut() {
+                for check in cases
+                    .iter_mut()
+                    .filter_map(|c| c["checks"].as_array_mut())
+                    .flatten()
+                {
+                    for field in ["expected", "actual"] {
+                        let ns = check[field].as_str().and_then(exact_ns);
+                        check[format!("{field}_ns")] = ns.into();
+                    }
+                }
+            }
             serde_json::to_writer_pretty(&mut *out, &value)?;
             writeln!(out)
         }
         Format::Csv => {
             let mut w = csv::Writer::from_writer(out);
             w.write_record([
-                "case", "file", "question", "field", "expected", "actual", "result",
+                "case",
+                "file",
+                "question",
+                "field",
+                "expected",
+                "expected_ns",
+                "actual",
+                "actual_ns",
+                "result",
             ])?;
+            let ns = |s: &str| exact_ns(s).map(|v| v.to_string()).unwrap_or_default();
             for case in &report.cases {
                 for c in &case.checks {
                     w.write_record([
@@ -277,7 +300,9 @@ pub fn write_check(report: &CheckReport, format: Format, out: &mut dyn Write) ->
                         &c.question,
                         &c.field,
                         &c.expected,
+                        &ns(&c.expected),
                         &c.actual,
+                        &ns(&c.actual),
                         if c.passed { "pass" } else { "FAIL" },
                     ])?;
                 }
@@ -351,7 +376,10 @@ pub fn write_check(report: &CheckReport, format: Format, out: &mut dyn Write) ->
 pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, report)?;
+            let mut value = serde_json::to_value(report)?;
+            value["format"] = "worksheet-eval".into();
+            value["version"] = 1.into();
+            serde_json::to_writer_pretty(&mut *out, &value)?;
             writeln!(out)
         }
         Format::Csv => {
@@ -375,13 +403,27 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
                         reason.to_string(),
                         detail.clone(),
                     ),
-                    None => (
-                        "intervals",
-                        String::new(),
-                        String::new(),
-                        String::new(),
-                        a.headline(),
-                    ),
+                    // The same verdict as JSON: known with the union as the value, or
+                    // unknown when the set mixes clocks.
+                    None => match &a.outcome {
+                        Outcome::Intervals(set) => match (set.combined_unknown, set.single()) {
+                            (None, Some(an)) => (
+                                "known",
+                                crate::engine::wide(an.union_ns),
+                                an.union_ns.to_string(),
+                                String::new(),
+                                a.headline(),
+                            ),
+                            (reason, _) => (
+                                "unknown",
+                                String::new(),
+                                String::new(),
+                                reason.map(|r| r.to_string()).unwrap_or_default(),
+                                a.headline(),
+                            ),
+                        },
+                        _ => unreachable!("only interval answers have no duration verdict"),
+                    },
                 };
                 w.write_record([
                     report.case.as_str(),

@@ -204,6 +204,7 @@ pub fn run_capture(args: &CaptureArgs, out: &mut dyn Write) -> Result<u8, Failur
 
 fn relations_table(list: &[Relation]) -> String {
     let mut t = Table::new();
+    crate::table::fit(&mut t);
     t.load_preset(ASCII_MARKDOWN)
         .set_header(vec!["relation", "holds", "detail"]);
     for r in list {

@@ -113,6 +113,7 @@ pub fn summary_rows(rec: &CaptureRecord) -> Vec<SummaryRow> {
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
+    crate::table::fit(&mut t);
     t.load_preset(ASCII_MARKDOWN).set_header(header.to_vec());
     t
 }

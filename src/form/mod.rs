@@ -478,7 +478,12 @@ fn check_files(
     }
     match format {
         CheckFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &results).map_err(io::Error::from)?;
+            let report = serde_json::json!({
+                "format": "worksheet-form-check",
+                "version": 1,
+                "results": results,
+            });
+            serde_json::to_writer_pretty(&mut *out, &report).map_err(io::Error::from)?;
             writeln!(out)?;
         }
         CheckFormat::Text => {

@@ -343,7 +343,10 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     match args.format {
         SummaryFormat::Text => out.write_all(summary.to_text().as_bytes())?,
         SummaryFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &summary).map_err(std::io::Error::from)?;
+            let mut value = serde_json::to_value(&summary).map_err(std::io::Error::from)?;
+            value["format"] = "worksheet-import".into();
+            value["version"] = 1.into();
+            serde_json::to_writer_pretty(&mut *out, &value).map_err(std::io::Error::from)?;
             writeln!(out)?;
         }
     }
