@@ -18,19 +18,20 @@ pub use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_NO_CUDA, EXIT_OK};
 use crate::verdict::Verdict;
 
 const AFTER_HELP: &str = "\
-Examples:
-  worksheet check fixtures/                            replay and check every case
-  worksheet eval fixtures/cases/three-boundaries.json  every answer of one case, with reasons
+Examples (replay and check every case; every answer of one case):
+  worksheet check fixtures/
+  worksheet eval fixtures/cases/three-boundaries.json
 
 Exit codes: 0 all checks pass, 1 a check failed, 2 usage or input error,
 3 CUDA not available (capture, lab streams).
-Reason codes (unknown verdicts): no-wait, wait-misses-work, cross-domain, cross-instance,
-timing-disabled, event-incomplete, cross-stream, empty-set, not-causal, single-warmup, drift, overflow.";
+Reason codes (unknown verdicts): no-wait, wait-misses-work, cross-domain,
+cross-instance, timing-disabled, event-incomplete, cross-stream, empty-set,
+not-causal, single-warmup, drift, overflow, incomparable.";
 
 /// Honest GPU and async timing: exact per-clock interval algebra, and "unknown, with a
 /// reason" wherever the evidence does not support a claim.
 #[derive(Debug, Parser)]
-#[command(name = "worksheet", version, about, after_help = AFTER_HELP)]
+#[command(name = "worksheet", version, about, after_help = AFTER_HELP, max_term_width = 80)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
@@ -78,9 +79,11 @@ Exit codes: 0 evaluated, 2 the file is malformed or missing."
     /// Measure the three boundaries of a %globaltimer spin kernel on a CUDA GPU (feature
     /// `cuda`) and write them as a capture file, a per-run CSV and a summary table.
     #[command(
-        after_help = "Example:\n  worksheet capture --out fixtures/captures/h200-capture.json\n  worksheet capture --simulate --runs 20\n\n\
-Exit codes: 0 captured and every relation holds, 1 a replayed check or relation fails, 2 a file cannot be written,\n\
-3 CUDA not available (built without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed."
+        after_help = "Examples:\n  worksheet capture -o capture.json\n  worksheet capture --simulate --runs 20\n\n\
+Exit codes: 0 captured and every law holds (ordering, containment, quantum;\n\
+host tendencies are printed as observations, never the exit code), 1 a replayed\n\
+check or law fails, 2 a file cannot be written, 3 CUDA not available (built\n\
+without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed."
     )]
     Capture(CaptureArgs),
     /// Boundary-declaration forms: print a blank, fill it in, check it, answer it from a capture.

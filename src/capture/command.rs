@@ -31,7 +31,7 @@ pub use crate::exit::EXIT_NO_CUDA;
 #[derive(Clone, Debug, Args)]
 pub struct CaptureArgs {
     /// The capture file to write (case format).
-    #[arg(long, default_value = "capture.json")]
+    #[arg(short = 'o', long = "output", alias = "out", default_value = "capture.json")]
     pub out: PathBuf,
     /// The per-run CSV to write. Default: the capture file's name with `.runs.csv`.
     #[arg(long)]
@@ -93,7 +93,7 @@ impl CaptureArgs {
 #[derive(Clone, Debug, Args)]
 pub struct StreamsArgs {
     /// The lab's capture file to write (case format).
-    #[arg(long, default_value = "lab-streams.json")]
+    #[arg(short = 'o', long = "output", alias = "out", default_value = "lab-streams.json")]
     pub out: PathBuf,
     /// Buffer size in MiB (of `u32` words), copied in, computed and copied out.
     #[arg(long, default_value_t = 64)]
@@ -111,7 +111,7 @@ pub struct StreamsArgs {
     #[arg(long, default_value_t = 2)]
     pub warmup: usize,
     /// Measured repetitions of each pipeline.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long = "runs", alias = "reps", default_value_t = 10)]
     pub reps: usize,
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
@@ -134,7 +134,7 @@ impl StreamsArgs {
             warmup: self.warmup,
             reps: self.reps,
             command: format!(
-                "worksheet lab streams --mib {} --streams {} --chunks {} --iters {} --warmup {} --reps {} --device {}{}",
+                "worksheet lab streams --mib {} --streams {} --chunks {} --iters {} --warmup {} --runs {} --device {}{}",
                 self.mib, self.streams, self.chunks, self.iters, self.warmup, self.reps, self.device,
                 if self.simulate { " --simulate" } else { "" }
             ),

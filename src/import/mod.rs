@@ -68,10 +68,15 @@ pub enum SummaryFormat {
 /// Arguments of `worksheet import`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  worksheet import trace.json.gz -o trace-case.json\n  worksheet import trace.json.gz --format json\n  worksheet import trace.json.gz -o trace-case.json.gz --expect   (then: worksheet check trace-case.json.gz)\n  worksheet import report.sqlite -o report-case.json.gz\n\n\
+    after_help = "Examples:\n  worksheet import trace.json.gz -o trace-case.json\n  \
+worksheet import trace.json.gz --format json\n  \
+worksheet import trace.json.gz -o trace-case.json.gz --expect\n  \
+worksheet check trace-case.json.gz\n  \
+worksheet import report.sqlite -o report-case.json.gz\n\n\
 Reads PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzipped, and Nsight Systems SQLite exports \
 (`nsys export --type sqlite`, opened read-only). Without -o, only the summary is printed.\n\
-Exit codes: 0 imported, 2 the trace is malformed or unsupported, or the output exists (use --force)."
+Exit codes: 0 imported, 2 the trace is malformed or unsupported, or the output\n\
+exists (use --force)."
 )]
 pub struct ImportArgs {
     /// The trace file: Kineto `*.json` / `*.json.gz`, or an Nsight Systems `*.sqlite` export.

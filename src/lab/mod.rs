@@ -64,17 +64,20 @@ use self::work::HashWork;
 pub enum LabCommand {
     /// Submit a calibrated hash task to a thread pool; time submission, wait and completion.
     #[command(
-        after_help = "Example:\n  worksheet lab executor --runs 30 --target-ms 50 --export-csv runs.csv --export-case case.json\n\n\
-Exit codes: 0 every digest matched, 1 a run returned a wrong digest (kept and reported), \
-2 usage error or an export file exists (use --force)."
+        after_help = "Examples:\n  worksheet lab executor --runs 30 --target-ms 50 --export-csv runs.csv\n  \
+worksheet lab executor --export-json report.json --export-case case.json\n\n\
+Exit codes: 0 every digest matched, 1 a run returned a wrong digest (kept and\n\
+reported), 2 usage error or an export file exists (use --force)."
     )]
     Executor(ExecutorArgs),
     /// Copy in, compute, copy out on a CUDA GPU (feature `cuda`): serial on one stream vs
     /// chunked over K streams, output verified, every stream's intervals captured.
     #[command(
-        after_help = "Example:\n  worksheet lab streams --mib 64 --streams 4 --chunks 16 --out lab-streams.json\n  worksheet lab streams --simulate\n\n\
-Exit codes: 0 measured and verified, 1 an output is wrong or a replayed check fails, 2 a file cannot be written,\n\
-3 CUDA not available (built without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed."
+        after_help = "Examples:\n  worksheet lab streams --mib 64 --streams 4 --chunks 16 -o streams.json\n  \
+worksheet lab streams --simulate\n\n\
+Exit codes: 0 measured and verified, 1 an output is wrong or a replayed check\n\
+fails, 2 a file cannot be written, 3 CUDA not available (built without the\n\
+`cuda` feature, no libcuda or NVRTC, no device) or the device failed."
     )]
     Streams(crate::capture::command::StreamsArgs),
 }
