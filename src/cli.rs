@@ -211,6 +211,13 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
     match &cli.command {
         Command::Check { paths, format } => {
             let paths = if paths.is_empty() {
+                // The default only makes sense inside a checkout; elsewhere say what is missing.
+                if !std::path::Path::new("fixtures").is_dir() {
+                    return Err(Failure::input(
+                        "error: no case files given, and there is no `fixtures/` folder here \
+                         (run `worksheet check FILE|FOLDER...`, or run it in the repository)",
+                    ));
+                }
                 vec![PathBuf::from("fixtures")]
             } else {
                 paths.clone()

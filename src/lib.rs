@@ -43,6 +43,7 @@ pub mod exit;
 pub mod form;
 pub mod import;
 pub mod interval;
+pub mod kind;
 pub mod lab;
 pub mod output;
 pub mod render;
