@@ -54,3 +54,32 @@ fn messages_name_no_rust_types() {
     assert!(err.contains("expected a non-negative integer"), "{err}");
     assert!(!err.contains("u32"), "{err}");
 }
+
+#[test]
+fn an_export_into_a_missing_folder_is_refused_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let started = std::time::Instant::now();
+    let (code, err) = stderr_of(
+        &[
+            "lab",
+            "executor",
+            "--runs",
+            "3",
+            "--export-csv",
+            "/no/such/dir/runs.csv",
+            "--export-json",
+            json.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("/no/such/dir/runs.csv: error[io]") && err.contains("does not exist"),
+        "{err}"
+    );
+    assert!(!err.contains(".tmp"), "{err}");
+    // refused before calibration (a 50 ms target and 3 runs take far longer)
+    assert!(started.elapsed() < std::time::Duration::from_millis(150));
+    assert!(!json.exists());
+}

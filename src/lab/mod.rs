@@ -167,8 +167,18 @@ fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure>
         &args.export_markdown,
         &args.export_case,
     ];
-    for path in exports.into_iter().flatten() {
-        refuse_existing(path, args.force)?;
+    // Every export target is checked before the measurement; all problems at once.
+    let refused: Vec<String> = exports
+        .into_iter()
+        .flatten()
+        .filter_map(|path| refuse_existing(path, args.force).err())
+        .map(|f| f.message)
+        .collect();
+    if !refused.is_empty() {
+        return Err(Failure {
+            message: refused.join("\n"),
+            code: EXIT_INPUT,
+        });
     }
     let threads = args.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -208,44 +218,47 @@ fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure>
     let report = report_text(&lab, &analysis, case_name, &command)?;
     out.write_all(report.as_bytes())?;
 
+    // Each export is written on its own: one that fails does not stop the others.
     let mut written = Vec::new();
-    if let Some(p) = &args.export_csv {
-        write_output(p, &export::csv(&lab), args.force)?;
-        written.push(("raw log (CSV)", p));
-    }
-    if let Some(p) = &args.export_json {
-        write_output(
-            p,
-            export::json(&lab, &analysis, &command).as_bytes(),
-            args.force,
-        )?;
-        written.push(("report (JSON)", p));
-    }
-    if let Some(p) = &args.export_markdown {
-        write_output(
-            p,
-            export::markdown(&lab, &analysis, &command).as_bytes(),
-            args.force,
-        )?;
-        written.push(("report (Markdown)", p));
-    }
-    if let Some(p) = &args.export_case {
-        let case = export::case_file(&lab, case_name, &command);
-        write_output(p, case.to_json_pretty().as_bytes(), args.force)?;
-        written.push(("case file", p));
-    }
+    let mut failed = Vec::new();
+    let mut export = |what: &'static str, p: &Option<std::path::PathBuf>, bytes: &dyn Fn() -> Vec<u8>| {
+        if let Some(p) = p {
+            match write_output(p, &bytes(), args.force) {
+                Ok(()) => written.push((what, p.clone())),
+                Err(f) => failed.push(f.message),
+            }
+        }
+    };
+    export("raw log (CSV)", &args.export_csv, &|| export::csv(&lab));
+    export("report (JSON)", &args.export_json, &|| {
+        export::json(&lab, &analysis, &command).into_bytes()
+    });
+    export("report (Markdown)", &args.export_markdown, &|| {
+        export::markdown(&lab, &analysis, &command).into_bytes()
+    });
+    export("case file", &args.export_case, &|| {
+        export::case_file(&lab, case_name, &command)
+            .to_json_pretty()
+            .into_bytes()
+    });
     if !written.is_empty() {
         writeln!(out)?;
         for (what, path) in &written {
             writeln!(out, "wrote {what}: {}", path.display())?;
         }
-        if let Some(p) = &args.export_case {
+        if let Some((_, p)) = written.iter().find(|(w, _)| *w == "case file") {
             writeln!(
                 out,
                 "replay: worksheet check {0}\ndraw:   worksheet render {0} -o timeline.svg",
                 p.display()
             )?;
         }
+    }
+    if !failed.is_empty() {
+        return Err(Failure {
+            message: failed.join("\n"),
+            code: EXIT_INPUT,
+        });
     }
     Ok(exit_code(&analysis))
 }
