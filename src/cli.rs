@@ -252,7 +252,8 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
     }
 }
 
-use crate::table::new_table;
+use crate::table::{new_table, word_cell};
+use comfy_table::Cell;
 
 /// The exact nanoseconds of a display value (`known 6.811 us`, `140 us`), if it is one.
 fn exact_ns(text: &str) -> Option<i64> {
@@ -338,15 +339,11 @@ pub fn write_check(report: &CheckReport, format: Format, out: &mut dyn Write) ->
                         format!("{}.{}", c.question, c.field)
                     };
                     table.add_row(vec![
-                        case.case.clone(),
-                        question,
-                        c.expected.clone(),
-                        c.actual.clone(),
-                        if c.passed {
-                            "pass".into()
-                        } else {
-                            "FAIL".into()
-                        },
+                        Cell::new(&case.case),
+                        Cell::new(question),
+                        Cell::new(&c.expected),
+                        Cell::new(&c.actual),
+                        word_cell(if c.passed { "pass" } else { "FAIL" }),
                     ]);
                 }
             }
@@ -480,7 +477,12 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
                         None => String::new(),
                     },
                 };
-                table.add_row(vec![a.id.clone(), a.kind.to_owned(), a.headline(), why]);
+                table.add_row(vec![
+                    Cell::new(&a.id),
+                    Cell::new(a.kind),
+                    word_cell(&a.headline()),
+                    Cell::new(why),
+                ]);
             }
             writeln!(out, "{table}")?;
             Ok(())
