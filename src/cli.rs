@@ -158,7 +158,8 @@ fn run_compare(args: &CompareArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     use crate::compare::{render::CompareFormat, FailOn, Options};
     let threshold_ppm = crate::compare::parse_threshold(&args.threshold)
         .map_err(|e| Failure::input(format!("error: --threshold: {e}")))?;
-    let comparison = crate::compare::compare_files(&args.base, &args.new, Options { threshold_ppm })?;
+    let comparison =
+        crate::compare::compare_files(&args.base, &args.new, Options { threshold_ppm })?;
     let format = match args.format {
         CompareFormatArg::Text => CompareFormat::Text,
         CompareFormatArg::Json => CompareFormat::Json,

@@ -86,7 +86,10 @@ mod tests {
 
     #[test]
     fn kinds_are_recognised() {
-        assert_eq!(peek(r#"{"format": "worksheet-case", "version": 1}"#), FileKind::Case);
+        assert_eq!(
+            peek(r#"{"format": "worksheet-case", "version": 1}"#),
+            FileKind::Case
+        );
         assert_eq!(peek(r#"{"format": "worksheet-form"}"#), FileKind::Form);
         assert_eq!(peek(r#"{"traceEvents": []}"#), FileKind::Trace);
         assert_eq!(

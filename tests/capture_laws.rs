@@ -29,10 +29,17 @@ fn a_host_tendency_that_fails_is_an_observation_not_the_exit_code() {
         .lines()
         .find(|l| l.contains("submission-independent-of-spin"))
         .unwrap();
-    assert!(row.contains("observation") && row.contains("no (not a failure)"), "{row}");
+    assert!(
+        row.contains("observation") && row.contains("no (not a failure)"),
+        "{row}"
+    );
     assert!(row.contains("2 of 2 fail"), "{row}");
     assert_eq!(code, 0, "{text}");
-    for law in ["device-within-completion", "body-covers-spin", "unknowns-stay-unknown"] {
+    for law in [
+        "device-within-completion",
+        "body-covers-spin",
+        "unknowns-stay-unknown",
+    ] {
         let row = text.lines().find(|l| l.contains(law)).unwrap();
         assert!(row.contains("| law ") && row.contains("| yes "), "{row}");
     }
@@ -51,7 +58,10 @@ fn the_quantum_needs_enough_distinct_readings() {
         "2",
     ]);
     assert_eq!(code, 0);
-    let line = text.lines().find(|l| l.starts_with("event quantum:")).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("event quantum:"))
+        .unwrap();
     assert!(line.starts_with("event quantum: unknown: "), "{line}");
     assert!(line.contains("fewer than the 10 needed"), "{line}");
     assert!(case["provenance"]["calibration"]["event_step_ns"].is_null());
@@ -66,7 +76,11 @@ fn held_mode_completion_has_its_own_label() {
         .filter(|l| l.contains("stream held") && l.contains("completion"))
         .collect();
     assert_eq!(held.len(), 1, "{text}");
-    assert!(held[0].contains("host completion from the release"), "{}", held[0]);
+    assert!(
+        held[0].contains("host completion from the release"),
+        "{}",
+        held[0]
+    );
     let idle = text
         .lines()
         .find(|l| l.contains("stream idle") && l.contains("completion"))
@@ -81,7 +95,10 @@ fn held_mode_completion_has_its_own_label() {
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(label.starts_with("host completion from the release"), "{label}");
+    assert!(
+        label.starts_with("host completion from the release"),
+        "{label}"
+    );
 }
 
 #[test]

@@ -40,7 +40,9 @@ fn noisy(base: i64, spread: i64, n: usize, seed: u64) -> Vec<i64> {
     let mut s = seed;
     (0..n)
         .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             base + ((s >> 33) as i64 % (2 * spread + 1)) - spread
         })
         .collect()
@@ -64,7 +66,10 @@ fn a_file_against_itself_is_all_same() {
         for r in &c.rows {
             // A question the run itself answers unknown stays unknown, with its reason.
             if r.verdict == RowVerdict::Unknown {
-                assert!(r.why.starts_with("both runs answer unknown"), "{file}: {r:?}");
+                assert!(
+                    r.why.starts_with("both runs answer unknown"),
+                    "{file}: {r:?}"
+                );
                 assert_ne!(r.reason, Some(worksheet::verdict::Reason::Incomparable));
             } else {
                 assert_eq!(r.verdict, RowVerdict::Same, "{file}: {r:?}");
@@ -86,7 +91,10 @@ fn a_synthetic_two_fold_slowdown_is_slower() {
     );
     assert_eq!(
         verdicts(&c),
-        vec![("k".into(), RowVerdict::Slower), ("m".into(), RowVerdict::Same)]
+        vec![
+            ("k".into(), RowVerdict::Slower),
+            ("m".into(), RowVerdict::Same)
+        ]
     );
     let k = &c.rows[0];
     // the medians' ratio is about 2: change within +90 % .. +110 %
@@ -120,7 +128,11 @@ fn noisy_overlapping_runs_are_ambiguous_never_same() {
         name: "q".into(),
         data: Data::Single(Nanos::new(v)),
     };
-    let c = compare_runs(&run_of(vec![one(100)]), &run_of(vec![one(101)]), Options::default());
+    let c = compare_runs(
+        &run_of(vec![one(100)]),
+        &run_of(vec![one(101)]),
+        Options::default(),
+    );
     assert_eq!(c.rows[0].verdict, RowVerdict::Ambiguous);
     // three samples a side whose ranges overlap: ambiguous
     let c = compare_runs(
@@ -144,7 +156,12 @@ fn h200_captures_from_fixtures() {
     let r = &c.rows[0];
     assert_eq!(r.verdict, RowVerdict::Unknown);
     assert_eq!(r.reason, Some(worksheet::verdict::Reason::Incomparable));
-    assert!(r.why.contains("tool: `worksheet` vs `cuda-example/main.cu`"), "{}", r.why);
+    assert!(
+        r.why
+            .contains("tool: `worksheet` vs `cuda-example/main.cu`"),
+        "{}",
+        r.why
+    );
     assert_eq!(r.change_ppm, None, "incomparable rows carry no number");
     // The capture against the lab-streams run: another workload too.
     let c = compare_files(
@@ -153,7 +170,10 @@ fn h200_captures_from_fixtures() {
         Options::default(),
     )
     .unwrap();
-    assert_eq!(c.rows[0].reason, Some(worksheet::verdict::Reason::Incomparable));
+    assert_eq!(
+        c.rows[0].reason,
+        Some(worksheet::verdict::Reason::Incomparable)
+    );
 }
 
 /// Writes a copy of the capture with one series made 2× (every measured value doubled).
@@ -274,10 +294,17 @@ fn wrong_kinds_and_bad_options_are_input_errors() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("error[wrong-kind]") && err.contains("worksheet form check"), "{err}");
+    assert!(
+        err.contains("error[wrong-kind]") && err.contains("worksheet form check"),
+        "{err}"
+    );
     let out = bin()
         .args(["compare", "fixtures/cases/three-boundaries.json"])
-        .args(["fixtures/cases/three-boundaries.json", "--threshold", "five"])
+        .args([
+            "fixtures/cases/three-boundaries.json",
+            "--threshold",
+            "five",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -20,10 +20,19 @@ fn stderr_of(args: &[&str], dir: Option<&std::path::Path>) -> (i32, String) {
 fn wrong_kinds_name_the_right_command() {
     let (code, err) = stderr_of(&["eval", "worksheets/seed-host-completion.json"], None);
     assert_eq!(code, 2);
-    assert!(err.contains("error[wrong-kind]") && err.contains("worksheet form check"), "{err}");
-    let (code, err) = stderr_of(&["form", "check", "fixtures/cases/three-boundaries.json"], None);
+    assert!(
+        err.contains("error[wrong-kind]") && err.contains("worksheet form check"),
+        "{err}"
+    );
+    let (code, err) = stderr_of(
+        &["form", "check", "fixtures/cases/three-boundaries.json"],
+        None,
+    );
     assert_eq!(code, 2);
-    assert!(err.contains("error[wrong-kind]") && err.contains("worksheet eval"), "{err}");
+    assert!(
+        err.contains("error[wrong-kind]") && err.contains("worksheet eval"),
+        "{err}"
+    );
     let (code, err) = stderr_of(&["import", "fixtures/cases/three-boundaries.json"], None);
     assert_eq!(code, 2);
     assert!(err.contains("already a worksheet case"), "{err}");
@@ -48,7 +57,11 @@ fn check_without_arguments_outside_a_checkout_is_a_usage_error() {
 fn messages_name_no_rust_types() {
     let dir = tempfile::tempdir().unwrap();
     let case = dir.path().join("v.json");
-    std::fs::write(&case, "{\"format\": \"worksheet-case\",\n\"version\": \"1\"}").unwrap();
+    std::fs::write(
+        &case,
+        "{\"format\": \"worksheet-case\",\n\"version\": \"1\"}",
+    )
+    .unwrap();
     let (code, err) = stderr_of(&["eval", case.to_str().unwrap()], None);
     assert_eq!(code, 2);
     assert!(err.contains("expected a non-negative integer"), "{err}");

@@ -37,7 +37,11 @@ fn validate(kind: &str, value: &Value) {
 #[test]
 fn check_eval_form_check_and_compare_reports_validate() {
     validate("check", &run(&["check", "fixtures/", "--format", "json"]));
-    for case in ["three-boundaries", "overlapping-phases", "cross-clock-subtraction"] {
+    for case in [
+        "three-boundaries",
+        "overlapping-phases",
+        "cross-clock-subtraction",
+    ] {
         let file = format!("fixtures/cases/{case}.json");
         validate("eval", &run(&["eval", &file, "--format", "json"]));
     }
@@ -46,7 +50,10 @@ fn check_eval_form_check_and_compare_reports_validate() {
         &run(&["form", "check", "worksheets/", "--format", "json"]),
     );
     let capture = "fixtures/captures/h200-capture.json";
-    validate("compare", &run(&["compare", capture, capture, "--format", "json"]));
+    validate(
+        "compare",
+        &run(&["compare", capture, capture, "--format", "json"]),
+    );
     validate(
         "compare",
         &run(&[
@@ -72,17 +79,35 @@ fn import_and_lab_reports_validate() {
     );
     validate(
         "import",
-        &run(&["import", "tests/data/nsys/mordred_report1.sqlite", "--format", "json"]),
+        &run(&[
+            "import",
+            "tests/data/nsys/mordred_report1.sqlite",
+            "--format",
+            "json",
+        ]),
     );
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("lab.json");
     let out = Command::new(env!("CARGO_BIN_EXE_worksheet"))
-        .args(["lab", "executor", "--runs", "3", "--warmup", "1", "--target-ms", "2"])
+        .args([
+            "lab",
+            "executor",
+            "--runs",
+            "3",
+            "--warmup",
+            "1",
+            "--target-ms",
+            "2",
+        ])
         .arg("--export-json")
         .arg(&json)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     validate("lab-executor", &report);
     // the committed report from before versioning still compares (read by its `lab` key)

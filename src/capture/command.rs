@@ -21,8 +21,8 @@ use super::sim::Sim;
 use super::streams::{self, StreamsOptions, StreamsRecord};
 use crate::case::load_case_str;
 use crate::check::check_paths;
-use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use crate::engine::evaluate;
+use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use crate::units::Nanos;
 
 pub use crate::exit::EXIT_NO_CUDA;
@@ -31,7 +31,12 @@ pub use crate::exit::EXIT_NO_CUDA;
 #[derive(Clone, Debug, Args)]
 pub struct CaptureArgs {
     /// The capture file to write (case format).
-    #[arg(short = 'o', long = "output", alias = "out", default_value = "capture.json")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        alias = "out",
+        default_value = "capture.json"
+    )]
     pub out: PathBuf,
     /// The per-run CSV to write. Default: the capture file's name with `.runs.csv`.
     #[arg(long)]
@@ -93,7 +98,12 @@ impl CaptureArgs {
 #[derive(Clone, Debug, Args)]
 pub struct StreamsArgs {
     /// The lab's capture file to write (case format).
-    #[arg(short = 'o', long = "output", alias = "out", default_value = "lab-streams.json")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        alias = "out",
+        default_value = "lab-streams.json"
+    )]
     pub out: PathBuf,
     /// Buffer size in MiB (of `u32` words), copied in, computed and copied out.
     #[arg(long, default_value_t = 64)]

@@ -432,7 +432,11 @@ pub struct StepEvidence {
 impl StepEvidence {
     /// The evidence of `values`.
     pub fn of(values: impl IntoIterator<Item = i64>) -> StepEvidence {
-        let mut v: Vec<i64> = values.into_iter().map(i64::abs).filter(|x| *x != 0).collect();
+        let mut v: Vec<i64> = values
+            .into_iter()
+            .map(i64::abs)
+            .filter(|x| *x != 0)
+            .collect();
         v.sort_unstable();
         v.dedup();
         let distinct = v.len();
@@ -548,11 +552,25 @@ mod tests {
     fn a_step_needs_enough_distinct_readings() {
         // Two distinct readings of a 32 ns timer: their GCD says 64, so nothing is stated.
         let two = StepEvidence::of([64, 128, 64, 128, 128]);
-        assert_eq!(two, StepEvidence { step: None, distinct: 2 });
-        assert!(two.describe("elapsed reading").starts_with("unknown: 2 distinct"));
+        assert_eq!(
+            two,
+            StepEvidence {
+                step: None,
+                distinct: 2
+            }
+        );
+        assert!(two
+            .describe("elapsed reading")
+            .starts_with("unknown: 2 distinct"));
         // Ten distinct multiples of 32 (one of them odd): the tick is stated.
         let ten = StepEvidence::of((1..=10).map(|k| 32 * (2 * k + 1)).chain([0, 0]));
-        assert_eq!(ten, StepEvidence { step: Some(32), distinct: 10 });
+        assert_eq!(
+            ten,
+            StepEvidence {
+                step: Some(32),
+                distinct: 10
+            }
+        );
         assert_eq!(
             ten.describe("elapsed reading"),
             "every elapsed reading is a multiple of 32 ns (10 distinct readings)"

@@ -91,7 +91,10 @@ fn detailed_runs(report: &Report) -> Vec<String> {
 fn relation(id: &'static str, failures: Vec<String>, checked: usize, what: &str) -> Relation {
     Relation {
         id,
-        law: !matches!(id, "submission-independent-of-spin" | "held-keeps-launch-out"),
+        law: !matches!(
+            id,
+            "submission-independent-of-spin" | "held-keeps-launch-out"
+        ),
         holds: failures.is_empty() && checked > 0,
         detail: if checked == 0 {
             format!("nothing to check: {what}")
@@ -300,9 +303,11 @@ fn quantum(case: &Case) -> Option<Relation> {
         .filter(|s| *s > 0)?;
     let mut bad = Vec::new();
     let mut checked = 0;
-    for s in case.series.iter().filter(|s| {
-        s.id.ends_with("-device-interval") || s.id == "calibration-consecutive-events"
-    }) {
+    for s in case
+        .series
+        .iter()
+        .filter(|s| s.id.ends_with("-device-interval") || s.id == "calibration-consecutive-events")
+    {
         for v in s.measured.iter().chain(&s.warmup) {
             checked += 1;
             if v.as_i64() % step != 0 {

@@ -154,7 +154,10 @@ fn context_of_case(case: &Case) -> BTreeMap<String, String> {
     }
     for key in ["work", "threads", "reference_digest", "importer", "kernel"] {
         if let Some(v) = prov.get(key) {
-            ctx.insert(key.into(), v.as_str().map_or_else(|| v.to_string(), str::to_owned));
+            ctx.insert(
+                key.into(),
+                v.as_str().map_or_else(|| v.to_string(), str::to_owned),
+            );
         }
     }
     ctx
@@ -230,7 +233,7 @@ pub fn from_case(case: &Case, file: String) -> Run {
     let mut phases: Vec<_> = case.phases.iter().filter(|p| p.stream.is_some()).collect();
     phases.sort_by_key(|p| p.interval.start());
     for p in phases {
-        if let Some(len) = i64::try_from(p.interval.length_wide()).ok() {
+        if let Ok(len) = i64::try_from(p.interval.length_wide()) {
             kernels
                 .entry(p.label.as_str())
                 .or_default()
@@ -302,7 +305,10 @@ fn from_lab_executor(v: &Value, file: String) -> Result<Run, InputError> {
         ("reference digest", "/reference/digest"),
     ] {
         if let Some(x) = v.pointer(ptr) {
-            context.insert(key.into(), x.as_str().map_or_else(|| x.to_string(), str::to_owned));
+            context.insert(
+                key.into(),
+                x.as_str().map_or_else(|| x.to_string(), str::to_owned),
+            );
         }
     }
     let metrics = LAB_INTERVALS

@@ -306,7 +306,8 @@ fn incomparable(base: &Run, new: &Run) -> Option<String> {
     for k in keys {
         let (b, n) = (base.context.get(k), new.context.get(k));
         if b != n {
-            let show = |v: Option<&String>| v.map_or("(not recorded)".to_owned(), |s| format!("`{s}`"));
+            let show =
+                |v: Option<&String>| v.map_or("(not recorded)".to_owned(), |s| format!("`{s}`"));
             diffs.push(format!("{k}: {} vs {}", show(b), show(n)));
         }
     }
@@ -388,7 +389,11 @@ fn compare_metric(b: &Metric, n: &Metric, options: Options) -> Row {
     row.new = Some(side(&n.data));
     match (&b.data, &n.data) {
         (Data::Unknown { reason, detail }, other) | (other, Data::Unknown { reason, detail }) => {
-            let which = if matches!(b.data, Data::Unknown { .. }) { "BASE" } else { "NEW" };
+            let which = if matches!(b.data, Data::Unknown { .. }) {
+                "BASE"
+            } else {
+                "NEW"
+            };
             row.verdict = RowVerdict::Unknown;
             row.reason = Some(*reason);
             row.why = match other {
@@ -450,7 +455,11 @@ fn samples(
     }
     let (mx, my) = (stats::median(x), stats::median(y));
     let Some(r) = Ratio::new(my.as_i64(), mx.as_i64()) else {
-        row.verdict = if mx == my { RowVerdict::Same } else { RowVerdict::Ambiguous };
+        row.verdict = if mx == my {
+            RowVerdict::Same
+        } else {
+            RowVerdict::Ambiguous
+        };
         row.why = "a median of 0 ns has no ratio".into();
         return;
     };
@@ -494,8 +503,14 @@ fn samples(
     };
     let thr = stats::percent_unsigned(t);
     let (verdict, why) = match stats::decide(r, ci, t) {
-        Call::Slower => (RowVerdict::Slower, format!("{}: all above +{thr}", shown(ci))),
-        Call::Faster => (RowVerdict::Faster, format!("{}: all beyond -{thr}", shown(ci))),
+        Call::Slower => (
+            RowVerdict::Slower,
+            format!("{}: all above +{thr}", shown(ci)),
+        ),
+        Call::Faster => (
+            RowVerdict::Faster,
+            format!("{}: all beyond -{thr}", shown(ci)),
+        ),
         Call::Same => (RowVerdict::Same, format!("{}: within ±{thr}", shown(ci))),
         Call::NoisyAboveThreshold => (
             RowVerdict::Ambiguous,
@@ -519,10 +534,12 @@ fn ranges(row: &mut Row, x: &[Nanos], y: &[Nanos], t: i64) {
     let thr = stats::percent_unsigned(t);
     if ymin * 1_000_000 >= xmax * up {
         row.verdict = RowVerdict::Slower;
-        row.why = format!("few samples; every NEW value is above every BASE value by {thr} or more");
+        row.why =
+            format!("few samples; every NEW value is above every BASE value by {thr} or more");
     } else if xmin * 1_000_000 >= ymax * up {
         row.verdict = RowVerdict::Faster;
-        row.why = format!("few samples; every BASE value is above every NEW value by {thr} or more");
+        row.why =
+            format!("few samples; every BASE value is above every NEW value by {thr} or more");
     } else {
         row.verdict = RowVerdict::Ambiguous;
         row.why = format!(

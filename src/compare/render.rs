@@ -37,7 +37,15 @@ fn median_text(side: Option<&super::Side>) -> String {
 }
 
 fn summary_line(c: &Comparison) -> String {
-    let order = ["slower", "faster", "ambiguous", "unknown", "same", "new", "gone"];
+    let order = [
+        "slower",
+        "faster",
+        "ambiguous",
+        "unknown",
+        "same",
+        "new",
+        "gone",
+    ];
     let parts: Vec<String> = order
         .iter()
         .filter_map(|k| c.counts.get(k).map(|n| format!("{n} {k}")))
@@ -73,8 +81,15 @@ pub fn write(c: &Comparison, format: CompareFormat, out: &mut dyn Write) -> io::
             writeln!(out, "{}", summary_line(c))
         }
         CompareFormat::Markdown => {
-            writeln!(out, "Comparison of `{}` (base) and `{}` (new)\n", c.base, c.new)?;
-            writeln!(out, "| what | base | new | change | noise | verdict | why |")?;
+            writeln!(
+                out,
+                "Comparison of `{}` (base) and `{}` (new)\n",
+                c.base, c.new
+            )?;
+            writeln!(
+                out,
+                "| what | base | new | change | noise | verdict | why |"
+            )?;
             writeln!(out, "|---|---|---|---|---:|---|---|")?;
             let cell = |s: &str| s.replace('|', "\\|");
             for r in &c.rows {

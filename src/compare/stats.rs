@@ -237,7 +237,7 @@ pub fn noise_ppm(r: Ratio, ci: Interval) -> Option<i64> {
 pub fn decide(r: Ratio, ci: Interval, threshold_ppm: i64) -> Call {
     let t = threshold_ppm as i128;
     let up = PPM + t; // 1 + t, in ppm
-    // low ≥ 1 + t
+                      // low ≥ 1 + t
     if ci.low.cmp_ppm(up) != Ordering::Less {
         return Call::Slower;
     }
@@ -325,7 +325,13 @@ mod tests {
             Call::NoisyAboveThreshold
         );
         // exactly at 1 + t counts as slower; exactly 1 / (1 + t) as faster
-        assert_eq!(decide(r(105, 100), ci(r(105, 100), r(105, 100)), t), Call::Slower);
-        assert_eq!(decide(r(100, 105), ci(r(100, 105), r(100, 105)), t), Call::Faster);
+        assert_eq!(
+            decide(r(105, 100), ci(r(105, 100), r(105, 100)), t),
+            Call::Slower
+        );
+        assert_eq!(
+            decide(r(100, 105), ci(r(100, 105), r(100, 105)), t),
+            Call::Faster
+        );
     }
 }

@@ -105,8 +105,8 @@ fn prompt(out: &mut dyn Write, form: &RawForm, field: &Field) -> io::Result<()> 
     writeln!(out)?;
     // The total grows when the question or the wait's scope is answered: say so.
     let scope_open = form.wait.as_ref().and_then(|w| w.scope).is_none();
-    let may_grow = form.question.is_none()
-        || (fields::Applies::Waiting.needed_by(form) && scope_open);
+    let may_grow =
+        form.question.is_none() || (fields::Applies::Waiting.needed_by(form) && scope_open);
     let more = if may_grow { ", more may follow" } else { "" };
     writeln!(out, "[{}/{}{more}] {}", answered + 1, total, field.path)?;
     writeln!(out, "  {}", field.help)?;

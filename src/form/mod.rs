@@ -147,14 +147,12 @@ on), 130 interrupted by Ctrl-C (every answer given so far is already saved),\n\
         question: Option<QuestionArg>,
     },
     /// List every contradiction in forms; with --capture, answer each form's question.
-    #[command(
-        after_help = "Examples:\n  worksheet form check my.json\n  \
+    #[command(after_help = "Examples:\n  worksheet form check my.json\n  \
 worksheet form check my.json --capture fixtures/cases/three-boundaries.json\n\n\
 Exit codes: 0 every form is complete, without contradictions (and, with\n\
 --capture, the capture agrees and answers known), 1 a form has unanswered\n\
 fields or contradictions (or the capture disagrees or answers unknown),\n\
-2 a form or the capture is malformed or missing."
-    )]
+2 a form or the capture is malformed or missing.")]
     Check {
         /// Form files (.json or .csv) or folders of them.
         #[arg(required = true)]

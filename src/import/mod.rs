@@ -251,11 +251,8 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
                 .read_to_end(&mut bytes)
                 .map_err(io_err)?;
             let text = decode_text(bytes, &file, MAX_TRACE_BYTES)?;
-            kineto::import_text(&text, &case_name(path), options).map_err(|e| {
-                crate::kind::not_a_trace(&text)
-                    .unwrap_or(e)
-                    .in_file(&file)
-            })
+            kineto::import_text(&text, &case_name(path), options)
+                .map_err(|e| crate::kind::not_a_trace(&text).unwrap_or(e).in_file(&file))
         }
     }
 }

@@ -221,14 +221,15 @@ fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure>
     // Each export is written on its own: one that fails does not stop the others.
     let mut written = Vec::new();
     let mut failed = Vec::new();
-    let mut export = |what: &'static str, p: &Option<std::path::PathBuf>, bytes: &dyn Fn() -> Vec<u8>| {
-        if let Some(p) = p {
-            match write_output(p, &bytes(), args.force) {
-                Ok(()) => written.push((what, p.clone())),
-                Err(f) => failed.push(f.message),
+    let mut export =
+        |what: &'static str, p: &Option<std::path::PathBuf>, bytes: &dyn Fn() -> Vec<u8>| {
+            if let Some(p) = p {
+                match write_output(p, &bytes(), args.force) {
+                    Ok(()) => written.push((what, p.clone())),
+                    Err(f) => failed.push(f.message),
+                }
             }
-        }
-    };
+        };
     export("raw log (CSV)", &args.export_csv, &|| export::csv(&lab));
     export("report (JSON)", &args.export_json, &|| {
         export::json(&lab, &analysis, &command).into_bytes()
