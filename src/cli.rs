@@ -103,6 +103,8 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     /// slower or ambiguous per measurement, with the change and the noise.
     #[command(after_help = COMPARE_HELP)]
     Compare(CompareArgs),
+    /// Lessons to hand out: a measurement, a handout, answers checked against it.
+    Lesson(crate::lesson::LessonArgs),
 }
 
 const COMPARE_HELP: &str = "\
@@ -250,6 +252,20 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Render(args) => crate::render::run(args, out),
         Command::Import(args) => crate::import::run(args, out),
         Command::Compare(args) => run_compare(args, out),
+        Command::Lesson(args) => crate::lesson::run(args, out)
+            .map(crate::lesson::LessonOutcome::exit_code)
+            .map_err(lesson_failure),
+    }
+}
+
+/// A lesson command's error as a failure: its message and exit code (a closed pipe is exit 0).
+fn lesson_failure(e: crate::lesson::LessonError) -> Failure {
+    match e {
+        crate::lesson::LessonError::Write(io) => Failure::from(io),
+        other => Failure {
+            code: other.exit_code(),
+            message: other.to_string(),
+        },
     }
 }
 

@@ -45,6 +45,7 @@ pub mod import;
 pub mod interval;
 pub mod kind;
 pub mod lab;
+pub mod lesson;
 pub mod output;
 pub mod render;
 pub mod schedule;
