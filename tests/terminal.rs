@@ -48,6 +48,12 @@ fn every_help_fits_80_columns() {
         vec!["render"],
         vec!["import"],
         vec!["compare"],
+        vec!["lesson"],
+        vec!["lesson", "start"],
+        vec!["lesson", "answer"],
+        vec!["lesson", "check"],
+        vec!["lesson", "key"],
+        vec!["lesson", "class"],
     ] {
         let mut args = sub.clone();
         args.push("--help");
