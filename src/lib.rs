@@ -40,6 +40,7 @@ pub mod engine;
 pub mod error;
 pub mod form;
 pub mod import;
+pub mod input;
 pub mod interval;
 pub mod lab;
 pub mod output;

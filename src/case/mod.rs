@@ -448,13 +448,12 @@ pub fn load_for_check(path: &Path) -> Result<Loaded, CaseError> {
 /// bomb) is refused as `too-large` without ever holding more than the limit in memory.
 ///
 /// # Errors
-/// `io` (unreadable), `too-large`, and `bad-syntax` (not UTF-8, or a damaged gzip stream).
+/// `io` (unreadable), `not-a-file` (a FIFO, device, socket or folder: refused before any
+/// read, see [`crate::input`]), `too-large`, and `bad-syntax` (not UTF-8, or a damaged gzip
+/// stream).
 pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
     use std::io::Read;
     let file = path.display().to_string();
-    let io_err = |e: std::io::Error| {
-        CaseError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
-    };
     let too_large = |what: &str| {
         CaseError::new(
             "$",
@@ -463,15 +462,8 @@ pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
         )
         .in_file(&file)
     };
-    let handle = std::fs::File::open(path).map_err(io_err)?;
-    let mut bytes = Vec::new();
-    handle
-        .take(MAX_CASE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_err)?;
-    if bytes.len() as u64 > MAX_CASE_BYTES {
-        return Err(too_large("file"));
-    }
+    let mut bytes = crate::input::read_capped(path, MAX_CASE_BYTES, "a case file")
+        .map_err(|e| e.in_file(&file))?;
     if is_gzip(&bytes) {
         let mut text = Vec::new();
         flate2::read::MultiGzDecoder::new(bytes.as_slice())

@@ -9,6 +9,7 @@ pub use crate::error::InputError as NsysError;
 /// | code | when |
 /// |---|---|
 /// | `io` | the file cannot be opened or read |
+/// | `not-a-file` | a FIFO, device, socket or folder: refused before it is opened |
 /// | `empty-file` | the file has no bytes |
 /// | `not-sqlite` | the file does not start with the SQLite header |
 /// | `truncated` | the header promises more pages than the file holds |
@@ -18,8 +19,9 @@ pub use crate::error::InputError as NsysError;
 /// | `missing-column` | a table lacks a column the reader needs |
 /// | `bad-row` | a row holds NULL or a non-integer where a value is needed, or ends before it starts |
 /// | `sqlite` | any other SQLite failure |
-pub const NSYS_ERROR_CODES: [&str; 10] = [
+pub const NSYS_ERROR_CODES: [&str; 11] = [
     "io",
+    "not-a-file",
     "empty-file",
     "not-sqlite",
     "truncated",

@@ -202,7 +202,7 @@ pub(crate) fn open(path: &Path) -> Result<Export, NsysError> {
 /// foreign or truncated file is named as such before SQLite sees it.
 fn check_header(path: &Path) -> Result<(), NsysError> {
     let io = |e: std::io::Error| NsysError::new("$", "io", format!("cannot read the file: {e}"));
-    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut file = crate::input::open_file(path)?;
     let len = file.metadata().map_err(io)?.len();
     let expected = "an Nsight Systems SQLite export (`nsys export --type sqlite`) is expected";
     if len == 0 {
