@@ -517,6 +517,7 @@ fn default_name(file: &str) -> String {
 /// `bad-syntax`, `missing-field`, `unknown-field`, `duplicate-field`, `wrong-type`,
 /// `unknown-variant` (the file is not yet attributed).
 pub fn parse_raw(text: &str) -> Result<raw::RawCase, CaseError> {
+    crate::error::refuse_bom(text)?;
     if text.trim().is_empty() {
         return Err(CaseError::new(
             "$",
@@ -560,9 +561,10 @@ pub fn parse_raw(text: &str) -> Result<raw::RawCase, CaseError> {
             p => p,
         };
         let inner = err.inner();
-        let message = inner.to_string();
+        let message = crate::error::explain_syntax(text, inner)
+            .unwrap_or_else(|| crate::error::without_position(&inner.to_string()));
         let code = classify_serde(inner);
-        let mut e = CaseError::new(path, code, crate::error::without_position(&message));
+        let mut e = CaseError::new(path, code, message);
         if inner.line() > 0 {
             e.line = Some(inner.line());
         }

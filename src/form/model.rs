@@ -398,19 +398,54 @@ pub(crate) fn check_step_name(step: &str, field: &str) -> Result<()> {
     Ok(())
 }
 
+/// Refuses list items with spaces around them, or holding a separator: every reader must
+/// read a list alike, and the CSV and `--set` readers split at `,`/`;` and trim items.
+fn check_list_items(list: &[String], list_name: &str) -> Result<()> {
+    for (i, item) in list.iter().enumerate() {
+        if item.trim() != item {
+            return Err(bad(
+                format!("{list_name}[{i}]"),
+                "bad-value",
+                format!("`{item}` has spaces around it: write the name alone"),
+            ));
+        }
+        if item.contains([',', ';']) {
+            return Err(bad(
+                format!("{list_name}[{i}]"),
+                "bad-value",
+                format!("`{item}`: a name in a list cannot contain `,` or `;` (they separate entries)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A clock domain is one word (`host`, `device`), whichever reader it came through.
+pub(crate) fn check_domain(domain: &str, field: &str) -> Result<()> {
+    if domain.contains(char::is_whitespace) {
+        return Err(bad(
+            field,
+            "bad-value",
+            format!("`{domain}` is not a clock domain: one word, like `host` or `device`"),
+        ));
+    }
+    Ok(())
+}
+
 fn check_steps(list: &[String], list_name: &str, order: Option<&[String]>) -> Result<()> {
     let mut seen = HashSet::new();
     for (i, step) in list.iter().enumerate() {
         let field = format!("{list_name}[{i}]");
         check_step_name(step, &field)?;
-        if list_name != "order" && BOUNDARY_STEPS.contains(&step.as_str()) {
+        let step = step.trim();
+        if list_name != "order" && BOUNDARY_STEPS.contains(&step) {
             return Err(bad(
                 field,
                 "reserved-step",
                 format!("`{step}` is a boundary, not work: it belongs in `order` only"),
             ));
         }
-        if !seen.insert(step.as_str()) {
+        if !seen.insert(step) {
             return Err(bad(
                 field,
                 "duplicate-step",
@@ -418,7 +453,7 @@ fn check_steps(list: &[String], list_name: &str, order: Option<&[String]>) -> Re
             ));
         }
         if let Some(order) = order {
-            if !order.iter().any(|s| s == step) {
+            if !order.iter().any(|s| s.trim() == step) {
                 return Err(bad(
                     field,
                     "unknown-step",
@@ -430,7 +465,7 @@ fn check_steps(list: &[String], list_name: &str, order: Option<&[String]>) -> Re
             }
         }
     }
-    Ok(())
+    check_list_items(list, list_name)
 }
 
 fn check_binding(b: &RawBinding, question: Option<QuestionKind>) -> Result<()> {
@@ -522,7 +557,17 @@ pub fn validate(raw: RawForm, default_name: &str) -> Result<Form> {
     if let Some(list) = &raw.excluded {
         check_steps(list, "excluded", order)?;
     }
+    for (boundary, name) in [(&raw.start, "start"), (&raw.stop, "stop")] {
+        if let Some(domain) = boundary
+            .as_ref()
+            .and_then(|b| b.clock.as_ref())
+            .and_then(|c| c.domain.as_deref())
+        {
+            check_domain(domain, &format!("{name}.clock.domain"))?;
+        }
+    }
     if let Some(list) = &raw.work_streams {
+        check_list_items(list, "work_streams")?;
         let mut seen = HashSet::new();
         for (i, s) in list.iter().enumerate() {
             if s.trim().is_empty() {
