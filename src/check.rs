@@ -275,7 +275,8 @@ fn compare_sets(question: &str, e: &ExpectIntervals, a: &SetAnalysis, rows: &mut
     }
     if let Some(span) = &e.span {
         let actual = match a.span_ns() {
-            Some(s) => format!("known {}", wide(s)),
+            Some(s) if i64::try_from(s).is_ok() => format!("known {}", wide(s)),
+            Some(_) => format!("unknown ({})", Reason::Overflow),
             None => format!("unknown ({})", Reason::EmptySet),
         };
         rows.push(row(question, "span", verdict_text(span), actual));

@@ -364,7 +364,8 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
             w.flush()
         }
         Format::Text => {
-            writeln!(out, "case {}", report.case)?;
+            let safe = |s: &str| crate::output::printable(s).into_owned();
+            writeln!(out, "case {}", safe(&report.case))?;
             let mut table = new_table(&["question", "kind", "answer", "why / notes"]);
             for a in &report.answers {
                 let why = match &a.outcome {
@@ -395,7 +396,7 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
                         None => String::new(),
                     },
                 };
-                table.add_row(vec![a.id.clone(), a.kind.to_owned(), a.headline(), why]);
+                table.add_row(vec![safe(&a.id), a.kind.to_owned(), safe(&a.headline()), safe(&why)]);
             }
             writeln!(out, "{table}")?;
             Ok(())

@@ -131,9 +131,8 @@ pub(crate) fn explain_syntax(text: &str, err: &serde_json::Error) -> Option<Stri
     for token in ["-Infinity", "Infinity", "NaN"] {
         if let Some(i) = window.find(token) {
             return Some(format!(
-                "`{token}`{} at line {} is not a JSON number (JSON has no NaN or Infinity); a finite number is expected",
+                "`{token}`{} is not a JSON number (JSON has no NaN or Infinity); a finite number is expected",
                 field(from + i),
-                err.line()
             ));
         }
     }
@@ -144,8 +143,7 @@ pub(crate) fn explain_syntax(text: &str, err: &serde_json::Error) -> Option<Stri
             if matches!(bytes[i + 3], b'8'..=b'9' | b'a'..=b'f') {
                 let escape = window.get(i..i + 6).unwrap_or("\\udXXX");
                 return Some(format!(
-                    "`{escape}` at line {} is half of a UTF-16 surrogate pair with no other half: JSON strings hold Unicode characters, so a surrogate escape needs its pair (like `\\ud83d\\ude00`)",
-                    err.line()
+                    "`{escape}` is half of a UTF-16 surrogate pair with no other half: JSON strings hold Unicode characters, so a surrogate escape needs its pair (like `\\ud83d\\ude00`)"
                 ));
             }
         }
@@ -185,14 +183,14 @@ mod tests {
         let text = "{\n  \"ts\": 5,\n  \"dur\": NaN\n}";
         let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
         let m = explain_syntax(text, &e).unwrap();
-        assert!(m.starts_with("`NaN` in field `dur` at line 3 is not a JSON number"), "{m}");
+        assert!(m.starts_with("`NaN` in field `dur` is not a JSON number"), "{m}");
         let text = "[1, -Infinity]";
         let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
-        assert!(explain_syntax(text, &e).unwrap().starts_with("`-Infinity` at line 1"));
+        assert!(explain_syntax(text, &e).unwrap().starts_with("`-Infinity` is not"));
         let text = "{\"name\": \"a\\ud800\"}";
         let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
         let m = explain_syntax(text, &e).unwrap();
-        assert!(m.starts_with("`\\ud800` at line 1 is half of a UTF-16 surrogate pair"), "{m}");
+        assert!(m.starts_with("`\\ud800` is half of a UTF-16 surrogate pair"), "{m}");
         let text = "{\"a\": tru}";
         let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
         assert_eq!(explain_syntax(text, &e), None);

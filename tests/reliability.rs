@@ -416,3 +416,134 @@ fn a_second_fill_is_refused_while_the_first_runs() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+/// Every file listed in `tests/data/malformed-inputs/EXPECTED.csv` exits 2 with its code at
+/// its path, and a message that names the problem; every file there is listed or explained.
+#[test]
+fn every_malformed_input_exits_2_naming_what_and_where() {
+    let dir = root().join("tests/data/malformed-inputs");
+    let mut reader = csv::Reader::from_path(dir.join("EXPECTED.csv")).unwrap();
+    let mut listed = vec![
+        "EXPECTED.csv".to_owned(),
+        "README.md".to_owned(),
+        "duplicate-stream-sync-wait-id.json".to_owned(),
+        "nsys-full-range-kernel.sqlite".to_owned(),
+    ];
+    for record in reader.records() {
+        let r = record.unwrap();
+        let (file, command, code, path, mentions) = (&r[0], &r[1], &r[2], &r[3], &r[4]);
+        let mut args: Vec<&str> = command.split(' ').collect();
+        args.push(file);
+        let out = run(&args, &dir);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        let first = err.lines().next().unwrap_or_default();
+        assert!(first.starts_with(file), "{file}: {first}");
+        assert!(
+            first.contains(&format!(": {path}: error[{code}]: ")),
+            "{file}: expected {path} error[{code}]: {first}"
+        );
+        assert!(first.contains(mentions), "{file}: `{mentions}` in {first}");
+        assert!(!err.contains("internal"), "{file}: {err}");
+        listed.push(file.to_owned());
+    }
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    listed.sort();
+    assert_eq!(files, listed, "every file is listed in EXPECTED.csv or README.md");
+}
+
+#[test]
+fn a_repeated_stream_sync_row_is_one_wait() {
+    let dir = root().join("tests/data/malformed-inputs");
+    let out = run(&["import", "duplicate-stream-sync-wait-id.json"], &dir);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let line = |label: &str| {
+        text.lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        line("| host waits").contains("1 on a stream (Stream Sync)"),
+        "{text}"
+    );
+    assert!(
+        line("not mapped").contains(
+            "1 Stream Sync: a second cuda_sync row for the same call (same correlation): counted once"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_kernel_spanning_the_full_64_bit_range_is_unknown_overflow() {
+    let dir = root().join("tests/data/malformed-inputs");
+    let out = run(&["import", "nsys-full-range-kernel.sqlite"], &dir);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("| device-gpu0 "))
+        .unwrap();
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    // question, count, busy, sum, gaps, gap total, max depth, span
+    assert_eq!(
+        cells[1..9],
+        [
+            "device-gpu0",
+            "1",
+            "unknown (overflow)",
+            "unknown (overflow)",
+            "0",
+            "0 ns",
+            "1",
+            "unknown (overflow)"
+        ],
+        "{text}"
+    );
+    assert!(!text.contains("18446744073709551615"), "{text}");
+}
+
+#[test]
+fn eval_escapes_control_characters_in_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = std::fs::read_to_string(root().join("fixtures/cases/three-boundaries.json"))
+        .unwrap()
+        .replacen(
+            "\"id\": \"host-completion\"",
+            "\"id\": \"host\\u001b[2J\\u0000completion\"",
+            1,
+        );
+    assert!(case.contains("\\u001b"), "the fixture has a host-completion question");
+    std::fs::write(dir.path().join("c.json"), case).unwrap();
+    let out = run(&["eval", "c.json"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!out.stdout.contains(&0x1b) && !out.stdout.contains(&0), "raw control bytes");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("host\\u{1b}[2J\\u{0}completion"), "{text}");
+}
+
+#[test]
+fn force_never_replaces_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    mkfifo(&d.join("out.svg"));
+    let case = root().join("fixtures/cases/three-boundaries.json");
+    let out = run(
+        &["render", case.to_str().unwrap(), "-o", "out.svg", "--force"],
+        d,
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("error[not-a-file]") && err.contains("FIFO"), "{err}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(d.join("out.svg"))
+        .unwrap()
+        .file_type()
+        .is_fifo());
+}

@@ -311,7 +311,11 @@ fn parse_with_path<'a, T: Deserialize<'a>>(text: &'a str, prefix: &str) -> Resul
         let code = classify(e);
         // Positions help in a whole file; inside one event they would mislead.
         let message = if let Some(clear) = crate::error::explain_syntax(text, e) {
-            clear
+            if prefix.is_empty() && e.line() > 0 {
+                format!("{clear} (line {} column {})", e.line(), e.column())
+            } else {
+                clear
+            }
         } else if prefix.is_empty() && e.line() > 0 {
             e.to_string()
         } else {

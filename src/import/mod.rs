@@ -387,6 +387,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_gzip_bomb_is_refused_before_its_text_is_kept() {
+        // 64 MiB of spaces in about 64 KiB of gzip, against a 1 MiB cap: the size pass
+        // stops one byte past the cap, and no buffer for the text is ever made.
+        let bomb = gzip(&vec![b' '; 64 << 20]);
+        assert!(bomb.len() < 1 << 20);
+        let err = decode_text(bomb, "bomb.json.gz", 1 << 20).unwrap_err();
+        assert_eq!(err.code, "too-large");
+        assert!(err.message.contains("decompressed text"), "{}", err.message);
+        // At the cap exactly: kept; one byte past it: refused.
+        let text = format!("{{}}{}", " ".repeat(98));
+        let ok = decode_text(gzip(text.as_bytes()), "x.json.gz", 100).unwrap();
+        assert_eq!(ok, text);
+        let err = decode_text(gzip(format!("{text} ").as_bytes()), "x.json.gz", 100).unwrap_err();
+        assert_eq!(err.code, "too-large");
+    }
+
+    #[test]
     fn formats_are_recognised_by_content_then_name() {
         let p = Path::new("x.json.gz");
         assert_eq!(
