@@ -396,7 +396,12 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
                         None => String::new(),
                     },
                 };
-                table.add_row(vec![safe(&a.id), a.kind.to_owned(), safe(&a.headline()), safe(&why)]);
+                table.add_row(vec![
+                    safe(&a.id),
+                    a.kind.to_owned(),
+                    safe(&a.headline()),
+                    safe(&why),
+                ]);
             }
             writeln!(out, "{table}")?;
             Ok(())

@@ -168,7 +168,11 @@ impl FloorCharBoundary for str {
 
 /// The key of `"key": ` just before the end of `text`, if `text` ends with one.
 fn key_before(text: &str) -> Option<&str> {
-    let t = text.trim_end().strip_suffix(':')?.trim_end().strip_suffix('"')?;
+    let t = text
+        .trim_end()
+        .strip_suffix(':')?
+        .trim_end()
+        .strip_suffix('"')?;
     let start = t.rfind('"')?;
     let key = &t[start + 1..];
     (key.len() <= 64).then_some(key)
@@ -183,14 +187,22 @@ mod tests {
         let text = "{\n  \"ts\": 5,\n  \"dur\": NaN\n}";
         let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
         let m = explain_syntax(text, &e).unwrap();
-        assert!(m.starts_with("`NaN` in field `dur` is not a JSON number"), "{m}");
+        assert!(
+            m.starts_with("`NaN` in field `dur` is not a JSON number"),
+            "{m}"
+        );
         let text = "[1, -Infinity]";
         let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
-        assert!(explain_syntax(text, &e).unwrap().starts_with("`-Infinity` is not"));
+        assert!(explain_syntax(text, &e)
+            .unwrap()
+            .starts_with("`-Infinity` is not"));
         let text = "{\"name\": \"a\\ud800\"}";
         let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
         let m = explain_syntax(text, &e).unwrap();
-        assert!(m.starts_with("`\\ud800` is half of a UTF-16 surrogate pair"), "{m}");
+        assert!(
+            m.starts_with("`\\ud800` is half of a UTF-16 surrogate pair"),
+            "{m}"
+        );
         let text = "{\"a\": tru}";
         let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
         assert_eq!(explain_syntax(text, &e), None);

@@ -201,8 +201,8 @@ fn walk_dir(
         InputError::new("$", "io", format!("cannot list this folder: {e}"))
             .in_file(dir.display().to_string())
     };
-    let entries: Result<Vec<PathBuf>, _> = std::fs::read_dir(dir)
-        .and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect());
+    let entries: Result<Vec<PathBuf>, _> =
+        std::fs::read_dir(dir).and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect());
     let mut entries = match entries {
         Ok(list) => list,
         Err(e) => {

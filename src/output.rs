@@ -45,8 +45,10 @@ pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
 /// not the line feed) and the bidirectional overrides are written as escapes (`\u{1b}`),
 /// so an id from a file can neither move the cursor nor reorder the line.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char =
-        |c: char| (c.is_control() && c != '\n') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
     if !text.chars().any(unsafe_char) {
         return std::borrow::Cow::Borrowed(text);
     }

@@ -153,7 +153,10 @@ fn symlink_loops_end_and_count_each_file_once() {
     assert!(stdout.contains("1 passed"), "{stdout}");
     assert_eq!(err.matches("error[symlink-loop]").count(), 3, "{err}");
     for link in ["./self", "./again", "./sub/up"] {
-        assert!(err.contains(&format!("{link}: $: error[symlink-loop]")), "{err}");
+        assert!(
+            err.contains(&format!("{link}: $: error[symlink-loop]")),
+            "{err}"
+        );
     }
 }
 
@@ -298,7 +301,10 @@ fn read_until(out: &mut impl Read, seen: &mut String, needle: &str, times: usize
 /// Answers acknowledged so far: the last prompt shown reads `[N/TOTAL]` with N = answered + 1.
 fn acknowledged(seen: &str) -> usize {
     let at = seen.rfind("\n[").expect("a prompt") + 2;
-    let n: String = seen[at..].chars().take_while(char::is_ascii_digit).collect();
+    let n: String = seen[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     n.parse::<usize>().unwrap() - 1
 }
 
@@ -356,7 +362,14 @@ fn sigkill_during_fill_loses_no_acknowledged_answer() {
     }
     // A later save cleans what the killed processes left behind.
     let out = run(
-        &["form", "fill", "f.json", "--set", "samples=2", "--no-prompt"],
+        &[
+            "form",
+            "fill",
+            "f.json",
+            "--set",
+            "samples=2",
+            "--no-prompt",
+        ],
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -397,7 +410,14 @@ fn a_second_fill_is_refused_while_the_first_runs() {
             assert!(err.contains("error[locked]"), "{err}");
             assert!(err.contains(&format!("pid {}", first.id())), "{err}");
             let out = run(
-                &["form", "fill", "f.json", "--set", "samples=9", "--no-prompt"],
+                &[
+                    "form",
+                    "fill",
+                    "f.json",
+                    "--set",
+                    "samples=9",
+                    "--no-prompt",
+                ],
                 dir.path(),
             );
             assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -411,7 +431,14 @@ fn a_second_fill_is_refused_while_the_first_runs() {
     assert_eq!(answered_count(&form), acked, "{seen}");
     // The lock is gone with its holder: a new fill goes on.
     let out = run(
-        &["form", "fill", "f.json", "--set", "samples=9", "--no-prompt"],
+        &[
+            "form",
+            "fill",
+            "f.json",
+            "--set",
+            "samples=9",
+            "--no-prompt",
+        ],
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -453,7 +480,10 @@ fn every_malformed_input_exits_2_naming_what_and_where() {
         .collect();
     files.sort();
     listed.sort();
-    assert_eq!(files, listed, "every file is listed in EXPECTED.csv or README.md");
+    assert_eq!(
+        files, listed,
+        "every file is listed in EXPECTED.csv or README.md"
+    );
 }
 
 #[test]
@@ -519,11 +549,17 @@ fn eval_escapes_control_characters_in_ids() {
             "\"id\": \"host\\u001b[2J\\u0000completion\"",
             1,
         );
-    assert!(case.contains("\\u001b"), "the fixture has a host-completion question");
+    assert!(
+        case.contains("\\u001b"),
+        "the fixture has a host-completion question"
+    );
     std::fs::write(dir.path().join("c.json"), case).unwrap();
     let out = run(&["eval", "c.json"], dir.path());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(!out.stdout.contains(&0x1b) && !out.stdout.contains(&0), "raw control bytes");
+    assert!(
+        !out.stdout.contains(&0x1b) && !out.stdout.contains(&0),
+        "raw control bytes"
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("host\\u{1b}[2J\\u{0}completion"), "{text}");
 }
@@ -540,7 +576,10 @@ fn force_never_replaces_a_fifo() {
     );
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("error[not-a-file]") && err.contains("FIFO"), "{err}");
+    assert!(
+        err.contains("error[not-a-file]") && err.contains("FIFO"),
+        "{err}"
+    );
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::symlink_metadata(d.join("out.svg"))
         .unwrap()

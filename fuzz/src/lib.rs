@@ -51,7 +51,11 @@ pub fn form_round_trip(raw: &RawForm) {
     assert_eq!(format::to_json(&from_json, true), json, "JSON round trip");
     assert_eq!(format::to_csv(&from_json), csv, "JSON reader vs CSV writer");
     assert_eq!(format::to_csv(&from_csv), csv, "CSV round trip");
-    assert_eq!(format::to_json(&from_csv, true), json, "CSV reader vs JSON writer");
+    assert_eq!(
+        format::to_json(&from_csv, true),
+        json,
+        "CSV reader vs JSON writer"
+    );
     worksheet::form::validate(from_json, "f").expect("the JSON read back validates");
     worksheet::form::validate(from_csv, "f").expect("the CSV read back validates");
 }

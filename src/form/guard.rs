@@ -182,11 +182,7 @@ impl Saver {
             self.disk = theirs.into_raw();
         }
         let merged = merge(&self.ours_before, ours, &self.disk);
-        crate::output::write_output(
-            &self.path,
-            render(&merged, self.format).as_bytes(),
-            true,
-        )?;
+        crate::output::write_output(&self.path, render(&merged, self.format).as_bytes(), true)?;
         self.stamp = stamp(&self.path);
         self.ours_before = ours.clone();
         self.disk = merged.clone();
@@ -258,7 +254,10 @@ mod tests {
 
     #[test]
     fn merge_keeps_both_sides_answers() {
-        let base = with(&crate::form::format::blank(None, None), &[("description", "base")]);
+        let base = with(
+            &crate::form::format::blank(None, None),
+            &[("description", "base")],
+        );
         let ours = with(
             &base,
             &[("start.clock.domain", "host"), ("stop.marker", "after")],
@@ -275,7 +274,11 @@ mod tests {
         let get = |p: &str| fields::get(&m, p);
         assert_eq!(get("start.clock.domain").as_deref(), Some("host"));
         assert_eq!(get("start.clock.instance").as_deref(), Some("boot-a"));
-        assert_eq!(get("stop.marker").as_deref(), Some("after"), "ours is newer");
+        assert_eq!(
+            get("stop.marker").as_deref(),
+            Some("after"),
+            "ours is newer"
+        );
         assert_eq!(get("description").as_deref(), Some("edited"));
     }
 
@@ -283,7 +286,10 @@ mod tests {
     fn a_save_after_an_outside_edit_keeps_the_edit() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.json");
-        let base = with(&crate::form::format::blank(None, None), &[("description", "base")]);
+        let base = with(
+            &crate::form::format::blank(None, None),
+            &[("description", "base")],
+        );
         std::fs::write(&path, render(&base, FileFormat::Json)).unwrap();
         let mut saver = Saver::new(&path, FileFormat::Json, &base);
         let ours = with(&base, &[("start.clock.domain", "host")]);

@@ -39,8 +39,8 @@ pub mod check;
 mod error;
 pub mod fields;
 pub mod fill;
-pub mod guard;
 pub mod format;
+pub mod guard;
 pub mod model;
 
 use std::io::{self, Write};
@@ -325,8 +325,8 @@ pub fn fill_file(
 /// [`FormError`]: `io`, `too-large`, and those of [`load_form_str`].
 pub fn read_form(path: &Path) -> Result<Form, FormError> {
     let label = path.display().to_string();
-    let bytes = crate::input::read_capped(path, MAX_FORM_BYTES, "a form")
-        .map_err(|e| e.in_file(&label))?;
+    let bytes =
+        crate::input::read_capped(path, MAX_FORM_BYTES, "a form").map_err(|e| e.in_file(&label))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         FormError::new(
             "$",

@@ -413,7 +413,9 @@ fn check_list_items(list: &[String], list_name: &str) -> Result<()> {
             return Err(bad(
                 format!("{list_name}[{i}]"),
                 "bad-value",
-                format!("`{item}`: a name in a list cannot contain `,` or `;` (they separate entries)"),
+                format!(
+                    "`{item}`: a name in a list cannot contain `,` or `;` (they separate entries)"
+                ),
             ));
         }
     }

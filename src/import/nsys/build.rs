@@ -53,9 +53,11 @@ pub(crate) fn build(
     let syncs = export.sync_rows()?;
     let event_rows = export.event_rows()?;
     refuse_repeated_rowids(
-        gpu.iter()
-            .map(|r| (r.kind.table(), r.rowid))
-            .chain(event_rows.iter().map(|e| (super::read::CUDA_EVENT, e.rowid))),
+        gpu.iter().map(|r| (r.kind.table(), r.rowid)).chain(
+            event_rows
+                .iter()
+                .map(|e| (super::read::CUDA_EVENT, e.rowid)),
+        ),
     )?;
     if gpu.is_empty() && api_all.is_empty() && syncs.is_empty() {
         return Err(NsysError::new(
@@ -790,9 +792,7 @@ fn copy_kind_name(kind: Option<i64>) -> String {
 /// A table that returns one rowid twice is damaged (a valid b-tree cannot): the ids built
 /// from rowids would collide, so it is an input error naming the row, never a case that
 /// does not validate.
-fn refuse_repeated_rowids<'a>(
-    rows: impl Iterator<Item = (&'a str, i64)>,
-) -> Result<(), NsysError> {
+fn refuse_repeated_rowids<'a>(rows: impl Iterator<Item = (&'a str, i64)>) -> Result<(), NsysError> {
     let mut seen = std::collections::HashSet::new();
     for (table, rowid) in rows {
         if !seen.insert((table, rowid)) {
