@@ -472,6 +472,16 @@ fn every_malformed_input_exits_2_naming_what_and_where() {
         );
         assert!(first.contains(mentions), "{file}: `{mentions}` in {first}");
         assert!(!err.contains("internal"), "{file}: {err}");
+        let documented: Vec<&str> = match command {
+            "eval" => worksheet::case::CASE_ERROR_CODES.to_vec(),
+            "import" => worksheet::import::IMPORT_ERROR_CODES
+                .iter()
+                .chain(worksheet::import::nsys::NSYS_ERROR_CODES.iter())
+                .copied()
+                .collect(),
+            _ => worksheet::form::FORM_ERROR_CODES.to_vec(),
+        };
+        assert!(documented.contains(&code), "{file}: `{code}` is not documented");
         listed.push(file.to_owned());
     }
     let mut files: Vec<String> = std::fs::read_dir(&dir)
@@ -585,4 +595,27 @@ fn force_never_replaces_a_fifo() {
         .unwrap()
         .file_type()
         .is_fifo());
+}
+
+/// Fuzz finding (form_json): a JSON form with a padded value (`" submission"`) read
+/// differently from its CSV, whose reader trims. Now every reader trims, in `validate`.
+#[test]
+fn json_and_csv_forms_read_padded_values_alike() {
+    use worksheet::form::format::{load_form_str, to_csv, to_json, FileFormat};
+    let text = std::fs::read_to_string(root().join("worksheets/seed-host-completion.json"))
+        .unwrap()
+        .replacen("\"question\": \"host-completion\"}", "\"question\": \" host-completion\"}", 1)
+        .replacen("\"instance\": \"boot-a\"", "\"instance\": \"  boot-a \"", 1)
+        .replacen("\"measured-work\", \"join", "\" measured-work\", \"join", 1);
+    assert_eq!(text.matches(" host-completion\"").count(), 1);
+    let from_json = load_form_str(&text, FileFormat::Json, "f.json").unwrap();
+    let csv = to_csv(from_json.raw());
+    let from_csv = load_form_str(&csv, FileFormat::Csv, "f.csv").unwrap();
+    assert_eq!(from_json.raw(), from_csv.raw());
+    assert_eq!(to_json(from_csv.raw(), false), to_json(from_json.raw(), false));
+    let get = |p: &str| worksheet::form::fields::get(from_json.raw(), p);
+    assert_eq!(get("start.clock.instance").as_deref(), Some("boot-a"));
+    assert_eq!(get("binding.question").as_deref(), Some("host-completion"));
+    let order = from_json.raw().order.clone().unwrap();
+    assert_eq!(order[2], "measured-work");
 }

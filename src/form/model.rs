@@ -398,17 +398,50 @@ pub(crate) fn check_step_name(step: &str, field: &str) -> Result<()> {
     Ok(())
 }
 
-/// Refuses list items with spaces around them, or holding a separator: every reader must
-/// read a list alike, and the CSV and `--set` readers split at `,`/`;` and trim items.
+/// The form as every reader reads it: text values without surrounding whitespace, and an
+/// empty answer as no answer (`description` excepted: `-` answers it as empty). The CSV and
+/// `--set` readers trim what they read; a JSON form gets the same here, so the readers agree.
+fn normalized(raw: RawForm) -> RawForm {
+    fn walk(value: &mut serde_json::Value) {
+        use serde_json::Value;
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map.iter_mut() {
+                    if let Value::String(s) = child {
+                        let trimmed = s.trim();
+                        *child = if trimmed.is_empty() && key != "description" {
+                            Value::Null
+                        } else {
+                            Value::String(trimmed.to_owned())
+                        };
+                    } else {
+                        walk(child);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    if let Value::String(s) = item {
+                        *s = s.trim().to_owned();
+                    } else {
+                        walk(item);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(&raw) else {
+        return raw;
+    };
+    walk(&mut value);
+    serde_json::from_value(value).unwrap_or(raw)
+}
+
+/// Refuses list items holding a separator: every reader must read a list alike, and the
+/// CSV and `--set` readers split at `,`/`;`.
 fn check_list_items(list: &[String], list_name: &str) -> Result<()> {
     for (i, item) in list.iter().enumerate() {
-        if item.trim() != item {
-            return Err(bad(
-                format!("{list_name}[{i}]"),
-                "bad-value",
-                format!("`{item}` has spaces around it: write the name alone"),
-            ));
-        }
         if item.contains([',', ';']) {
             return Err(bad(
                 format!("{list_name}[{i}]"),
@@ -532,6 +565,7 @@ fn check_binding(b: &RawBinding, question: Option<QuestionKind>) -> Result<()> {
 /// `empty-step`, `duplicate-step`, `reserved-step`, `unknown-step`, `bad-value`,
 /// `bad-binding`, `missing-field`.
 pub fn validate(raw: RawForm, default_name: &str) -> Result<Form> {
+    let raw = normalized(raw);
     if raw.format != FORMAT_NAME {
         return Err(bad(
             "format",

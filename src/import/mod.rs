@@ -108,7 +108,7 @@ pub use crate::error::InputError as ImportError;
 
 /// Every code a Kineto import can fail with (Nsight Systems exports add
 /// [`nsys::NSYS_ERROR_CODES`]).
-pub const IMPORT_ERROR_CODES: [&str; 11] = [
+pub const IMPORT_ERROR_CODES: [&str; 14] = [
     "io",
     "too-large",
     "bad-syntax",
@@ -120,6 +120,9 @@ pub const IMPORT_ERROR_CODES: [&str; 11] = [
     "overflow",
     "reversed-interval",
     "not-a-file",
+    "duplicate-field",
+    "unknown-field",
+    "unknown-variant",
 ];
 
 /// What an importer hands back: the case, and what the summary should say about the trace.
