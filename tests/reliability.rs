@@ -618,4 +618,14 @@ fn json_and_csv_forms_read_padded_values_alike() {
     assert_eq!(get("binding.question").as_deref(), Some("host-completion"));
     let order = from_json.raw().order.clone().unwrap();
     assert_eq!(order[2], "measured-work");
+    // And an empty description (second finding): answered as empty in both.
+    for empty in ["\"\"", "\" - \""] {
+        let text = text.replacen("\"description\": \"The seed", &format!("\"description\": {empty}, \"x\": \"The seed"), 1)
+            .replacen(", \"x\": \"The seed", ", \"// x\": \"The seed", 1);
+        let from_json = load_form_str(&text, FileFormat::Json, "f.json").unwrap();
+        let from_csv =
+            load_form_str(&to_csv(from_json.raw()), FileFormat::Csv, "f.csv").unwrap();
+        assert_eq!(from_json.raw().description.as_deref(), Some(""), "{empty}");
+        assert_eq!(from_json.raw(), from_csv.raw(), "{empty}");
+    }
 }

@@ -316,7 +316,11 @@ pub fn to_csv(form: &RawForm) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let _ = w.write_record(["field", "value", "explanation"]);
     for path in csv_paths(form) {
-        let value = fields::get(form, path).unwrap_or_default();
+        // An empty description is answered as empty: `-`, as the CSV reader and `--set` read it.
+        let value = match fields::get(form, path) {
+            Some(v) if v.is_empty() && path == "description" => "-".to_owned(),
+            v => v.unwrap_or_default(),
+        };
         let _ = w.write_record([path, &value, fields::help(path).unwrap_or("")]);
     }
     String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 is UTF-8")

@@ -399,8 +399,9 @@ pub(crate) fn check_step_name(step: &str, field: &str) -> Result<()> {
 }
 
 /// The form as every reader reads it: text values without surrounding whitespace, and an
-/// empty answer as no answer (`description` excepted: `-` answers it as empty). The CSV and
-/// `--set` readers trim what they read; a JSON form gets the same here, so the readers agree.
+/// empty answer as no answer (`description` excepted: empty, or `-`, answers it as empty).
+/// The CSV and `--set` readers trim what they read; a JSON form gets the same here, so the
+/// readers agree.
 fn normalized(raw: RawForm) -> RawForm {
     fn walk(value: &mut serde_json::Value) {
         use serde_json::Value;
@@ -409,6 +410,11 @@ fn normalized(raw: RawForm) -> RawForm {
                 for (key, child) in map.iter_mut() {
                     if let Value::String(s) = child {
                         let trimmed = s.trim();
+                        let trimmed = if key == "description" && trimmed == "-" {
+                            ""
+                        } else {
+                            trimmed
+                        };
                         *child = if trimmed.is_empty() && key != "description" {
                             Value::Null
                         } else {
