@@ -481,7 +481,10 @@ fn every_malformed_input_exits_2_naming_what_and_where() {
                 .collect(),
             _ => worksheet::form::FORM_ERROR_CODES.to_vec(),
         };
-        assert!(documented.contains(&code), "{file}: `{code}` is not documented");
+        assert!(
+            documented.contains(&code),
+            "{file}: `{code}` is not documented"
+        );
         listed.push(file.to_owned());
     }
     let mut files: Vec<String> = std::fs::read_dir(&dir)
@@ -604,7 +607,11 @@ fn json_and_csv_forms_read_padded_values_alike() {
     use worksheet::form::format::{load_form_str, to_csv, to_json, FileFormat};
     let text = std::fs::read_to_string(root().join("worksheets/seed-host-completion.json"))
         .unwrap()
-        .replacen("\"question\": \"host-completion\"}", "\"question\": \" host-completion\"}", 1)
+        .replacen(
+            "\"question\": \"host-completion\"}",
+            "\"question\": \" host-completion\"}",
+            1,
+        )
         .replacen("\"instance\": \"boot-a\"", "\"instance\": \"  boot-a \"", 1)
         .replacen("\"measured-work\", \"join", "\" measured-work\", \"join", 1);
     assert_eq!(text.matches(" host-completion\"").count(), 1);
@@ -612,19 +619,35 @@ fn json_and_csv_forms_read_padded_values_alike() {
     let csv = to_csv(from_json.raw());
     let from_csv = load_form_str(&csv, FileFormat::Csv, "f.csv").unwrap();
     assert_eq!(from_json.raw(), from_csv.raw());
-    assert_eq!(to_json(from_csv.raw(), false), to_json(from_json.raw(), false));
+    assert_eq!(
+        to_json(from_csv.raw(), false),
+        to_json(from_json.raw(), false)
+    );
     let get = |p: &str| worksheet::form::fields::get(from_json.raw(), p);
     assert_eq!(get("start.clock.instance").as_deref(), Some("boot-a"));
     assert_eq!(get("binding.question").as_deref(), Some("host-completion"));
     let order = from_json.raw().order.clone().unwrap();
     assert_eq!(order[2], "measured-work");
+    // A dependency's stream with a separator (third finding) is refused by both readers.
+    let bad = text.replacen("\"waits_on\": \"B\"", "\"waits_on\": \"A;end\"", 1);
+    assert_ne!(bad, text);
+    let err = load_form_str(&bad, FileFormat::Json, "f.json").unwrap_err();
+    assert_eq!(
+        (err.path.as_str(), err.code),
+        ("dependencies[0]", "bad-value"),
+        "{err}"
+    );
     // And an empty description (second finding): answered as empty in both.
     for empty in ["\"\"", "\" - \""] {
-        let text = text.replacen("\"description\": \"The seed", &format!("\"description\": {empty}, \"x\": \"The seed"), 1)
+        let text = text
+            .replacen(
+                "\"description\": \"The seed",
+                &format!("\"description\": {empty}, \"x\": \"The seed"),
+                1,
+            )
             .replacen(", \"x\": \"The seed", ", \"// x\": \"The seed", 1);
         let from_json = load_form_str(&text, FileFormat::Json, "f.json").unwrap();
-        let from_csv =
-            load_form_str(&to_csv(from_json.raw()), FileFormat::Csv, "f.csv").unwrap();
+        let from_csv = load_form_str(&to_csv(from_json.raw()), FileFormat::Csv, "f.csv").unwrap();
         assert_eq!(from_json.raw().description.as_deref(), Some(""), "{empty}");
         assert_eq!(from_json.raw(), from_csv.raw(), "{empty}");
     }

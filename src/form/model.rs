@@ -637,6 +637,19 @@ pub fn validate(raw: RawForm, default_name: &str) -> Result<Form> {
                     "a dependency names two streams",
                 ));
             }
+            // As the text form `A waits-on B, ...` reads them: one word each.
+            for name in [&d.stream, &d.waits_on] {
+                if name.contains(char::is_whitespace)
+                    || name.contains([',', ';'])
+                    || name.contains("<-")
+                {
+                    return Err(bad(
+                        format!("dependencies[{i}]"),
+                        "bad-value",
+                        format!("`{name}` cannot name a stream in a dependency: one word, without `,`, `;` or `<-`"),
+                    ));
+                }
+            }
             if d.stream == d.waits_on {
                 return Err(bad(
                     format!("dependencies[{i}]"),
