@@ -136,16 +136,22 @@ pub(crate) fn explain_syntax(text: &str, err: &serde_json::Error) -> Option<Stri
             ));
         }
     }
+    let message = err.to_string();
+    if !(message.contains("escape") || message.contains("surrogate")) {
+        return None;
+    }
     let lower = window.to_ascii_lowercase();
     let bytes = lower.as_bytes();
     for i in 0..bytes.len().saturating_sub(5) {
-        if bytes[i] == b'\\' && bytes[i + 1] == b'u' && bytes[i + 2] == b'd' {
-            if matches!(bytes[i + 3], b'8'..=b'9' | b'a'..=b'f') {
-                let escape = window.get(i..i + 6).unwrap_or("\\udXXX");
-                return Some(format!(
-                    "`{escape}` is half of a UTF-16 surrogate pair with no other half: JSON strings hold Unicode characters, so a surrogate escape needs its pair (like `\\ud83d\\ude00`)"
-                ));
-            }
+        if bytes[i] == b'\\'
+            && bytes[i + 1] == b'u'
+            && bytes[i + 2] == b'd'
+            && matches!(bytes[i + 3], b'8'..=b'9' | b'a'..=b'f')
+        {
+            let escape = window.get(i..i + 6).unwrap_or("\\udXXX");
+            return Some(format!(
+                "`{escape}` is half of a UTF-16 surrogate pair with no other half: JSON strings hold Unicode characters, so a surrogate escape needs its pair (like `\\ud83d\\ude00`)"
+            ));
         }
     }
     None
