@@ -5,7 +5,7 @@
 # Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
 # The working corpus grows in fuzz/corpus/TARGET (not committed); fuzz/seeds/TARGET is read
 # only. Crashes land in fuzz/artifacts/TARGET. Builds go to $CARGO_TARGET_DIR/fuzz when
-# CARGO_TARGET_DIR is set, else fuzz/target. One job, one worker: fits a 2-core machine.
+# CARGO_TARGET_DIR is set, else fuzz/target. One process, one core: fits a 2-core machine.
 # The last lines printed are libFuzzer's final stats (stat::number_of_executed_units ...).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -36,4 +36,4 @@ mkdir -p "corpus/$target"
 exec cargo +nightly fuzz run "${target_dir[@]}" -O -a -s none "$target" \
     "corpus/$target" "seeds/$target" -- \
     -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 -timeout=10 \
-    -jobs=1 -workers=1 -print_final_stats=1 "$@"
+    -print_final_stats=1 "$@"
