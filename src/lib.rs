@@ -43,6 +43,7 @@ pub mod import;
 pub mod input;
 pub mod interval;
 pub mod lab;
+pub mod lesson;
 pub mod output;
 pub mod render;
 pub mod schedule;
