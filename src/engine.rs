@@ -158,11 +158,13 @@ impl IntervalsAnswer {
     }
 }
 
-/// Formats an `i128` nanosecond amount exactly (falls back to `ns` past `i64`).
+/// Formats an `i128` nanosecond amount exactly. Sums are computed in `i128` so that they
+/// never wrap, but a result that does not fit in 64-bit nanoseconds is reported as
+/// `unknown (overflow)`, as the `overflow` reason promises.
 pub fn wide(ns: i128) -> String {
     match i64::try_from(ns) {
         Ok(v) => Nanos::new(v).to_string(),
-        Err(_) => format!("{ns} ns"),
+        Err(_) => format!("unknown ({})", Reason::Overflow),
     }
 }
 
@@ -206,9 +208,14 @@ impl Serialize for AnalysisJson<'_> {
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("count", &a.count)?;
         map.serialize_entry("sum", &wide(a.sum_ns))?;
+        map.serialize_entry("sum_ns", &a.sum_ns)?;
         map.serialize_entry("union", &wide(a.union_ns))?;
+        map.serialize_entry("union_ns", &a.union_ns)?;
         match a.span_ns() {
-            Some(s) => map.serialize_entry("span", &wide(s))?,
+            Some(s) => {
+                map.serialize_entry("span", &wide(s))?;
+                map.serialize_entry("span_ns", &s)?;
+            }
             None => map.serialize_entry(
                 "span",
                 &serde_json::json!({"verdict": "unknown", "reason": Reason::EmptySet.code()}),
@@ -221,7 +228,9 @@ impl Serialize for AnalysisJson<'_> {
             .collect();
         map.serialize_entry("gaps", &gaps)?;
         map.serialize_entry("gap_total", &wide(a.gap_total_ns()))?;
+        map.serialize_entry("gap_total_ns", &a.gap_total_ns())?;
         map.serialize_entry("overlap", &wide(a.overlap_ns()))?;
+        map.serialize_entry("overlap_ns", &a.overlap_ns())?;
         let regions: Vec<_> = a
             .overlap_regions
             .iter()

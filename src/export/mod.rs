@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::cli::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::output::refuse_existing;
 
 pub use tables::{build, Column, Input, Table, Values};
@@ -66,8 +66,11 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
             code: EXIT_INPUT,
         });
     }
-    for name in tables::NAMES {
-        refuse_existing(&table_path(&args.parquet, name), args.force)?;
+    // A folder that does not exist yet holds no file to refuse; it is created below.
+    if args.parquet.is_dir() {
+        for name in tables::NAMES {
+            refuse_existing(&table_path(&args.parquet, name), args.force)?;
+        }
     }
     let input = tables::load(&args.inputs, args.round_sub_ns)?;
     let tables = build(&input)?;

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use crate::case::raw::RawCase;
 use crate::case::{validate, Ask, Case};
-use crate::cli::{Failure, EXIT_INPUT};
 use crate::engine::{evaluate, Report};
+use crate::exit::{Failure, EXIT_INPUT};
 use crate::import::ranks::summary::{from_report, Split};
 use crate::import::ranks::{expand, import_ranks, is_multi, MultiRank};
 use crate::import::{import_path, summarize, ImportOptions, Imported};

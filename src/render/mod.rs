@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use crate::case::load_case_file;
-use crate::cli::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 
 /// What `render` draws.
@@ -36,7 +36,8 @@ pub enum RenderFormat {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  worksheet render fixtures/cases/three-boundaries.json -o three-boundaries.svg\n  worksheet render labs/executor/case.json --focus job-15 --format text\n\n\
-Exit codes: 0 drawn, 2 the case is malformed, the focus id is unknown, or the output exists (use --force)."
+Exit codes: 0 drawn, 2 the case is malformed, the focus id is unknown, or the\n\
+output exists (use --force)."
 )]
 pub struct RenderArgs {
     /// The case file (a fixture, a capture, or a lab's case file).
