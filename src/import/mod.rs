@@ -12,7 +12,7 @@
 //! dropped silently.
 //!
 //! ```text
-//!  trace.json.gz ──read (flate2, size cap)──▶ JSON text ──kineto::import_text──▶ RawCase
+//!  trace.json.gz ──text::open (flate2, UTF-8, size cap)──▶ blocks ──kineto::import_reader──▶ RawCase
 //!                                                                    │
 //!             summary table ◀── engine::evaluate ◀── case::validate ◀┘──▶ -o case.json[.gz]
 //! ```
@@ -24,21 +24,22 @@
 //! `completion:<what>` (host completion).
 //!
 //! Formats, one file each (the inferno layout): [`kineto`] reads PyTorch profiler (Kineto)
-//! Chrome-trace JSON, plain or gzipped; an Nsight Systems SQLite export has its place in
-//! [`import_path`] and is not built yet. The format is recognised by content (gzip and
-//! SQLite magic bytes), then by extension.
+//! Chrome-trace JSON, plain or gzipped; [`nsys`] reads an Nsight Systems SQLite export. The
+//! format is recognised by content (gzip and SQLite magic bytes), then by extension.
 //!
 //! Malformed input is an [`ImportError`] (exit 2) naming the file, the JSON path of the field
 //! (`traceEvents[12].dur`) and a stable code; the importer never panics on input.
 //!
-//! Cost: one pass to split the event array (serde_json, borrowing the text), one small parse
-//! per event, a sort of the launches by host time: O(n log n) time, memory about the
-//! decompressed text plus the imported events. `BENCHMARKS.md` has measured numbers.
+//! Cost: one streaming pass over the JSON (serde_json from the reader; events the importer
+//! does not keep are skipped without allocating), a sort of the launches by host time:
+//! O(n log n) time; memory holds a few blocks of the text and the imported events, never
+//! the whole text. `BENCHMARKS.md` has measured numbers.
 
 mod copies;
 pub mod kineto;
 pub mod nsys;
 mod summary;
+mod text;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -241,59 +242,23 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
             })
         }
         TraceFormat::KinetoJson => {
-            let mut bytes = head;
-            handle
-                .take(MAX_TRACE_BYTES + 1 - bytes.len() as u64)
-                .read_to_end(&mut bytes)
-                .map_err(io_err)?;
-            let text = decode_text(bytes, &file, MAX_TRACE_BYTES)?;
-            kineto::import_text(&text, &case_name(path), options).map_err(|e| e.in_file(&file))
+            let text = text::open(head, handle, MAX_TRACE_BYTES);
+            let reader = std::io::BufReader::with_capacity(1 << 16, text);
+            kineto::import_reader(reader, &case_name(path), options).map_err(|e| e.in_file(&file))
         }
     }
 }
 
-/// Bytes of a trace file → text: gunzipped when they start with the gzip magic, with the
-/// size cap `max` applied to the decompressed text too (a gzip bomb is `too-large`).
+/// Bytes of a trace file → text, through the same checks as a streamed import
+/// ([`text::open`]): gunzipped when they start with the gzip magic, with the size cap `max`
+/// applied to the decompressed text too (a gzip bomb is `too-large`).
+#[cfg(test)]
 fn decode_text(bytes: Vec<u8>, file: &str, max: u64) -> Result<String, ImportError> {
-    let too_large = |what: &str| {
-        ImportError::new(
-            "$",
-            "too-large",
-            format!("the {what} is larger than {max} bytes"),
-        )
-        .in_file(file)
-    };
-    if bytes.len() as u64 > max {
-        return Err(too_large("file"));
-    }
-    let bytes = if crate::case::is_gzip(&bytes) {
-        let mut text = Vec::new();
-        flate2::read::MultiGzDecoder::new(bytes.as_slice())
-            .take(max + 1)
-            .read_to_end(&mut text)
-            .map_err(|e| {
-                ImportError::new(
-                    "$",
-                    "bad-syntax",
-                    format!("the gzip stream is damaged or truncated ({e})"),
-                )
-                .in_file(file)
-            })?;
-        if text.len() as u64 > max {
-            return Err(too_large("decompressed text"));
-        }
-        text
-    } else {
-        bytes
-    };
-    String::from_utf8(bytes).map_err(|e| {
-        ImportError::new(
-            "$",
-            "bad-syntax",
-            format!("the file is neither gzip nor UTF-8 JSON text ({e})"),
-        )
-        .in_file(file)
-    })
+    let mut text = String::new();
+    text::open(bytes, std::io::empty(), max)
+        .read_to_string(&mut text)
+        .map_err(|e| text::trouble_of_io(e).in_file(file))?;
+    Ok(text)
 }
 
 /// The case name for a trace file: its name without `.gz`, `.json` and `.pt.trace`.
