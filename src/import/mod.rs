@@ -12,7 +12,7 @@
 //! dropped silently.
 //!
 //! ```text
-//!  trace.json.gz ──text::open (flate2, UTF-8, size cap)──▶ blocks ──kineto::import_reader──▶ RawCase
+//!  trace.json.gz ──text::open (flate2, UTF-8, size cap; 2nd thread)──▶ blocks ──kineto::import_reader──▶ RawCase
 //!                                                                    │
 //!             summary table ◀── engine::evaluate ◀── case::validate ◀┘──▶ -o case.json[.gz]
 //! ```
@@ -243,8 +243,13 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
         }
         TraceFormat::KinetoJson => {
             let text = text::open(head, handle, MAX_TRACE_BYTES);
-            let reader = std::io::BufReader::with_capacity(1 << 16, text);
-            kineto::import_reader(reader, &case_name(path), options).map_err(|e| e.in_file(&file))
+            // Reading and gunzipping on a second thread, parsing on this one.
+            std::thread::scope(|scope| {
+                let blocks = text::in_thread(scope, text);
+                let reader = std::io::BufReader::with_capacity(1 << 16, blocks);
+                kineto::import_reader(reader, &case_name(path), options)
+            })
+            .map_err(|e| e.in_file(&file))
         }
     }
 }

@@ -2,12 +2,18 @@
 //! magic, checked to be UTF-8 and capped at a size, handed to the parser block by block, so
 //! that memory holds a few blocks of the text and never the whole of it.
 //!
+//! [`in_thread`] moves the reading, gunzipping and checking to a second thread, which hands
+//! the text over in blocks through a bounded channel: on two cores, decompression and
+//! parsing run at once, and memory holds at most [`BLOCKS_IN_FLIGHT`] blocks.
+//!
 //! Trouble found on the way (a damaged gzip stream, bytes that are not UTF-8, text past the
 //! cap) travels to the parser as an [`io::Error`] carrying an [`ImportError`];
 //! [`trouble_of`] gets it back out of the parser's error.
 
 use std::fmt;
 use std::io::{self, BufReader, Read};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::thread::Scope;
 
 use super::ImportError;
 
@@ -178,7 +184,11 @@ impl<R: Read> Read for CheckedText<R> {
 
 /// The text of a trace file whose first bytes `head` have been read already and whose rest
 /// `rest` gives: gunzipped when `head` has the gzip magic, checked, capped at `max` bytes.
-pub(crate) fn open<R: Read + 'static>(head: Vec<u8>, rest: R, max: u64) -> CheckedText<Box<dyn Read>> {
+pub(crate) fn open<R: Read + Send + 'static>(
+    head: Vec<u8>,
+    rest: R,
+    max: u64,
+) -> CheckedText<Box<dyn Read + Send>> {
     let gzip = crate::case::is_gzip(&head);
     let bytes = io::Cursor::new(head).chain(rest);
     if gzip {
@@ -186,6 +196,94 @@ pub(crate) fn open<R: Read + 'static>(head: Vec<u8>, rest: R, max: u64) -> Check
         CheckedText::new(Box::new(decoder), true, max)
     } else {
         CheckedText::new(Box::new(bytes), false, max)
+    }
+}
+
+/// Bytes in one block handed from the reading thread to the parser.
+pub(crate) const BLOCK_BYTES: usize = 1 << 18;
+
+/// Blocks the reading thread may have ready before it waits for the parser.
+pub(crate) const BLOCKS_IN_FLIGHT: usize = 4;
+
+/// Reads `text` on a thread of `scope`, block by block; the parser reads the blocks from
+/// the returned reader. When the reader is dropped (the parser stopped), the thread stops
+/// at its next block.
+pub(crate) fn in_thread<'scope, R: Read + Send + 'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    mut text: R,
+) -> Blocks {
+    let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(BLOCKS_IN_FLIGHT);
+    scope.spawn(move || loop {
+        let mut block = vec![0u8; BLOCK_BYTES];
+        let mut filled = 0;
+        let end = loop {
+            match text.read(&mut block[filled..]) {
+                Ok(0) => break Ok(true),
+                Ok(n) => {
+                    filled += n;
+                    if filled == block.len() {
+                        break Ok(false);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        block.truncate(filled);
+        if !block.is_empty() && tx.send(Ok(block)).is_err() {
+            return; // the parser stopped
+        }
+        match end {
+            Ok(false) => {}
+            Ok(true) => return,
+            Err(e) => {
+                // Nothing more to do whether or not the parser is still there.
+                let _ = tx.send(Err(e));
+                return;
+            }
+        }
+    });
+    Blocks {
+        rx,
+        block: Vec::new(),
+        pos: 0,
+        done: false,
+    }
+}
+
+/// The parser's end of [`in_thread`]: the text, block by block.
+pub(crate) struct Blocks {
+    rx: Receiver<io::Result<Vec<u8>>>,
+    block: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+impl Read for Blocks {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.block.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.rx.recv() {
+                Ok(Ok(block)) => {
+                    self.block = block;
+                    self.pos = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    self.done = true;
+                    return Ok(0);
+                }
+            }
+        }
+        let n = buf.len().min(self.block.len() - self.pos);
+        buf[..n].copy_from_slice(&self.block[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
     }
 }
 
@@ -229,6 +327,32 @@ mod tests {
         let cut = &text.as_bytes()[..6]; // `a é ` and the first byte of `€`
         let err = read_all(cut, 2, 1 << 20).unwrap_err();
         assert!(err.message.contains("incomplete utf-8 byte sequence from index 5"), "{err}");
+    }
+
+    /// The text arrives whole and in order through the thread, and trouble found there
+    /// reaches the parser; a parser that stops early stops the thread.
+    #[test]
+    fn blocks_from_a_thread_keep_the_text_and_its_trouble() {
+        let text: Vec<u8> = (0..3 * BLOCK_BYTES + 17).map(|i| b'a' + (i % 26) as u8).collect();
+        let got = std::thread::scope(|s| {
+            let mut out = Vec::new();
+            in_thread(s, CheckedText::new(text.as_slice(), false, u64::MAX))
+                .read_to_end(&mut out)
+                .map(|_| out)
+        });
+        assert_eq!(got.unwrap(), text);
+        let err = std::thread::scope(|s| {
+            let mut out = Vec::new();
+            in_thread(s, CheckedText::new(text.as_slice(), false, 2 * BLOCK_BYTES as u64))
+                .read_to_end(&mut out)
+                .map_err(trouble_of_io)
+        });
+        assert_eq!(err.unwrap_err().code, "too-large");
+        let first = std::thread::scope(|s| {
+            let mut one = [0u8; 3];
+            in_thread(s, text.as_slice()).read_exact(&mut one).map(|()| one)
+        });
+        assert_eq!(&first.unwrap(), b"abc");
     }
 
     #[test]
