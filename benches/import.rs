@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `gunzip_to_sink` | reference: read the file and decompress it into `io::sink()` |
 //! | `ignored_any_json` | reference: one `serde_json::IgnoredAny` pass over the JSON text (in memory) |
-//! | `import_json_gz` | `import_path` + `summarize` of the `.json.gz` (what `worksheet import` does without `-o`) |
+//! | `import_json_gz` | `import_path` + `summarize_owned` of the `.json.gz` (what `worksheet import` does without `-o`) |
 //! | `import_json` | the same from the decompressed `.json` (written to a temporary directory first) |
 //!
 //! Targets (issue 10, `BENCHMARKS.md`): `import_json_gz` ≤ 1.5 × `gunzip_to_sink`.
@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 
-use worksheet::import::{import_path, summarize, ImportOptions};
+use worksheet::import::{import_path, summarize_owned, ImportOptions};
 
 /// The trace, relative to the crate root.
 const TRACE: &str = "tests/data/traces/df_index_resolver.json.gz";
@@ -73,13 +73,13 @@ fn import_bench(c: &mut Criterion) {
     group.bench_function("import_json_gz", |b| {
         b.iter(|| {
             let imported = import_path(&gz, &options).expect("imports");
-            black_box(summarize(&imported, false).expect("summarizes"))
+            black_box(summarize_owned(imported, false, false).expect("summarizes"))
         });
     });
     group.bench_function("import_json", |b| {
         b.iter(|| {
             let imported = import_path(&json, &options).expect("imports");
-            black_box(summarize(&imported, false).expect("summarizes"))
+            black_box(summarize_owned(imported, false, false).expect("summarizes"))
         });
     });
     group.finish();

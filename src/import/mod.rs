@@ -50,7 +50,7 @@ use crate::case::raw::RawCase;
 use crate::cli::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 
-pub use summary::{summarize, Summary};
+pub use summary::{summarize, summarize_owned, Summary};
 
 /// The largest trace text read, in bytes (2 GiB), before or after decompression: the
 /// decompressor stops one byte past it, so a gzip bomb is refused as `too-large` rather than
@@ -295,7 +295,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         round_sub_ns: args.round_sub_ns,
     };
     let imported = import_path(&args.file, &options)?;
-    let mut summary = summarize(&imported, args.expect).map_err(|e| Failure {
+    let mut summary = summarize_owned(imported, args.expect, args.output.is_some()).map_err(|e| Failure {
         message: format!(
             "{}: error[internal]: the imported case does not validate ({e}); please report this with the trace",
             args.file.display()
@@ -306,7 +306,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         let bytes = if path.to_string_lossy().ends_with(".gz") {
             gzip(summary.case_json.as_bytes())
         } else {
-            summary.case_json.clone().into_bytes()
+            std::mem::take(&mut summary.case_json).into_bytes()
         };
         write_output(path, &bytes, args.force)?;
         summary.written = Some((path.display().to_string(), bytes.len() as u64));
