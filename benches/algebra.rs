@@ -176,7 +176,13 @@ fn median(values: &mut [f64]) -> f64 {
 
 /// Times `target` and `reference` in turn, `rounds` times, each timing over `batch` calls;
 /// prints both medians, their ratio and the median per-round ratio.
-fn alternate(label: &str, rounds: usize, batch: usize, target: &mut dyn FnMut(), reference: &mut dyn FnMut()) {
+fn alternate(
+    label: &str,
+    rounds: usize,
+    batch: usize,
+    target: &mut dyn FnMut(),
+    reference: &mut dyn FnMut(),
+) {
     let (mut a, mut b, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
         // Swap which side goes first every round.

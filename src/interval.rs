@@ -575,10 +575,18 @@ mod tests {
     fn numbers_agree_with_the_full_analysis() {
         let mut state: u64 = 0x1234_5678;
         let mut next = |bound: u64| {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
             (state >> 33) % bound
         };
-        for (n, spread, longest) in [(0, 1, 1), (1, 10, 5), (50, 1000, 30), (400, 100, 200), (3000, 300_000, 300)] {
+        for (n, spread, longest) in [
+            (0, 1, 1),
+            (1, 10, 5),
+            (50, 1000, 30),
+            (400, 100, 200),
+            (3000, 300_000, 300),
+        ] {
             let set: Vec<Interval> = (0..n)
                 .map(|_| {
                     let start = next(spread) as i64;
@@ -601,7 +609,10 @@ mod tests {
         }
         let touching = [iv(0, 10), iv(10, 20), iv(20, 20), iv(25, 30)];
         let numbers = analyze_numbers(&touching);
-        assert_eq!((numbers.union_ns, numbers.gap_count, numbers.max_depth), (25, 1, 1));
+        assert_eq!(
+            (numbers.union_ns, numbers.gap_count, numbers.max_depth),
+            (25, 1, 1)
+        );
     }
 
     fn iv(start: i64, end: i64) -> Interval {

@@ -315,7 +315,10 @@ mod tests {
     fn utf8_is_checked_across_block_boundaries() {
         let text = "a é € 𝄞 z".repeat(5);
         for chunk in 1..9 {
-            assert_eq!(read_all(text.as_bytes(), chunk, 1 << 20).unwrap(), text.as_bytes());
+            assert_eq!(
+                read_all(text.as_bytes(), chunk, 1 << 20).unwrap(),
+                text.as_bytes()
+            );
         }
         let mut bad = text.clone().into_bytes();
         bad[6] = 0xff; // `€` is bytes 5..8: its second byte
@@ -326,14 +329,20 @@ mod tests {
         }
         let cut = &text.as_bytes()[..6]; // `a é ` and the first byte of `€`
         let err = read_all(cut, 2, 1 << 20).unwrap_err();
-        assert!(err.message.contains("incomplete utf-8 byte sequence from index 5"), "{err}");
+        assert!(
+            err.message
+                .contains("incomplete utf-8 byte sequence from index 5"),
+            "{err}"
+        );
     }
 
     /// The text arrives whole and in order through the thread, and trouble found there
     /// reaches the parser; a parser that stops early stops the thread.
     #[test]
     fn blocks_from_a_thread_keep_the_text_and_its_trouble() {
-        let text: Vec<u8> = (0..3 * BLOCK_BYTES + 17).map(|i| b'a' + (i % 26) as u8).collect();
+        let text: Vec<u8> = (0..3 * BLOCK_BYTES + 17)
+            .map(|i| b'a' + (i % 26) as u8)
+            .collect();
         let got = std::thread::scope(|s| {
             let mut out = Vec::new();
             in_thread(s, CheckedText::new(text.as_slice(), false, u64::MAX))
@@ -343,14 +352,19 @@ mod tests {
         assert_eq!(got.unwrap(), text);
         let err = std::thread::scope(|s| {
             let mut out = Vec::new();
-            in_thread(s, CheckedText::new(text.as_slice(), false, 2 * BLOCK_BYTES as u64))
-                .read_to_end(&mut out)
-                .map_err(trouble_of_io)
+            in_thread(
+                s,
+                CheckedText::new(text.as_slice(), false, 2 * BLOCK_BYTES as u64),
+            )
+            .read_to_end(&mut out)
+            .map_err(trouble_of_io)
         });
         assert_eq!(err.unwrap_err().code, "too-large");
         let first = std::thread::scope(|s| {
             let mut one = [0u8; 3];
-            in_thread(s, text.as_slice()).read_exact(&mut one).map(|()| one)
+            in_thread(s, text.as_slice())
+                .read_exact(&mut one)
+                .map(|()| one)
         });
         assert_eq!(&first.unwrap(), b"abc");
     }

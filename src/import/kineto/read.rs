@@ -132,7 +132,9 @@ pub(super) fn read_trace<R: BufRead>(mut reader: R, options: &ImportOptions) -> 
     if let Err(e) = de.end() {
         return Err(match trouble_of(e) {
             Ok(trouble) => trouble,
-            Err(e) => ImportError::new("$", "bad-syntax", format!("text after the JSON value: {e}")),
+            Err(e) => {
+                ImportError::new("$", "bad-syntax", format!("text after the JSON value: {e}"))
+            }
         });
     }
     if !st.saw_events {
@@ -579,7 +581,11 @@ pub(super) fn exact_number(
 }
 
 /// A bit per event field, to refuse a repeated one.
-fn first_time<E: de::Error>(seen: &mut u8, bit: u8, name: &'static str) -> std::result::Result<(), E> {
+fn first_time<E: de::Error>(
+    seen: &mut u8,
+    bit: u8,
+    name: &'static str,
+) -> std::result::Result<(), E> {
     if *seen & bit != 0 {
         return Err(E::duplicate_field(name));
     }
@@ -700,7 +706,10 @@ impl<'de> Deserialize<'de> for Id {
                 Ok(Id::Other)
             }
             fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Id, E> {
-                let stream = v.trim().strip_prefix("stream").and_then(|s| s.trim().parse().ok());
+                let stream = v
+                    .trim()
+                    .strip_prefix("stream")
+                    .and_then(|s| s.trim().parse().ok());
                 Ok(stream.map_or(Id::Other, Id::Stream))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Id, A::Error> {
@@ -887,12 +896,26 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
         let st = self.0;
         let mut seen = 0u8;
         while let Some(key) = map.next_key::<String>()? {
-            let known = ["traceEvents", "baseTimeNanoseconds", "distributedInfo", "deviceProperties", "traceName", "schemaVersion"]
-                .iter()
-                .position(|k| *k == key);
+            let known = [
+                "traceEvents",
+                "baseTimeNanoseconds",
+                "distributedInfo",
+                "deviceProperties",
+                "traceName",
+                "schemaVersion",
+            ]
+            .iter()
+            .position(|k| *k == key);
             st.top_key = Some(key);
             if let Some(k) = known {
-                let name = ["traceEvents", "baseTimeNanoseconds", "distributedInfo", "deviceProperties", "traceName", "schemaVersion"][k];
+                let name = [
+                    "traceEvents",
+                    "baseTimeNanoseconds",
+                    "distributedInfo",
+                    "deviceProperties",
+                    "traceName",
+                    "schemaVersion",
+                ][k];
                 first_time::<A::Error>(&mut seen, 1 << k, name)?;
             }
             match known {
