@@ -97,7 +97,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use read::TopLevel;
 #[cfg(test)]
 use read::{scaled_decimal, stream_of_tid, Scaled};
-#[cfg(test)]
 use serde_json::value::RawValue;
 
 use super::{copies, ImportError, ImportOptions, Imported};
@@ -216,6 +215,22 @@ pub fn import_reader<R: std::io::BufRead>(
 ) -> Result<Imported> {
     let (read, top, base) = read::read_trace(reader, options)?;
     Ok(build(read, &top, base, name))
+}
+
+/// The exact value of a JSON number scaled by 10^`scale` (3: µs → ns), as an integer;
+/// `Ok(None)` when the value is not a number. `path` names the field in errors.
+///
+/// # Errors
+/// `inexact-value` when digits remain below 1 (unless rounding is on; then `rounded` counts
+/// it), `overflow` past `i64`.
+pub(super) fn exact_number(
+    raw: &RawValue,
+    scale: i32,
+    path: &str,
+    options: &ImportOptions,
+    rounded: &mut u64,
+) -> Result<Option<i64>> {
+    read::exact_number_at(raw, scale, &|| path.to_owned(), options, rounded)
 }
 
 /// A predicate choosing GPU work for a question.

@@ -379,7 +379,7 @@ impl State<'_> {
         }
         let options = self.options;
         let rounded = &mut self.read.rounded;
-        let ts = exact_number(&ts_raw, 3, &|| format!("{}.ts", at()), options, rounded)?
+        let ts = exact_number_at(&ts_raw, 3, &|| format!("{}.ts", at()), options, rounded)?
             .ok_or_else(|| {
                 ImportError::new(
                     format!("{}.ts", at()),
@@ -388,14 +388,14 @@ impl State<'_> {
                 )
             })?;
         let dur = match f.dur.take() {
-            Some(raw) => exact_number(&raw, 3, &|| format!("{}.dur", at()), options, rounded)?
+            Some(raw) => exact_number_at(&raw, 3, &|| format!("{}.dur", at()), options, rounded)?
                 .ok_or_else(|| {
-                    ImportError::new(
-                        format!("{}.dur", at()),
-                        "wrong-type",
-                        "expected a number of microseconds",
-                    )
-                })?,
+                ImportError::new(
+                    format!("{}.dur", at()),
+                    "wrong-type",
+                    "expected a number of microseconds",
+                )
+            })?,
             None => {
                 return Err(ImportError::new(
                     format!("{}.dur", at()),
@@ -548,7 +548,7 @@ fn place(read: &mut Read, p: Pending, events_path: &str, base: Option<i64>) -> R
 /// # Errors
 /// `inexact-value` when digits remain below 1 (unless rounding is on; then `rounded` counts
 /// it), `overflow` past `i64`; `path` names the field.
-pub(super) fn exact_number(
+pub(super) fn exact_number_at(
     raw: &RawValue,
     scale: i32,
     path: &dyn Fn() -> String,
@@ -731,7 +731,7 @@ fn base_of(raw: Option<&RawValue>, options: &ImportOptions) -> Result<Option<i64
         return Ok(None);
     };
     let path = || "baseTimeNanoseconds".to_owned();
-    let value = exact_number(raw, 0, &path, options, &mut 0)?;
+    let value = exact_number_at(raw, 0, &path, options, &mut 0)?;
     value.map(Some).ok_or_else(|| {
         ImportError::new(
             "baseTimeNanoseconds",
