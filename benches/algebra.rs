@@ -19,14 +19,15 @@
 //!
 //! After the criterion groups, an **alternating** comparison times each target and its
 //! reference in turn, round after round, within one run (so a burst of load from other jobs
-//! falls on both sides), for [`analyze`] and for the numbers-only [`analyze_numbers`]; it
-//! prints the median of each side and the median of the per-round ratios. Only the
+//! falls on both sides), for [`analyze`] and for the numbers-only [`analyze_numbers`], in
+//! CPU time of the bench thread (`CLOCK_THREAD_CPUTIME_ID`); it prints the median of each
+//! side and the median of the per-round ratios. Only the
 //! alternating part: `cargo bench --bench algebra -- alternating`.
 //!
 //! Run with `cargo bench --bench algebra`.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, SamplingMode, Throughput};
 
@@ -155,13 +156,27 @@ fn bench_sizes(c: &mut Criterion) {
     }
 }
 
-/// Seconds per call of `f`, timed over `batch` calls.
+/// CPU seconds this thread has run: unlike wall time, a timing is not stretched when the
+/// scheduler hands the core to another job (on a loaded machine a long timing is preempted
+/// more often than a short one, which would bias a ratio of unequal durations).
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant Linux knows.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// CPU seconds per call of `f`, timed over `batch` calls.
 fn per_call(batch: usize, f: &mut dyn FnMut()) -> f64 {
-    let start = Instant::now();
+    let start = thread_cpu_s();
     for _ in 0..batch {
         f();
     }
-    start.elapsed().as_secs_f64() / batch as f64
+    (thread_cpu_s() - start) / batch as f64
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -209,7 +224,7 @@ fn alternate(
 
 /// The alternating comparison (see the module docs).
 fn alternating() {
-    println!("alternating: target vs reference (median µs per call), rounds interleaved");
+    println!("alternating: target vs reference (median CPU µs per call), rounds interleaved");
     for (exponent, rounds, batch) in [(3_u32, 201, 200), (5, 61, 3), (7, 11, 1)] {
         let count = 10_usize.pow(exponent);
         let random = random_intervals(count);
