@@ -202,7 +202,7 @@ pub fn import_text(text: &str, name: &str, options: &ImportOptions) -> Result<Im
     import_reader(text.as_bytes(), name, options)
 }
 
-/// Imports a Kineto trace streamed from `reader` (JSON text, in one pass: see [`read`]);
+/// Imports a Kineto trace streamed from `reader` (JSON text, in one pass: `kineto/read.rs`);
 /// `name` names the case. Errors are not yet attributed to a file.
 ///
 /// # Errors
