@@ -199,7 +199,9 @@ pub fn summarize_owned(
                     question: answer.id.clone(),
                     answer: v.to_string(),
                     why: match v {
-                        Verdict::Known { notes, .. } => notes.join("; "),
+                        Verdict::Known { notes, .. } | Verdict::Bounded { notes, .. } => {
+                            notes.join("; ")
+                        }
                         Verdict::Unknown { detail, .. } => detail.clone(),
                     },
                 });
@@ -369,6 +371,7 @@ fn embed_expectations(case: &mut RawCase, report: &Report) {
                 | RawQuestion::Submission { expect, .. }
                 | RawQuestion::DeviceInterval { expect, .. }
                 | RawQuestion::Elapsed { expect, .. }
+                | RawQuestion::ClockOffset { expect, .. }
                 | RawQuestion::SteadyState { expect, .. },
                 Outcome::Duration(v),
             ) => {
@@ -378,12 +381,24 @@ fn embed_expectations(case: &mut RawCase, report: &Report) {
                         value: Some(RawTime::from(*value)),
                         reason: None,
                         attribution: None,
+                        lo: None,
+                        hi: None,
+                    },
+                    Verdict::Bounded { lo, hi, .. } => RawExpectDuration {
+                        verdict: "bounded".into(),
+                        value: None,
+                        reason: None,
+                        attribution: None,
+                        lo: Some(RawTime::from(*lo)),
+                        hi: Some(RawTime::from(*hi)),
                     },
                     Verdict::Unknown { reason, .. } => RawExpectDuration {
                         verdict: "unknown".into(),
                         value: None,
                         reason: Some(reason.code().to_owned()),
                         attribution: None,
+                        lo: None,
+                        hi: None,
                     },
                 });
             }
@@ -502,12 +517,14 @@ impl Summary {
             }
             s.push_str(&format!("{t}\n"));
         }
-        s.push('\n');
-        let mut t = table(&["trace", "count / detail"]);
-        for (k, v) in &self.facts {
-            t.add_row(vec![k.clone(), v.clone()]);
+        if !self.facts.is_empty() {
+            s.push('\n');
+            let mut t = table(&["trace", "count / detail"]);
+            for (k, v) in &self.facts {
+                t.add_row(vec![k.clone(), v.clone()]);
+            }
+            s.push_str(&format!("{t}\n"));
         }
-        s.push_str(&format!("{t}\n"));
         if !self.notes.is_empty() {
             s.push_str("\nnotes:\n");
             for n in &self.notes {
