@@ -17,16 +17,21 @@
 //! is about 1.5 and the maximum a handful, as in a real trace, and about one interval in
 //! five begins after an idle gap.
 //!
+//! After the criterion groups, an **alternating** comparison times each target and its
+//! reference in turn, round after round, within one run (so a burst of load from other jobs
+//! falls on both sides), for [`analyze`] and for the numbers-only [`analyze_numbers`], in
+//! CPU time of the bench thread (`CLOCK_THREAD_CPUTIME_ID`); it prints the median of each
+//! side and the median of the per-round ratios. Only the
+//! alternating part: `cargo bench --bench algebra -- alternating`.
+//!
 //! Run with `cargo bench --bench algebra`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{
-    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
-};
+use criterion::{criterion_group, BenchmarkId, Criterion, SamplingMode, Throughput};
 
-use worksheet::interval::{analyze, Interval};
+use worksheet::interval::{analyze, analyze_numbers, Interval};
 use worksheet::units::Nanos;
 
 /// Mean distance between consecutive starts.
@@ -141,9 +146,144 @@ fn bench_sizes(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("linear_pass_presorted", count), |b| {
             b.iter(|| union_by_max_reach(black_box(&presorted)))
         });
+        group.bench_function(BenchmarkId::new("numbers_random", count), |b| {
+            b.iter(|| analyze_numbers(black_box(&random)))
+        });
+        group.bench_function(BenchmarkId::new("numbers_presorted", count), |b| {
+            b.iter(|| analyze_numbers(black_box(&presorted)))
+        });
         group.finish();
     }
 }
 
+/// CPU seconds this thread has run: unlike wall time, a timing is not stretched when the
+/// scheduler hands the core to another job (on a loaded machine a long timing is preempted
+/// more often than a short one, which would bias a ratio of unequal durations).
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant Linux knows.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// CPU seconds per call of `f`, timed over `batch` calls.
+fn per_call(batch: usize, f: &mut dyn FnMut()) -> f64 {
+    let start = thread_cpu_s();
+    for _ in 0..batch {
+        f();
+    }
+    (thread_cpu_s() - start) / batch as f64
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// Times `target` and `reference` in turn, `rounds` times, each timing over `batch` calls;
+/// prints both medians, their ratio and the median per-round ratio.
+fn alternate(
+    label: &str,
+    rounds: usize,
+    batch: usize,
+    target: &mut dyn FnMut(),
+    reference: &mut dyn FnMut(),
+) {
+    let (mut a, mut b, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        // Swap which side goes first every round.
+        let (ta, tb) = if round % 2 == 0 {
+            let ta = per_call(batch, target);
+            (ta, per_call(batch, reference))
+        } else {
+            let tb = per_call(batch, reference);
+            (per_call(batch, target), tb)
+        };
+        a.push(ta);
+        b.push(tb);
+        ratios.push(ta / tb);
+    }
+    let (ma, mb) = (median(&mut a), median(&mut b));
+    println!(
+        "{label:44} {:>12.3} µs {:>12.3} µs   ratio of medians {:>6.2}x   median ratio {:>6.2}x",
+        ma * 1e6,
+        mb * 1e6,
+        ma / mb,
+        median(&mut ratios)
+    );
+}
+
+/// The alternating comparison (see the module docs).
+fn alternating() {
+    println!("alternating: target vs reference (median CPU µs per call), rounds interleaved");
+    for (exponent, rounds, batch) in [(3_u32, 201, 200), (5, 61, 3), (7, 11, 1)] {
+        let count = 10_usize.pow(exponent);
+        let random = random_intervals(count);
+        let presorted = copy_and_sort(&random);
+        let size = format!("10^{exponent}");
+        alternate(
+            &format!("{size} analyze_numbers random / sort_unstable"),
+            rounds,
+            batch,
+            &mut || {
+                black_box(analyze_numbers(black_box(&random)));
+            },
+            &mut || {
+                black_box(copy_and_sort(black_box(&random)));
+            },
+        );
+        alternate(
+            &format!("{size} analyze_numbers presorted / linear pass"),
+            rounds,
+            batch * 10,
+            &mut || {
+                black_box(analyze_numbers(black_box(&presorted)));
+            },
+            &mut || {
+                black_box(union_by_max_reach(black_box(&presorted)));
+            },
+        );
+        alternate(
+            &format!("{size} analyze random / sort_unstable"),
+            rounds,
+            batch,
+            &mut || {
+                black_box(analyze(black_box(&random)));
+            },
+            &mut || {
+                black_box(copy_and_sort(black_box(&random)));
+            },
+        );
+        alternate(
+            &format!("{size} analyze presorted / linear pass"),
+            rounds,
+            batch * 10,
+            &mut || {
+                black_box(analyze(black_box(&presorted)));
+            },
+            &mut || {
+                black_box(union_by_max_reach(black_box(&presorted)));
+            },
+        );
+    }
+}
+
 criterion_group!(benches, bench_sizes);
-criterion_main!(benches);
+
+fn main() {
+    let only_alternating = std::env::args().any(|a| a == "alternating");
+    if !only_alternating {
+        benches();
+    }
+    alternating();
+    Criterion::default().configure_from_args().final_summary();
+}

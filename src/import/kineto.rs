@@ -90,10 +90,13 @@
 //! Nothing else is imported: CPU ops, Python frames, flows, instants and memory events are
 //! counted by category in the summary.
 
-use std::borrow::Cow;
+mod read;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use serde::Deserialize;
+use read::TopLevel;
+#[cfg(test)]
+use read::{scaled_decimal, stream_of_tid, Scaled};
 use serde_json::value::RawValue;
 
 use super::{copies, ImportError, ImportOptions, Imported};
@@ -113,62 +116,6 @@ const SHORT_NAME_CHARS: usize = 48;
 
 /// Longest phase label.
 const LABEL_CHARS: usize = 120;
-
-/// The top level of a Kineto trace: only what the importer uses; the rest is skipped.
-#[derive(Deserialize)]
-struct TopLevel<'a> {
-    #[serde(rename = "traceEvents", borrow, default)]
-    trace_events: Option<Vec<&'a RawValue>>,
-    #[serde(rename = "baseTimeNanoseconds", borrow, default)]
-    base_time: Option<&'a RawValue>,
-    #[serde(rename = "distributedInfo", default)]
-    distributed_info: Option<serde_json::Value>,
-    #[serde(rename = "deviceProperties", default)]
-    device_properties: Option<serde_json::Value>,
-    #[serde(rename = "traceName", default)]
-    trace_name: Option<serde_json::Value>,
-    #[serde(rename = "schemaVersion", default)]
-    schema_version: Option<serde_json::Value>,
-}
-
-/// The fields of one trace event the importer looks at. Types that vary between writers
-/// (`pid` and `tid` are numbers or strings) stay raw until an imported event needs them.
-#[derive(Deserialize)]
-struct Head<'a> {
-    #[serde(borrow, default)]
-    ph: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    cat: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pid: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    tid: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    ts: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    dur: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    args: Option<&'a RawValue>,
-}
-
-/// The `args` fields the importer uses (GPU work, API calls, sync rows).
-#[derive(Default, Deserialize)]
-struct EventArgs {
-    #[serde(default)]
-    correlation: Option<i64>,
-    #[serde(default)]
-    stream: Option<i64>,
-    #[serde(default)]
-    device: Option<i64>,
-    #[serde(default)]
-    wait_on_stream: Option<i64>,
-    #[serde(default)]
-    wait_on_cuda_event_record_corr_id: Option<i64>,
-    #[serde(default)]
-    cuda_sync_kind: Option<String>,
-}
 
 /// What a GPU activity does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,326 +199,26 @@ struct Read {
 /// `wrong-type`, `missing-field`, `bad-value`, `inexact-value`, `overflow`,
 /// `reversed-interval`.
 pub fn import_text(text: &str, name: &str, options: &ImportOptions) -> Result<Imported> {
-    crate::error::refuse_bom(text)?;
-    let first = text.trim_start().chars().next();
-    let (top, events_path) = match first {
-        Some('{') => {
-            let top: TopLevel = parse_with_path(text, "")?;
-            (top, "traceEvents")
-        }
-        Some('[') => {
-            let events: Vec<&RawValue> = parse_with_path(text, "")?;
-            let top = TopLevel {
-                trace_events: Some(events),
-                base_time: None,
-                distributed_info: None,
-                device_properties: None,
-                trace_name: None,
-                schema_version: None,
-            };
-            (top, "$")
-        }
-        None => {
-            return Err(ImportError::new(
-                "$",
-                "bad-syntax",
-                "the file is empty; a PyTorch profiler (Kineto) trace is a JSON object",
-            ))
-        }
-        Some(c) => {
-            let e = serde_json::from_str::<serde::de::IgnoredAny>(text).err();
-            return Err(ImportError::new(
-                "$",
-                "bad-syntax",
-                match e {
-                    Some(e) => format!("not JSON: {e}"),
-                    None => format!(
-                        "a trace is a JSON object (`{{...}}`), but this file starts with `{c}`"
-                    ),
-                },
-            ));
-        }
-    };
-    let Some(raw_events) = top.trace_events.as_deref() else {
-        return Err(ImportError::new(
-            "traceEvents",
-            "missing-field",
-            "no `traceEvents` array: this is not a PyTorch profiler (Kineto) Chrome trace",
-        ));
-    };
-    let base = match top.base_time {
-        None => None,
-        Some(raw) => Some(
-            exact_number(raw, 0, "baseTimeNanoseconds", options, &mut 0)?.ok_or_else(|| {
-                ImportError::new(
-                    "baseTimeNanoseconds",
-                    "wrong-type",
-                    "expected an integer number of nanoseconds",
-                )
-            })?,
-        ),
-    };
-    let read = read_events(raw_events, events_path, base, options)?;
+    import_reader(text.as_bytes(), name, options)
+}
+
+/// Imports a Kineto trace streamed from `reader` (JSON text, in one pass: `kineto/read.rs`);
+/// `name` names the case. Errors are not yet attributed to a file.
+///
+/// # Errors
+/// As [`import_text`], and `io`, `too-large` or `bad-syntax` for trouble the reader reports
+/// (see `src/import/text.rs`).
+pub fn import_reader<R: std::io::BufRead>(
+    reader: R,
+    name: &str,
+    options: &ImportOptions,
+) -> Result<Imported> {
+    let (read, top, base) = read::read_trace(reader, options)?;
     Ok(build(read, &top, base, name))
 }
 
-/// Deserializes `text` as `T`, with the JSON path of any error under `prefix`.
-fn parse_with_path<'a, T: Deserialize<'a>>(text: &'a str, prefix: &str) -> Result<T> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|err| {
-        let inner = err.path().to_string();
-        let path = join_path(prefix, &inner);
-        let e = err.inner();
-        let code = classify(e);
-        // Positions help in a whole file; inside one event they would mislead.
-        let message = if let Some(clear) = crate::error::explain_syntax(text, e) {
-            if prefix.is_empty() && e.line() > 0 {
-                format!("{clear} (line {} column {})", e.line(), e.column())
-            } else {
-                clear
-            }
-        } else if prefix.is_empty() && e.line() > 0 {
-            e.to_string()
-        } else {
-            crate::error::without_position(&e.to_string())
-        };
-        ImportError::new(path, code, message)
-    })?;
-    de.end().map_err(|e| {
-        ImportError::new(
-            if prefix.is_empty() { "$" } else { prefix },
-            "bad-syntax",
-            format!("text after the JSON value: {e}"),
-        )
-    })?;
-    Ok(value)
-}
-
-fn join_path(prefix: &str, inner: &str) -> String {
-    match (prefix.is_empty(), inner == "." || inner.is_empty()) {
-        (true, true) => "$".to_owned(),
-        (true, false) => inner.to_owned(),
-        (false, true) => prefix.to_owned(),
-        (false, false) if inner.starts_with('[') => format!("{prefix}{inner}"),
-        (false, false) => format!("{prefix}.{inner}"),
-    }
-}
-
-fn classify(err: &serde_json::Error) -> &'static str {
-    use serde_json::error::Category;
-    match err.classify() {
-        Category::Io => "io",
-        Category::Syntax | Category::Eof => "bad-syntax",
-        Category::Data => crate::error::serde_data_code(&err.to_string()),
-    }
-}
-
-/// Reads every event: GPU work, annotations, API calls, sync rows; counts the rest.
-fn read_events(
-    raw_events: &[&RawValue],
-    events_path: &str,
-    base: Option<i64>,
-    options: &ImportOptions,
-) -> Result<Read> {
-    let mut read = Read {
-        events: raw_events.len(),
-        ..Read::default()
-    };
-    for (i, raw) in raw_events.iter().enumerate() {
-        let at = if events_path == "$" {
-            format!("[{i}]")
-        } else {
-            format!("{events_path}[{i}]")
-        };
-        if !raw.get().starts_with('{') {
-            return Err(ImportError::new(
-                at,
-                "wrong-type",
-                "a trace event is a JSON object",
-            ));
-        }
-        let head: Head = parse_with_path(raw.get(), &at)?;
-        let cat = head.cat.as_deref().unwrap_or("");
-        let complete = head.ph.as_deref() == Some("X");
-        let work = WorkKind::of_category(cat);
-        let is_call = matches!(cat, "cuda_runtime" | "cuda_driver" | "Runtime" | "Driver");
-        let imported = complete
-            && (work.is_some() || is_call || cat == "cuda_sync" || cat == "gpu_user_annotation");
-        if !imported {
-            let key = match (head.ph.as_deref(), cat) {
-                (Some(ph), "") => format!("(no category, ph {ph})"),
-                (_, c) => c.to_owned(),
-            };
-            *read.ignored.entry(key).or_default() += 1;
-            continue;
-        }
-        if matches!(cat, "Kernel" | "Memcpy" | "Memset" | "Runtime") {
-            read.legacy_categories = true;
-        }
-        let args: EventArgs = match head.args {
-            Some(a) => parse_with_path(a.get(), &format!("{at}.args"))?,
-            None => EventArgs::default(),
-        };
-        let ts_raw = head.ts.ok_or_else(|| {
-            ImportError::new(
-                format!("{at}.ts"),
-                "missing-field",
-                format!("a `{cat}` event needs `ts`"),
-            )
-        })?;
-        if ts_raw.get().contains(['.', 'e', 'E']) {
-            read.fractional_ts = true;
-        }
-        let ts = exact_number(ts_raw, 3, &format!("{at}.ts"), options, &mut read.rounded)?
-            .ok_or_else(|| {
-                ImportError::new(
-                    format!("{at}.ts"),
-                    "wrong-type",
-                    "expected a number of microseconds",
-                )
-            })?;
-        let dur = match head.dur {
-            Some(raw) => exact_number(raw, 3, &format!("{at}.dur"), options, &mut read.rounded)?
-                .ok_or_else(|| {
-                    ImportError::new(
-                        format!("{at}.dur"),
-                        "wrong-type",
-                        "expected a number of microseconds",
-                    )
-                })?,
-            None => {
-                return Err(ImportError::new(
-                    format!("{at}.dur"),
-                    "missing-field",
-                    format!("a complete (`ph: X`) `{cat}` event needs `dur`"),
-                ))
-            }
-        };
-        if dur < 0 {
-            return Err(ImportError::new(
-                format!("{at}.dur"),
-                "reversed-interval",
-                format!(
-                    "`dur` is negative ({}): the event would end before it starts",
-                    Nanos::new(dur)
-                ),
-            ));
-        }
-        let overflow = |field: &str| {
-            ImportError::new(
-                format!("{at}.{field}"),
-                "overflow",
-                "the time does not fit in 64-bit nanoseconds",
-            )
-        };
-        let start = match base {
-            Some(b) => {
-                if ts == 0 {
-                    read.zero_ts_with_base += u64::from(work.is_some());
-                }
-                b.checked_add(ts).ok_or_else(|| overflow("ts"))?
-            }
-            None => ts,
-        };
-        let end = start.checked_add(dur).ok_or_else(|| overflow("dur"))?;
-        let name = head.name.as_deref().unwrap_or("").to_owned();
-        if let Some(kind) = work {
-            let device = args
-                .device
-                .or_else(|| head.pid.and_then(int_of))
-                .ok_or_else(|| {
-                    ImportError::new(
-                        format!("{at}.args.device"),
-                        "missing-field",
-                        "a GPU event needs its device (`args.device`, or an integer `pid`)",
-                    )
-                })?;
-            let stream = args
-                .stream
-                .or_else(|| head.tid.and_then(stream_of_tid))
-                .ok_or_else(|| {
-                    ImportError::new(
-                        format!("{at}.args.stream"),
-                        "missing-field",
-                        "a GPU event needs its stream (`args.stream`, or `tid`)",
-                    )
-                })?;
-            read.work.push(GpuWork {
-                kind,
-                name,
-                device,
-                stream,
-                start,
-                end,
-                correlation: args.correlation,
-            });
-        } else if cat == "gpu_user_annotation" {
-            let device = args.device.or_else(|| head.pid.and_then(int_of));
-            let stream = args.stream.or_else(|| head.tid.and_then(stream_of_tid));
-            if let (Some(device), Some(stream)) = (device, stream) {
-                read.annotations.push(Annotation {
-                    name,
-                    device,
-                    stream,
-                    start,
-                    end,
-                });
-            } else {
-                *read
-                    .ignored
-                    .entry("gpu_user_annotation (no device or stream)".to_owned())
-                    .or_default() += 1;
-            }
-        } else if is_call {
-            if let Some(pid) = head.pid.and_then(int_of) {
-                *read.pids.entry(pid).or_default() += 1;
-            }
-            match args.correlation {
-                Some(c) => match read.calls.entry(c) {
-                    std::collections::hash_map::Entry::Occupied(_) => {
-                        read.duplicate_calls += 1;
-                    }
-                    std::collections::hash_map::Entry::Vacant(slot) => {
-                        slot.insert(HostCall { name, start, end });
-                    }
-                },
-                None => {
-                    *read
-                        .ignored
-                        .entry(format!("{cat} (no correlation)"))
-                        .or_default() += 1
-                }
-            }
-        } else {
-            read.syncs.push(SyncRow {
-                event: i,
-                kind: args.cuda_sync_kind.clone().unwrap_or(name),
-                device: args.device.or_else(|| head.pid.and_then(int_of)),
-                stream: args.stream,
-                wait_on_stream: args.wait_on_stream,
-                record_corr: args.wait_on_cuda_event_record_corr_id,
-                correlation: args.correlation,
-            });
-        }
-    }
-    Ok(read)
-}
-
-/// An integer JSON value.
-fn int_of(raw: &RawValue) -> Option<i64> {
-    raw.get().parse().ok()
-}
-
-/// A stream number from `tid`: an integer, or the 2021 string `"stream 7"`.
-fn stream_of_tid(raw: &RawValue) -> Option<i64> {
-    int_of(raw).or_else(|| {
-        let text: String = serde_json::from_str(raw.get()).ok()?;
-        text.trim().strip_prefix("stream")?.trim().parse().ok()
-    })
-}
-
-/// The exact value of a JSON number scaled by 10^`scale` (3: µs → ns), as an integer.
-/// `Ok(None)` when the value is not a number (a string, `null`, an object).
+/// The exact value of a JSON number scaled by 10^`scale` (3: µs → ns), as an integer;
+/// `Ok(None)` when the value is not a number. `path` names the field in errors.
 ///
 /// # Errors
 /// `inexact-value` when digits remain below 1 (unless rounding is on; then `rounded` counts
@@ -583,116 +230,7 @@ pub(super) fn exact_number(
     options: &ImportOptions,
     rounded: &mut u64,
 ) -> Result<Option<i64>> {
-    let text = raw.get();
-    if !text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
-        return Ok(None);
-    }
-    match scaled_decimal(text, scale) {
-        Some(Scaled::Exact(v)) => Ok(Some(v)),
-        Some(Scaled::Rounded(v)) if options.round_sub_ns => {
-            *rounded += 1;
-            Ok(Some(v))
-        }
-        Some(Scaled::Rounded(_)) => Err(ImportError::new(
-            path,
-            "inexact-value",
-            format!(
-                "`{text}` has digits below one nanosecond; pass --round-sub-ns to round such values to the nearest ns"
-            ),
-        )),
-        None => Err(ImportError::new(
-            path,
-            "overflow",
-            format!("`{text}` does not fit in 64-bit nanoseconds"),
-        )),
-    }
-}
-
-/// A decimal scaled to an integer: exact, or rounded to the nearest (halves away from 0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Scaled {
-    Exact(i64),
-    Rounded(i64),
-}
-
-/// `text` (a JSON number: sign, digits, optional fraction and exponent) × 10^`scale`, read
-/// digit by digit. `None` when it is not such a number or the result overflows `i64`.
-fn scaled_decimal(text: &str, scale: i32) -> Option<Scaled> {
-    let (negative, rest) = match text.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, text),
-    };
-    let (mantissa, exponent) = match rest.find(['e', 'E']) {
-        Some(i) => {
-            let e = rest[i + 1..].strip_prefix('+').unwrap_or(&rest[i + 1..]);
-            if e.is_empty() || e.len() > 6 {
-                return None;
-            }
-            (&rest[..i], e.parse::<i32>().ok()?)
-        }
-        None => (rest, 0),
-    };
-    let (int_part, frac_part) = match mantissa.split_once('.') {
-        Some((a, b)) => (a, b),
-        None => (mantissa, ""),
-    };
-    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if int_part.is_empty() || !all_digits(int_part) || !all_digits(frac_part) {
-        return None;
-    }
-    if mantissa.contains('.') && frac_part.is_empty() {
-        return None;
-    }
-    // digits × 10^shift, with digits = int_part ++ frac_part.
-    let shift = i64::from(exponent) + i64::from(scale) - frac_part.len() as i64;
-    let digits: Vec<u8> = int_part
-        .bytes()
-        .chain(frac_part.bytes())
-        .skip_while(|&b| b == b'0')
-        .map(|b| b - b'0')
-        .collect();
-    let keep = if shift >= 0 {
-        digits.len()
-    } else {
-        digits.len().saturating_sub(shift.unsigned_abs() as usize)
-    };
-    let mut value: i128 = 0;
-    for &d in &digits[..keep] {
-        value = value.checked_mul(10)?.checked_add(i128::from(d))?;
-        if value > i128::from(i64::MAX) + 1 {
-            return None;
-        }
-    }
-    let dropped = &digits[keep..];
-    let mut exact = true;
-    if shift > 0 {
-        for _ in 0..shift {
-            value = value.checked_mul(10)?;
-            if value > i128::from(i64::MAX) + 1 {
-                return None;
-            }
-        }
-    } else if dropped.iter().any(|&d| d != 0) {
-        exact = false;
-        // Below-the-point digits: when fewer digits are kept than dropped positions, the
-        // first dropped position may lie before the first digit (a value below 0.1).
-        let positions = shift.unsigned_abs() as usize;
-        let first_dropped = if positions > digits.len() {
-            0
-        } else {
-            dropped[0]
-        };
-        if first_dropped >= 5 {
-            value += 1;
-        }
-    }
-    let value = if negative { -value } else { value };
-    let value = i64::try_from(value).ok()?;
-    Some(if exact {
-        Scaled::Exact(value)
-    } else {
-        Scaled::Rounded(value)
-    })
+    read::exact_number_at(raw, scale, &|| path.to_owned(), options, rounded)
 }
 
 /// A predicate choosing GPU work for a question.

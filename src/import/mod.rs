@@ -12,7 +12,7 @@
 //! dropped silently.
 //!
 //! ```text
-//!  trace.json.gz ──read (flate2, size cap)──▶ JSON text ──kineto::import_text──▶ RawCase
+//!  trace.json.gz ──text::open (flate2, UTF-8, size cap; 2nd thread)──▶ blocks ──kineto::import_reader──▶ RawCase
 //!                                                                    │
 //!             summary table ◀── engine::evaluate ◀── case::validate ◀┘──▶ -o case.json[.gz]
 //! ```
@@ -24,16 +24,16 @@
 //! `completion:<what>` (host completion).
 //!
 //! Formats, one file each (the inferno layout): [`kineto`] reads PyTorch profiler (Kineto)
-//! Chrome-trace JSON, plain or gzipped; an Nsight Systems SQLite export has its place in
-//! [`import_path`] and is not built yet. The format is recognised by content (gzip and
-//! SQLite magic bytes), then by extension.
+//! Chrome-trace JSON, plain or gzipped; [`nsys`] reads an Nsight Systems SQLite export. The
+//! format is recognised by content (gzip and SQLite magic bytes), then by extension.
 //!
 //! Malformed input is an [`ImportError`] (exit 2) naming the file, the JSON path of the field
 //! (`traceEvents[12].dur`) and a stable code; the importer never panics on input.
 //!
-//! Cost: one pass to split the event array (serde_json, borrowing the text), one small parse
-//! per event, a sort of the launches by host time: O(n log n) time, memory about the
-//! decompressed text plus the imported events. `BENCHMARKS.md` has measured numbers.
+//! Cost: one streaming pass over the JSON (serde_json from the reader; events the importer
+//! does not keep are skipped without allocating), a sort of the launches by host time:
+//! O(n log n) time; memory holds a few blocks of the text and the imported events, never
+//! the whole text. `BENCHMARKS.md` has measured numbers.
 
 mod copies;
 pub mod hta_compat;
@@ -41,6 +41,7 @@ pub mod kineto;
 pub mod nsys;
 pub mod ranks;
 mod summary;
+mod text;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -51,7 +52,7 @@ use crate::case::raw::RawCase;
 use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 
-pub use summary::{summarize, Summary};
+pub use summary::{summarize, summarize_owned, Summary};
 
 /// The largest trace text read, in bytes (2 GiB), before or after decompression: the
 /// decompressor stops one byte past it, so a gzip bomb is refused as `too-large` rather than
@@ -270,83 +271,74 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
             })
         }
         TraceFormat::KinetoJson => {
-            let len = handle.metadata().map_err(io_err)?.len();
-            if len > MAX_TRACE_BYTES {
-                return Err(ImportError::new(
-                    "$",
-                    "too-large",
-                    format!("the file is larger than {MAX_TRACE_BYTES} bytes"),
-                )
-                .in_file(&file));
-            }
-            let mut bytes = head;
-            bytes.reserve(usize::try_from(len).unwrap_or(0));
-            handle
-                .take(MAX_TRACE_BYTES + 1 - bytes.len() as u64)
-                .read_to_end(&mut bytes)
-                .map_err(io_err)?;
-            let text = decode_text(bytes, &file, MAX_TRACE_BYTES)?;
-            kineto::import_text(&text, &case_name(path), options)
-                .map_err(|e| crate::kind::not_a_trace(&text).unwrap_or(e).in_file(&file))
+            let text = text::open(head, handle, MAX_TRACE_BYTES);
+            // Reading and gunzipping on a second thread, parsing on this one.
+            std::thread::scope(|scope| {
+                let blocks = text::in_thread(scope, text);
+                let reader = std::io::BufReader::with_capacity(1 << 16, blocks);
+                kineto::import_reader(reader, &case_name(path), options)
+            })
+            .map_err(|e| explain_failure(e, path).in_file(&file))
         }
     }
 }
 
-/// Bytes of a trace file → text: gunzipped when they start with the gzip magic, with the
-/// size cap `max` applied to the decompressed text too (a gzip bomb is `too-large`).
+/// Bytes of a trace file → text, through the same checks as a streamed import
+/// ([`text::open`]): gunzipped when they start with the gzip magic, with the size cap `max`
+/// applied to the decompressed text too (a gzip bomb is `too-large`). The whole text is
+/// kept: for readers that need it all at once (`--compat hta`); `import` itself streams.
 fn decode_text(bytes: Vec<u8>, file: &str, max: u64) -> Result<String, ImportError> {
-    let too_large = |what: &str| {
-        ImportError::new(
-            "$",
-            "too-large",
-            format!("the {what} is larger than {max} bytes"),
-        )
-        .in_file(file)
-    };
-    if bytes.len() as u64 > max {
-        return Err(too_large("file"));
-    }
-    let bytes = if crate::case::is_gzip(&bytes) {
-        let damaged = |e: std::io::Error| {
-            ImportError::new(
-                "$",
-                "bad-syntax",
-                format!("the gzip stream is damaged or truncated ({e})"),
-            )
-            .in_file(file)
-        };
-        // First measure the decompressed size through a small buffer, so that a gzip bomb
-        // is refused holding only its compressed bytes; then decompress into one buffer of
-        // exactly that size.
-        let size = std::io::copy(
-            &mut flate2::read::MultiGzDecoder::new(bytes.as_slice()).take(max + 1),
-            &mut std::io::sink(),
-        )
-        .map_err(damaged)?;
-        if size > max {
-            return Err(too_large("decompressed text"));
-        }
-        let mut text = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-        flate2::read::MultiGzDecoder::new(bytes.as_slice())
-            .take(max + 1)
-            .read_to_end(&mut text)
-            .map_err(damaged)?;
-        if text.len() as u64 > max {
-            return Err(too_large("decompressed text"));
-        }
-        text
-    } else {
-        bytes
-    };
-    String::from_utf8(bytes).map_err(|e| {
-        ImportError::new(
-            "$",
-            "bad-syntax",
-            format!("the file is neither gzip nor UTF-8 JSON text ({e})"),
-        )
-        .in_file(file)
-    })
+    let mut text = String::new();
+    text::open(bytes, std::io::empty(), max)
+        .read_to_string(&mut text)
+        .map_err(|e| text::trouble_of_io(e).in_file(file))?;
+    Ok(text)
 }
+
+/// A streamed parse cannot look back at the text, so on the error path alone the file is read
+/// again (under the same cap) to say what serde_json's message does not: a byte-order mark,
+/// `NaN` / `Infinity` or a lone surrogate where the parser stopped, and a file of another
+/// kind (a case, a form, a report), naming the command to use. Otherwise `err` as it is.
+fn explain_failure(err: ImportError, path: &Path) -> ImportError {
+    if err.code != "bad-syntax" && err.code != "missing-field" && err.code != "wrong-type" {
+        return err;
+    }
+    let Ok(bytes) = crate::input::read_capped(path, MAX_TRACE_BYTES, "trace") else {
+        return err;
+    };
+    let Ok(text) = decode_text(bytes, "", MAX_TRACE_BYTES) else {
+        return err;
+    };
+    if let Err(bom) = crate::error::refuse_bom(&text) {
+        return bom;
+    }
+    if let Some(other_kind) = crate::kind::not_a_trace(&text) {
+        return other_kind;
+    }
+    // A parse into a JSON value with paths names the field; it costs several times the
+    // text, so only texts up to the case cap get it.
+    if err.code == "bad-syntax" && text.len() as u64 <= EXPLAIN_MAX_BYTES {
+        let mut de = serde_json::Deserializer::from_str(&text);
+        if let Err(e) = serde_path_to_error::deserialize::<_, serde_json::Value>(&mut de) {
+            if let Some(clear) = crate::error::explain_syntax(&text, e.inner()) {
+                let path = e.path().to_string();
+                return ImportError {
+                    path: if path == "." { err.path } else { path },
+                    message: format!(
+                        "{clear} (line {} column {})",
+                        e.inner().line(),
+                        e.inner().column()
+                    ),
+                    ..err
+                };
+            }
+        }
+    }
+    err
+}
+
+/// The largest trace text [`explain_failure`] parses again to name a syntax error's field.
+const EXPLAIN_MAX_BYTES: u64 = 64 << 20;
 
 /// The case name for a trace file: its name without `.gz`, `.json` and `.pt.trace`.
 pub fn case_name(path: &Path) -> String {
@@ -387,7 +379,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         Some(Compat::Hta) => Some(compat_hta(&args.file, &imported, &options)?),
         None => None,
     };
-    let mut summary = summarize(&imported, args.expect).map_err(|e| Failure {
+    let mut summary = summarize_owned(imported, args.expect, args.output.is_some()).map_err(|e| Failure {
         message: format!(
             "{}: error[internal]: the imported case does not validate ({e}); please report this with the trace",
             args.file.display()
@@ -398,7 +390,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         let bytes = if path.to_string_lossy().ends_with(".gz") {
             gzip(summary.case_json.as_bytes())
         } else {
-            summary.case_json.clone().into_bytes()
+            std::mem::take(&mut summary.case_json).into_bytes()
         };
         write_output(path, &bytes, args.force)?;
         summary.written = Some((path.display().to_string(), bytes.len() as u64));

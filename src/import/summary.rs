@@ -145,14 +145,47 @@ pub struct CaseSize {
 }
 
 /// Validates and evaluates the imported case and builds the summary; with `expect`, the
-/// answers are written into the case as its expectations.
+/// answers are written into the case as its expectations. Keeps the case's JSON text in
+/// [`Summary::case_json`]; [`summarize_owned`] does the same without copying the case.
 ///
 /// # Errors
 /// [`CaseError`] when the imported case does not validate (an importer bug).
 pub fn summarize(imported: &Imported, expect: bool) -> Result<Summary, CaseError> {
-    let name = imported.case.name.clone().unwrap_or_default();
-    let case = validate(imported.case.clone(), &name)?;
-    let report = evaluate(&case);
+    summarize_owned(imported.clone(), expect, true)
+}
+
+/// [`summarize`], taking the import: the case is validated by value (not copied unless
+/// `expect` needs it after validation), and its JSON text is made only when `keep_json`
+/// asks for it (`-o`); otherwise only its size is counted, without building the text.
+///
+/// # Errors
+/// [`CaseError`] when the imported case does not validate (an importer bug).
+pub fn summarize_owned(
+    imported: Imported,
+    expect: bool,
+    keep_json: bool,
+) -> Result<Summary, CaseError> {
+    let Imported {
+        case: raw,
+        format,
+        facts,
+        notes,
+    } = imported;
+    let name = raw.name.clone().unwrap_or_default();
+    let (case, report, case_json, json_bytes) = if expect {
+        // The answers go into the case file, so the raw case outlives validation.
+        let case = validate(raw.clone(), &name)?;
+        let report = evaluate(&case);
+        let mut raw = raw;
+        embed_expectations(&mut raw, &report);
+        let (json, bytes) = json_of(&raw, keep_json);
+        (case, report, json, bytes)
+    } else {
+        let (json, bytes) = json_of(&raw, keep_json);
+        let case = validate(raw, &name)?;
+        let report = evaluate(&case);
+        (case, report, json, bytes)
+    };
     let mut sets = Vec::new();
     let mut completion = Vec::new();
     for answer in &report.answers {
@@ -213,11 +246,6 @@ pub fn summarize(imported: &Imported, expect: bool) -> Result<Summary, CaseError
             });
         }
     }
-    let mut case_file = imported.case.clone();
-    if expect {
-        embed_expectations(&mut case_file, &report);
-    }
-    let case_json = case_file.to_json_pretty();
     // One clock per traced process: list them all (two processes are two clocks).
     let clock = case
         .clocks
@@ -227,23 +255,48 @@ pub fn summarize(imported: &Imported, expect: bool) -> Result<Summary, CaseError
         .join("; ");
     Ok(Summary {
         case: name,
-        format: imported.format.clone(),
+        format,
         clock,
         sets,
         overlaps,
         hta,
         completion,
-        facts: imported.facts.clone(),
-        notes: imported.notes.clone(),
+        facts,
+        notes,
         size: CaseSize {
             phases: case.phases.len(),
             program_ops: case.program.len(),
             questions: case.questions.len(),
-            json_bytes: case_json.len(),
+            json_bytes,
         },
         written: None,
         case_json,
     })
+}
+
+/// The case's pretty JSON text as `-o` writes it, and its length in bytes; without `keep`,
+/// only the length (counted while serialising into nothing) and an empty text.
+fn json_of(raw: &RawCase, keep: bool) -> (String, usize) {
+    if keep {
+        let text = raw.to_json_pretty();
+        let bytes = text.len();
+        return (text, bytes);
+    }
+    /// A writer that only counts.
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer_pretty(&mut count, raw).expect("a raw case always serializes");
+    // `to_json_pretty` ends the text with a newline.
+    (String::new(), count.0 + 1)
 }
 
 /// The intervals of the phases of question `id`.
