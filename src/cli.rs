@@ -104,6 +104,9 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
+    /// Audit a trace: findings with stable codes (docs/findings.md), a per-step table and an
+    /// exposed-time breakdown that adds up.
+    Audit(crate::audit::AuditArgs),
 }
 
 /// A command's failure: what to print on stderr and the exit code.
@@ -207,6 +210,12 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Lab { lab } => crate::lab::run(lab, out),
         Command::Render(args) => crate::render::run(args, out),
         Command::Import(args) => crate::import::run(args, out),
+        Command::Audit(args) => match crate::audit::run(args, out) {
+            Ok(outcome) if outcome.failed => Ok(EXIT_FAILED),
+            Ok(_) => Ok(EXIT_OK),
+            Err(crate::audit::command::AuditError::Input(e)) => Err(e.into()),
+            Err(crate::audit::command::AuditError::Io(e)) => Err(e.into()),
+        },
     }
 }
 

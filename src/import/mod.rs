@@ -251,6 +251,43 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
     }
 }
 
+/// Reads the file at `path` into the audit's format-neutral model ([`crate::audit::model`]):
+/// a Kineto trace, an Nsight Systems SQLite export, or a case file (`"format":
+/// "worksheet-case"`, plain or gzipped).
+///
+/// # Errors
+/// [`ImportError`]: the same codes as [`import_path`], and a case file's own error codes.
+pub fn read_audit_trace(
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<crate::audit::model::Trace, ImportError> {
+    let file = path.display().to_string();
+    let io_err = |e: std::io::Error| {
+        ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
+    };
+    let mut handle = std::fs::File::open(path).map_err(io_err)?;
+    let mut head = Vec::with_capacity(16);
+    (&mut handle)
+        .take(16)
+        .read_to_end(&mut head)
+        .map_err(io_err)?;
+    if detect(path, &head)? == TraceFormat::NsysSqlite {
+        return nsys::trace::read_trace(path);
+    }
+    let mut bytes = head;
+    handle
+        .take(MAX_TRACE_BYTES + 1 - bytes.len() as u64)
+        .read_to_end(&mut bytes)
+        .map_err(io_err)?;
+    let text = decode_text(bytes, &file, MAX_TRACE_BYTES)?;
+    let start: String = text.chars().take(512).collect();
+    if start.contains("\"worksheet-case\"") {
+        let case = crate::case::load_case_str(&text, &file)?;
+        return Ok(crate::audit::model::Trace::from_case(&case));
+    }
+    kineto::trace::read_trace(&text, options).map_err(|e| e.in_file(&file))
+}
+
 /// Bytes of a trace file → text: gunzipped when they start with the gzip magic, with the
 /// size cap `max` applied to the decompressed text too (a gzip bomb is `too-large`).
 fn decode_text(bytes: Vec<u8>, file: &str, max: u64) -> Result<String, ImportError> {

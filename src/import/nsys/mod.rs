@@ -112,6 +112,7 @@ mod build;
 mod error;
 mod read;
 mod summary;
+pub mod trace;
 
 use std::path::Path;
 
