@@ -33,7 +33,8 @@ Examples:
 Exit codes: 0 all checks pass, 1 a check failed, 2 usage or input error,
 3 CUDA not available (capture, lab streams).
 Reason codes (unknown verdicts): no-wait, wait-misses-work, cross-domain, cross-instance,
-timing-disabled, event-incomplete, cross-stream, empty-set, not-causal, single-warmup, drift, overflow.";
+timing-disabled, event-incomplete, cross-stream, empty-set, not-causal, single-warmup, drift, overflow,
+dependency-unrecorded.";
 
 /// Honest GPU and async timing: exact per-clock interval algebra, and "unknown, with a
 /// reason" wherever the evidence does not support a claim.

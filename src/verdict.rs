@@ -39,11 +39,14 @@ pub enum Reason {
     Drift,
     /// The exact result does not fit in a signed 64-bit count of nanoseconds.
     Overflow,
+    /// A trace shows that streams were joined (stream-wait or event-record calls) but not
+    /// which streams or events: their order is unknown.
+    DependencyUnrecorded,
 }
 
 impl Reason {
     /// Every reason, in the order of SPEC §5 (then the added ones).
-    pub const ALL: [Reason; 12] = [
+    pub const ALL: [Reason; 13] = [
         Reason::NoWait,
         Reason::WaitMissesWork,
         Reason::CrossDomain,
@@ -56,6 +59,7 @@ impl Reason {
         Reason::SingleWarmup,
         Reason::Drift,
         Reason::Overflow,
+        Reason::DependencyUnrecorded,
     ];
 
     /// The stable kebab-case code, for example `no-wait`.
@@ -73,6 +77,7 @@ impl Reason {
             Reason::SingleWarmup => "single-warmup",
             Reason::Drift => "drift",
             Reason::Overflow => "overflow",
+            Reason::DependencyUnrecorded => "dependency-unrecorded",
         }
     }
 
@@ -91,6 +96,7 @@ impl Reason {
             Reason::SingleWarmup => "a steady-state claim needs more warm-up runs than declared and a stability check",
             Reason::Drift => "the first and last parts of the measured samples disagree",
             Reason::Overflow => "the exact result does not fit in 64-bit nanoseconds",
+            Reason::DependencyUnrecorded => "the trace shows the streams were joined but not which streams or events: their order is unknown",
         }
     }
 

@@ -69,7 +69,7 @@ pub fn host_range_measures_submission(index: &Index) -> Option<Finding> {
         let waited = index.syncs.iter().any(|s| {
             s.thread == r.thread && s.start >= last_launch_return && s.end <= r.end
         });
-        let entry = by_name.entry(r.name.as_str()).or_default();
+        let entry = by_name.entry(group_name(&r.name)).or_default();
         entry.ranges += 1;
         if last_end <= r.end || waited {
             continue;
@@ -121,6 +121,16 @@ pub fn host_range_measures_submission(index: &Index) -> Option<Finding> {
         evidence: Evidence::capped(lines),
         fix: "read the GPU side (the kernels, or `gpu_user_annotation` ranges) for how long the work took; to time the block on the host, end the range after a wait that covers its work (`torch.cuda.synchronize()` or an event's `synchronize()`), or time it with CUDA events".to_owned(),
     })
+}
+
+/// The name ranges are grouped by: PyTorch's `emit_nvtx` names carry per-call counters
+/// (`aten::mm, seq = 12, op_id = 99, sizes = [...]`), which are cut off.
+fn group_name(name: &str) -> &str {
+    [", seq = ", ", op_id = ", ", sizes = "]
+        .iter()
+        .filter_map(|m| name.find(m))
+        .min()
+        .map_or(name, |i| &name[..i])
 }
 
 /// Delays below this are "at the floor" whatever the floor is (launch latency is µs-scale).

@@ -360,7 +360,8 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     let options = ImportOptions {
         round_sub_ns: args.round_sub_ns,
     };
-    let imported = import_path(&args.file, &options)?;
+    let mut imported = import_path(&args.file, &options)?;
+    let audit = audit_imported(&mut imported, &args.file, &options)?;
     let mut summary = summarize(&imported, args.expect).map_err(|e| Failure {
         message: format!(
             "{}: error[internal]: the imported case does not validate ({e}); please report this with the trace",
@@ -368,6 +369,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         ),
         code: EXIT_INPUT,
     })?;
+    summary.audit = Some(audit);
     if let Some(path) = &args.output {
         let bytes = if path.to_string_lossy().ends_with(".gz") {
             gzip(summary.case_json.as_bytes())
@@ -385,6 +387,44 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         }
     }
     Ok(EXIT_OK)
+}
+
+/// Audits the trace `import` just read ([`crate::audit`]): the findings go under the summary,
+/// and for a Kineto trace the case gains the unrecorded joins and the step questions. The
+/// facts never say "0 stream waits" while stream-wait calls whose joins are unrecorded exist.
+///
+/// # Errors
+/// What [`read_audit_trace`] returns (the importer read the same file, so rarely anything).
+pub fn audit_imported(
+    imported: &mut Imported,
+    file: &Path,
+    options: &ImportOptions,
+) -> Result<crate::audit::Audit, ImportError> {
+    use crate::audit::model::CallRole;
+    let trace = read_audit_trace(file, options)?;
+    let audit = crate::audit::audit(
+        &trace,
+        &file.display().to_string(),
+        &crate::audit::AuditOptions::default(),
+    );
+    if trace.source == "kineto" {
+        kineto::trace::annotate_case(&mut imported.case, &trace, &audit);
+    }
+    let unrecorded = trace
+        .calls
+        .iter()
+        .filter(|c| CallRole::of(&c.name) == CallRole::StreamWait && !c.sync_recorded)
+        .count();
+    if unrecorded > 0 {
+        for (key, value) in &mut imported.facts {
+            if key.starts_with("stream waits") {
+                *value = format!(
+                    "{value} mapped; {unrecorded} stream-wait call(s) without a sync row: which streams they join is not recorded (dependency-unrecorded)"
+                );
+            }
+        }
+    }
+    Ok(audit)
 }
 
 /// Gzip-compresses `bytes` (default level).

@@ -79,19 +79,20 @@ fn read_inner(path: &Path) -> Result<Trace, NsysError> {
                 stream: row.key.stream,
                 start: row.start,
                 end: row.end,
-                correlation: Some(row.correlation),
+                correlation: Some(process_correlation(row.key.proc.pid(), row.correlation)),
             });
         }
     }
     let synced: HashSet<i64> = export
         .sync_rows()?
         .iter()
-        .map(|r| r.correlation)
+        .map(|r| process_correlation(r.key.proc.pid(), r.correlation))
         .collect();
     trace.has_sync_rows = !synced.is_empty();
     let calls = runtime_calls(export.connection(), export.has_table(RUNTIME))?;
     for (start, end, thread, correlation, name_id) in calls {
         let name = export.string(name_id)?.unwrap_or_default();
+        let correlation = process_correlation(read::Proc::from_global(thread).pid(), correlation);
         trace.calls.push(ApiCall {
             name,
             thread: Some(thread),
@@ -123,6 +124,12 @@ fn read_inner(path: &Path) -> Result<Trace, NsysError> {
     }
     trace.steps.sort_by_key(|s| (s.start, s.end));
     Ok(trace)
+}
+
+/// A correlation id unique across the processes of one export: CUPTI numbers correlations
+/// per process, so the process id goes into the high bits.
+fn process_correlation(pid: i64, correlation: i64) -> i64 {
+    (pid << 32) | (correlation & 0xFFFF_FFFF)
 }
 
 /// `(start, end, globalTid, correlationId, nameId)` of every runtime/driver call row
