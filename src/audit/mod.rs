@@ -136,3 +136,5 @@ pub fn audit(trace: &Trace, input: &str, _options: &AuditOptions) -> Audit {
         notes: trace.notes.clone(),
     }
 }
+#[cfg(test)]
+mod tests;
