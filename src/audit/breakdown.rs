@@ -88,3 +88,102 @@ pub fn breakdowns(index: &Index) -> Vec<Breakdown> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::audit::model::ActivityKind;
+
+    fn act(kind: ActivityKind, name: &str, start: i64, end: i64) -> Activity {
+        Activity {
+            kind,
+            name: name.to_owned(),
+            device: 0,
+            stream: 7,
+            start,
+            end,
+            correlation: None,
+            copy: None,
+        }
+    }
+
+    /// ```text
+    /// 0    10   20   30   40   50   60   70   80
+    /// [compute=====)      [compute=)
+    ///      [nccl==========)    [nccl=======)
+    ///                                   [memcpy=)   [memset)
+    /// ```
+    #[test]
+    fn communication_under_compute_is_not_exposed() {
+        let acts = [
+            act(ActivityKind::Kernel, "gemm", 0, 20),
+            act(ActivityKind::Kernel, "gemm", 30, 40),
+            act(ActivityKind::Kernel, "ncclKernel_AllReduce", 10, 30),
+            act(ActivityKind::Kernel, "ncclKernel_AllReduce", 35, 50),
+            act(ActivityKind::Memcpy, "Memcpy HtoD", 45, 55),
+            act(ActivityKind::Memset, "Memset", 60, 70),
+        ];
+        let b = breakdown_of("gpu0", &acts).unwrap();
+        assert_eq!(b.span_ns, 70);
+        assert_eq!(b.exclusive_compute_ns, 30);
+        assert_eq!(b.exposed_communication_ns, 20); // 20..30 and 40..50
+        assert_eq!(b.exposed_memory_ns, 15); // 50..55 and 60..70
+        assert_eq!(b.idle_ns, 5); // 55..60
+        assert_eq!(b.total_ns(), b.span_ns);
+    }
+
+    #[test]
+    fn no_activities_have_no_breakdown() {
+        assert_eq!(breakdown_of("gpu0", &[]), None);
+    }
+
+    fn kind_of(k: u8) -> (ActivityKind, &'static str) {
+        match k % 3 {
+            0 => (ActivityKind::Kernel, "gemm"),
+            1 => (ActivityKind::Kernel, "ncclKernel"),
+            _ => (ActivityKind::Memcpy, "Memcpy"),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The four parts add up to the span, each is what a tick-by-tick count says.
+        #[test]
+        fn the_parts_sum_to_the_span_and_match_a_tick_oracle(
+            raw in proptest::collection::vec((0i64..40, 0i64..12, 0u8..3), 1..14)
+        ) {
+            let acts: Vec<Activity> = raw
+                .iter()
+                .map(|&(s, len, k)| {
+                    let (kind, name) = kind_of(k);
+                    act(kind, name, s, s + len)
+                })
+                .collect();
+            let b = breakdown_of("gpu0", &acts).unwrap();
+            prop_assert_eq!(b.total_ns(), b.span_ns);
+            let lo = acts.iter().map(|a| a.start).min().unwrap();
+            let hi = acts.iter().map(|a| a.end).max().unwrap();
+            let (mut c, mut k, mut m, mut idle) = (0i128, 0i128, 0i128, 0i128);
+            for t in lo..hi {
+                let on = |class: WorkClass| acts.iter().any(|a| a.class() == class && a.start <= t && t < a.end);
+                if on(WorkClass::Compute) {
+                    c += 1;
+                } else if on(WorkClass::Communication) {
+                    k += 1;
+                } else if on(WorkClass::Memory) {
+                    m += 1;
+                } else {
+                    idle += 1;
+                }
+            }
+            prop_assert_eq!(b.span_ns, i128::from(hi - lo));
+            prop_assert_eq!(
+                (b.exclusive_compute_ns, b.exposed_communication_ns, b.exposed_memory_ns, b.idle_ns),
+                (c, k, m, idle)
+            );
+        }
+    }
+}

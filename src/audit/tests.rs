@@ -438,3 +438,80 @@ fn every_code_is_in_the_catalogue() {
         assert!(doc.contains(&format!("## `{code}`")), "{code} is not in docs/findings.md");
     }
 }
+
+/// A stream sync on stream 7 after work on stream 20 that a `cudaStreamWaitEvent` without a
+/// sync row joined: whether the sync covers stream 20's work is unknown, not a miss.
+///
+/// ```text
+/// s20:  [k_side====)  record ─ ─ ?
+/// s7:   [k_main==)        wait? ─ [k_tail==)
+/// host: ...                          [cudaStreamSynchronize(s7))  (stop)
+/// ```
+#[test]
+fn an_unrecorded_join_makes_cross_stream_coverage_unknown() {
+    use crate::case::validate;
+    use crate::engine::evaluate;
+    let build = |recorded: bool| {
+        let mut k = K::default();
+        k.kernel("k_main", 7, 1_000, 1_010, 50);
+        k.kernel("k_side", 20, 1_001, 1_010, 100);
+        let rec = k.call("cudaEventRecord", 1_007, 1);
+        let wait = k.call("cudaStreamWaitEvent", 1_008, 1);
+        if recorded {
+            k.push(
+                "cuda_sync",
+                "Stream Wait Event",
+                1_008,
+                1,
+                &format!(r#""correlation":{wait},"device":0,"stream":7,"cuda_sync_kind":"Stream Wait Event","wait_on_stream":20,"wait_on_cuda_event_record_corr_id":{rec}"#),
+                "1",
+            );
+        }
+        k.kernel("k_tail", 7, 1_009, 1_120, 10);
+        let sync = k.call("cudaStreamSynchronize", 1_200, 10);
+        k.sync_row(sync, "Stream Sync", 1_200, 10, 7);
+        k.text()
+    };
+    let answer = |recorded: bool| {
+        let text = build(recorded);
+        let mut imported =
+            crate::import::kineto::import_text(&text, "t", &ImportOptions::default()).unwrap();
+        let trace = read_trace(&text, &ImportOptions::default()).unwrap();
+        let a = audit(&trace, "t", &AuditOptions::default());
+        crate::import::kineto::trace::annotate_case(&mut imported.case, &trace, &a);
+        let case = validate(imported.case.clone(), "t").unwrap();
+        let report = evaluate(&case);
+        (report.answer("completion:all-work").unwrap().headline(), imported.case.unrecorded_joins.len())
+    };
+    assert_eq!(answer(false), ("unknown (dependency-unrecorded)".to_owned(), 1));
+    let (recorded, joins) = answer(true);
+    assert_eq!(joins, 0);
+    assert!(recorded.starts_with("known"), "{recorded}");
+}
+
+#[test]
+fn a_device_interval_across_an_unrecorded_join_is_dependency_unrecorded() {
+    use crate::case::load_case_str;
+    use crate::engine::evaluate;
+    let case = |joins: &str| {
+        format!(
+            r#"{{"format": "worksheet-case", "version": 1,
+            "clocks": [{{"id": "d", "domain": "device", "instance": "ctx"}}],
+            "streams": [{{"id": "a", "clock": "d", "device": "gpu0"}}, {{"id": "b", "clock": "d", "device": "gpu0"}}],
+            "events": [{{"id": "e0", "stream": "a", "timing": true, "state": "completed", "at": "0 us"}},
+                       {{"id": "e1", "stream": "b", "timing": true, "state": "completed", "at": "10 us"}}],
+            "program": [{{"op": "record", "event": "e0"}}, {{"op": "record", "event": "e1"}}],
+            "questions": [{{"kind": "device-interval", "id": "q", "start": "e0", "end": "e1"}}]{joins}}}"#
+        )
+    };
+    let headline = |text: String| evaluate(&load_case_str(&text, "t.json").unwrap()).answer("q").unwrap().headline();
+    assert_eq!(headline(case("")), "unknown (cross-stream)");
+    assert_eq!(
+        headline(case(r#", "unrecorded_joins": [{"streams": ["b", "a"], "why": "2 calls"}]"#)),
+        "unknown (dependency-unrecorded)"
+    );
+    let bad = load_case_str(&case(r#", "unrecorded_joins": [{"streams": ["a"]}]"#), "t.json").unwrap_err();
+    assert_eq!((bad.code, bad.path.as_str()), ("bad-value", "unrecorded_joins[0].streams"));
+    let bad = load_case_str(&case(r#", "unrecorded_joins": [{"streams": ["a", "z"]}]"#), "t.json").unwrap_err();
+    assert_eq!(bad.code, "unknown-reference");
+}
