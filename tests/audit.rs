@@ -58,7 +58,8 @@ const TRACES: &[(&str, &[&str])] = &[
     // event_sync_trace: a tiny trace whose stream wait has its cuda_sync row; no steps; the
     // last wait is a device sync with nothing after it.
     ("traces/event_sync_trace.json.gz", &["profiler-sync", "no-steps"]),
-    // sampled ranks: aten::item / _local_scalar_dense in each step (4 per step); annotation
+    // sampled ranks: per step, two aten::item and two cudaMemcpyAsync into pageable memory
+    // (synchronous DtoH copies), 4 per step; annotation
     // ranges (`## encoder fp8 None ##`, …) that only submit; a starved stream.
     (
         "traces/sampled_rank-0.json.gz",
