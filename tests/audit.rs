@@ -10,7 +10,9 @@ use worksheet::audit::{audit, Audit, AuditOptions};
 use worksheet::import::{read_audit_trace, ImportOptions};
 
 fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
 }
 
 fn audit_of(rel: &str) -> Audit {
@@ -41,33 +43,61 @@ const TRACES: &[(&str, &[&str])] = &[
     // profiler's; stream 7 is idle 82 % with launch delays at the floor.
     (
         "traces/nccl_data.json.gz",
-        &["sync-in-loop", "dependency-unrecorded", "host-range-measures-submission", "outside-window", "profiler-sync", "launch-queue-delay"],
+        &[
+            "sync-in-loop",
+            "dependency-unrecorded",
+            "host-range-measures-submission",
+            "outside-window",
+            "profiler-sync",
+            "launch-queue-delay",
+        ],
     ),
     // alexnet benchmark (HTA critical path): cuda_sync rows exist, but 14 of the 34
     // cudaStreamWaitEvent calls have none; no ProfilerStep; the profiler's final sync.
     (
         "traces/benchmark_result_2869224_1695835535_trace.json.gz",
-        &["dependency-unrecorded", "profiler-sync", "launch-queue-delay", "no-steps"],
+        &[
+            "dependency-unrecorded",
+            "profiler-sync",
+            "launch-queue-delay",
+            "no-steps",
+        ],
     ),
     // df_index_resolver: 6,060 stream waits without sync rows; `nccl:all_reduce` ranges only
     // submit; the final sync is the profiler's.
     (
         "traces/df_index_resolver.json.gz",
-        &["dependency-unrecorded", "host-range-measures-submission", "profiler-sync", "launch-queue-delay"],
+        &[
+            "dependency-unrecorded",
+            "host-range-measures-submission",
+            "profiler-sync",
+            "launch-queue-delay",
+        ],
     ),
     // event_sync_trace: a tiny trace whose stream wait has its cuda_sync row; no steps; the
     // last wait is a device sync with nothing after it.
-    ("traces/event_sync_trace.json.gz", &["profiler-sync", "no-steps"]),
+    (
+        "traces/event_sync_trace.json.gz",
+        &["profiler-sync", "no-steps"],
+    ),
     // sampled ranks: per step, two aten::item and two cudaMemcpyAsync into pageable memory
     // (synchronous DtoH copies), 4 per step; annotation
     // ranges (`## encoder fp8 None ##`, …) that only submit; a starved stream.
     (
         "traces/sampled_rank-0.json.gz",
-        &["sync-in-loop", "host-range-measures-submission", "launch-queue-delay"],
+        &[
+            "sync-in-loop",
+            "host-range-measures-submission",
+            "launch-queue-delay",
+        ],
     ),
     (
         "traces/sampled_rank-1.json.gz",
-        &["sync-in-loop", "host-range-measures-submission", "launch-queue-delay"],
+        &[
+            "sync-in-loop",
+            "host-range-measures-submission",
+            "launch-queue-delay",
+        ],
     ),
     // 2021 ResNet-50 traces: cudaStreamSynchronize twice per step (no cuda_sync rows in 2021,
     // found by call name); the profiler's sync; the second run's first step is 1.4× the median.
@@ -77,7 +107,12 @@ const TRACES: &[(&str, &[&str])] = &[
     ),
     (
         "traces/worker0.1623212756351.pt.trace.json.gz",
-        &["sync-in-loop", "cold-steps", "profiler-sync", "launch-queue-delay"],
+        &[
+            "sync-in-loop",
+            "cold-steps",
+            "profiler-sync",
+            "launch-queue-delay",
+        ],
     ),
     // nsys exports: no ProfilerStep markers in any. fuser: NVTX ranges of nvFuser
     // (`ExecutorRunFusion::cuLaunchKernel`, …) close before their kernels end; the last
@@ -86,11 +121,20 @@ const TRACES: &[(&str, &[&str])] = &[
     // launch is outside the capture. saxpy: `saxpy` NVTX ranges only submit.
     (
         "nsys/fuser_report1.sqlite",
-        &["host-range-measures-submission", "profiler-sync", "no-steps"],
+        &[
+            "host-range-measures-submission",
+            "profiler-sync",
+            "no-steps",
+        ],
     ),
     (
         "nsys/mfu_2gpu_before.sqlite",
-        &["host-range-measures-submission", "same-stream-overlap", "gpu-without-launch", "no-steps"],
+        &[
+            "host-range-measures-submission",
+            "same-stream-overlap",
+            "gpu-without-launch",
+            "no-steps",
+        ],
     ),
     ("nsys/mordred_report1.sqlite", &["no-steps"]),
     ("nsys/perlmutter-cloverleaf-cuda.sqlite", &["no-steps"]),
@@ -137,7 +181,10 @@ fn the_breakdown_adds_up_to_the_span_on_every_real_trace() {
 fn nccl_data_steps_and_breakdown() {
     let a = audit_of("traces/nccl_data.json.gz");
     let names: Vec<&str> = a.steps.iter().map(|r| r.step.as_str()).collect();
-    assert_eq!(names, ["ProfilerStep#4", "ProfilerStep#5", "ProfilerStep#6"]);
+    assert_eq!(
+        names,
+        ["ProfilerStep#4", "ProfilerStep#5", "ProfilerStep#6"]
+    );
     assert_eq!(a.steps[0].host_ns, 222_442_191);
     assert_eq!(a.steps[0].syncs, 8);
     let b = &a.breakdown[0];
@@ -145,7 +192,10 @@ fn nccl_data_steps_and_breakdown() {
     assert_eq!(b.span_ns, 660_551_005);
     let f = a.finding("dependency-unrecorded").unwrap();
     assert_eq!(f.count, 84);
-    assert_eq!(f.evidence.items[0], "order unknown between: gpu0-s7 ↔ gpu0-s40");
+    assert_eq!(
+        f.evidence.items[0],
+        "order unknown between: gpu0-s7 ↔ gpu0-s40"
+    );
 }
 
 fn worksheet() -> Command {
@@ -167,7 +217,10 @@ fn the_json_report_has_the_shape_of_the_issue() {
     assert_eq!(v["steps"].as_array().unwrap().len(), 3);
     for f in v["findings"].as_array().unwrap() {
         let keys: Vec<&str> = f.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, ["code", "count", "evidence", "fix", "message", "severity"]);
+        assert_eq!(
+            keys,
+            ["code", "count", "evidence", "fix", "message", "severity"]
+        );
         assert!(["info", "warning", "error"].contains(&f["severity"].as_str().unwrap()));
         assert!(f["count"].is_u64());
         assert!(f["evidence"]["items"].is_array() && f["evidence"]["more"].is_u64());
@@ -206,7 +259,12 @@ fn malformed_inputs_exit_2_and_a_case_file_is_audited() {
         .arg(data("traces/malformed/binary-junk.json"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // A negative duration makes `import` refuse the trace; `audit` says what is wrong.
     let out = worksheet()
         .arg("audit")
@@ -214,7 +272,12 @@ fn malformed_inputs_exit_2_and_a_case_file_is_audited() {
         .args(["--fail-on", "error"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("error   negative-duration"));
     let out = worksheet()
         .arg("audit")
@@ -224,7 +287,12 @@ fn malformed_inputs_exit_2_and_a_case_file_is_audited() {
     assert_eq!(out.status.code(), Some(2));
     let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cases/overlapping-phases.json");
     let out = worksheet().arg("audit").arg(&case).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("(case)"), "{text}");
 }

@@ -40,12 +40,18 @@ pub struct Breakdown {
 impl Breakdown {
     /// The sum of the four parts (equal to `span_ns` by construction; tests check it).
     pub fn total_ns(&self) -> i128 {
-        self.exclusive_compute_ns + self.exposed_communication_ns + self.exposed_memory_ns + self.idle_ns
+        self.exclusive_compute_ns
+            + self.exposed_communication_ns
+            + self.exposed_memory_ns
+            + self.idle_ns
     }
 }
 
 /// The breakdown of one device's activities. `None` for no activities.
-pub fn breakdown_of<'a>(device: &str, acts: impl IntoIterator<Item = &'a Activity>) -> Option<Breakdown> {
+pub fn breakdown_of<'a>(
+    device: &str,
+    acts: impl IntoIterator<Item = &'a Activity>,
+) -> Option<Breakdown> {
     let mut by: [Vec<Interval>; 3] = [Vec::new(), Vec::new(), Vec::new()];
     for a in acts {
         let Ok(iv) = Interval::new(Nanos::new(a.start), Nanos::new(a.end)) else {

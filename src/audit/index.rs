@@ -104,11 +104,7 @@ impl<'t> Index<'t> {
         }
         let syncs = outermost(syncs);
         // The profiler's own sync: the last blocking sync, device-wide, with no launch after it.
-        let last_launch = launch
-            .iter()
-            .flatten()
-            .map(|&c| trace.calls[c].start)
-            .max();
+        let last_launch = launch.iter().flatten().map(|&c| trace.calls[c].start).max();
         let profiler_sync = syncs.iter().rposition(|_| true).filter(|&k| {
             let s = &syncs[k];
             CallRole::of(&s.what) == CallRole::DeviceSync && last_launch.is_none_or(|l| l < s.start)
@@ -135,7 +131,10 @@ impl<'t> Index<'t> {
 
     /// `t+1.250 ms`: a time relative to the trace's origin.
     pub fn at(&self, t: i64) -> String {
-        format!("t+{}", crate::units::Nanos::new(t.saturating_sub(self.origin)))
+        format!(
+            "t+{}",
+            crate::units::Nanos::new(t.saturating_sub(self.origin))
+        )
     }
 
     /// The first activity on `device` (any device when `None`) that starts at or after `t`.

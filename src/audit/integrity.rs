@@ -168,7 +168,13 @@ pub fn outside_window(index: &Index) -> Option<Finding> {
         .activities
         .iter()
         .filter(|a| a.start < lo || a.end > hi)
-        .map(|a| (a.start, a.end, format!("{} on gpu{}-s{}", short(&a.name), a.device, a.stream)));
+        .map(|a| {
+            (
+                a.start,
+                a.end,
+                format!("{} on gpu{}-s{}", short(&a.name), a.device, a.stream),
+            )
+        });
     let calls = trace
         .calls
         .iter()

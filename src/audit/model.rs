@@ -250,7 +250,9 @@ impl CallRole {
             "cudaStreamSynchronize" | "cuStreamSynchronize" => CallRole::StreamSync,
             "cudaEventSynchronize" | "cuEventSynchronize" => CallRole::EventSync,
             "cudaStreamWaitEvent" | "cuStreamWaitEvent" => CallRole::StreamWait,
-            "cudaEventRecord" | "cudaEventRecordWithFlags" | "cuEventRecord"
+            "cudaEventRecord"
+            | "cudaEventRecordWithFlags"
+            | "cuEventRecord"
             | "cuEventRecordWithFlags" => CallRole::EventRecord,
             "cudaEventQuery" | "cuEventQuery" | "cudaStreamQuery" | "cuStreamQuery" => {
                 CallRole::Query

@@ -66,9 +66,10 @@ pub fn host_range_measures_submission(index: &Index) -> Option<Finding> {
         let last_end = acts.iter().map(|a| a.end).max().unwrap_or(r.end);
         let first_start = acts.iter().map(|a| a.start).min().unwrap_or(r.start);
         let last_launch_return = inside.iter().map(|l| l.1).max().unwrap_or(r.start);
-        let waited = index.syncs.iter().any(|s| {
-            s.thread == r.thread && s.start >= last_launch_return && s.end <= r.end
-        });
+        let waited = index
+            .syncs
+            .iter()
+            .any(|s| s.thread == r.thread && s.start >= last_launch_return && s.end <= r.end);
         let entry = by_name.entry(group_name(&r.name)).or_default();
         entry.ranges += 1;
         if last_end <= r.end || waited {
@@ -83,7 +84,8 @@ pub fn host_range_measures_submission(index: &Index) -> Option<Finding> {
         entry.gpu.push(last_end - first_start);
         entry.first.get_or_insert((r.start, last_end - r.end));
     }
-    let mut flagged: Vec<(&str, ByName)> = by_name.into_iter().filter(|(_, b)| b.flagged > 0).collect();
+    let mut flagged: Vec<(&str, ByName)> =
+        by_name.into_iter().filter(|(_, b)| b.flagged > 0).collect();
     if flagged.is_empty() {
         return None;
     }
@@ -138,10 +140,13 @@ const NEAR_FLOOR_NS: i64 = 10_000;
 /// Fewest delays on a stream before its distribution is judged.
 const MIN_DELAYS: usize = 10;
 
+/// One launch: (call start, launch → start delay, activity index).
+type Launch = (i64, i64, usize);
+
 /// `launch-queue-delay`: per stream, the launch → start delay shows a starved GPU or a deep queue.
 pub fn launch_queue_delay(index: &Index, steps: &[Step]) -> Option<Finding> {
     let trace = index.trace;
-    let mut by_stream: BTreeMap<(i64, i64), Vec<(i64, i64, usize)>> = BTreeMap::new();
+    let mut by_stream: BTreeMap<(i64, i64), Vec<Launch>> = BTreeMap::new();
     for (a, c) in index.launch.iter().enumerate() {
         if let Some(c) = *c {
             let act = &trace.activities[a];
@@ -200,14 +205,17 @@ pub fn launch_queue_delay(index: &Index, steps: &[Step]) -> Option<Finding> {
             }
             judged += 1;
             let first = quantile(&mut inside[..k].to_vec(), Percentile::MEDIAN).unwrap_or(0);
-            let last = quantile(&mut inside[inside.len() - k..].to_vec(), Percentile::MEDIAN)
-                .unwrap_or(0);
+            let last =
+                quantile(&mut inside[inside.len() - k..].to_vec(), Percentile::MEDIAN).unwrap_or(0);
             if last > 4 * first.max(NEAR_FLOOR_NS / 10) && last > NEAR_FLOOR_NS {
                 growing += 1;
             }
         }
         let (label, which) = if judged > 0 && growing * 2 > judged {
-            ("a deep queue", "deep queue: the delay grows through the step, the host runs ahead of the GPU")
+            (
+                "a deep queue",
+                "deep queue: the delay grows through the step, the host runs ahead of the GPU",
+            )
         } else if median <= floor + NEAR_FLOOR_NS && gaps * 4 >= span && span > 0 {
             ("a starved GPU", "starved: delays near the floor with the stream idle between kernels, the GPU waits for the host")
         } else {

@@ -33,7 +33,12 @@ fn tally(findings: &[Finding]) -> String {
 pub fn findings_text(findings: &[Finding]) -> String {
     let mut s = format!("findings: {}\n", tally(findings));
     for f in findings {
-        s.push_str(&format!("\n{:<7} {} — {}\n", f.severity.word(), f.code, f.message));
+        s.push_str(&format!(
+            "\n{:<7} {} — {}\n",
+            f.severity.word(),
+            f.code,
+            f.message
+        ));
         for item in &f.evidence.items {
             s.push_str(&format!("        - {item}\n"));
         }
@@ -147,7 +152,10 @@ pub fn to_markdown(audit: &Audit) -> String {
     let mut s = format!("# Audit of `{}` ({})\n\n", audit.input, audit.source);
     s.push_str(&format!("## Findings: {}\n\n", tally(&audit.findings)));
     for f in &audit.findings {
-        s.push_str(&format!("### `{}` ({})\n\n{}\n\n", f.code, f.severity, f.message));
+        s.push_str(&format!(
+            "### `{}` ({})\n\n{}\n\n",
+            f.code, f.severity, f.message
+        ));
         for item in &f.evidence.items {
             s.push_str(&format!("- {item}\n"));
         }
@@ -160,7 +168,11 @@ pub fn to_markdown(audit: &Audit) -> String {
     if audit.steps.is_empty() {
         s.push_str("No `ProfilerStep` markers: the whole window is audited as one.\n\n");
     } else {
-        s.push_str(&format!("{}\n\n{}\n", steps_table(audit), steady_lines(audit)));
+        s.push_str(&format!(
+            "{}\n\n{}\n",
+            steps_table(audit),
+            steady_lines(audit)
+        ));
     }
     s.push_str("## Exposed-time breakdown\n\n");
     s.push_str(&format!("{}\n", breakdown_table(audit)));

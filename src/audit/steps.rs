@@ -82,7 +82,13 @@ pub fn host_steps(index: &Index) -> Vec<Step> {
 }
 
 /// Union of the activities of `device` matching `keep`, clipped to `[lo, hi)`.
-fn clipped_union(index: &Index, device: i64, lo: i64, hi: i64, keep: &dyn Fn(WorkClass) -> bool) -> i64 {
+fn clipped_union(
+    index: &Index,
+    device: i64,
+    lo: i64,
+    hi: i64,
+    keep: &dyn Fn(WorkClass) -> bool,
+) -> i64 {
     let acts = &index.trace.activities;
     let Some(list) = index.by_device.get(&device) else {
         return 0;
@@ -116,7 +122,9 @@ pub fn step_rows(index: &Index, steps: &[Step]) -> Vec<StepRow> {
                 .collect();
             let mut delays: Vec<i64> = launched
                 .iter()
-                .map(|&i| trace.activities[i].start - trace.calls[index.launch[i].unwrap_or(0)].start)
+                .map(|&i| {
+                    trace.activities[i].start - trace.calls[index.launch[i].unwrap_or(0)].start
+                })
                 .collect();
             let launched_iv: Vec<Interval> = launched
                 .iter()
@@ -141,7 +149,9 @@ pub fn step_rows(index: &Index, steps: &[Step]) -> Vec<StepRow> {
                 syncs: index
                     .syncs
                     .iter()
-                    .filter(|x| lo <= x.start && x.start < hi && (x.device.is_none_or(|d| d == device)))
+                    .filter(|x| {
+                        lo <= x.start && x.start < hi && (x.device.is_none_or(|d| d == device))
+                    })
                     .count(),
                 launched: launched.len(),
                 launch_delay_median_ns: quantile(&mut delays, Percentile::MEDIAN),
@@ -178,7 +188,11 @@ pub fn cold_prefix(values: &[i64], policy: &SteadyStatePolicy) -> (usize, i64) {
 }
 
 /// The steady-state verdicts and the `cold-steps` finding.
-pub fn cold_steps(index: &Index, steps: &[Step], rows: &[StepRow]) -> (Option<StepsSteady>, Option<Finding>) {
+pub fn cold_steps(
+    index: &Index,
+    steps: &[Step],
+    rows: &[StepRow],
+) -> (Option<StepsSteady>, Option<Finding>) {
     if steps.len() < 2 {
         return (None, None);
     }

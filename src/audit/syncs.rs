@@ -168,7 +168,8 @@ pub fn dependency_unrecorded(index: &Index) -> Option<Finding> {
         format!(
             "{} (correlation {}) at {}",
             c.name,
-            c.correlation.map_or_else(|| "?".to_owned(), |v| v.to_string()),
+            c.correlation
+                .map_or_else(|| "?".to_owned(), |v| v.to_string()),
             index.at(c.start)
         )
     }));

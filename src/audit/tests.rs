@@ -24,7 +24,14 @@ impl K {
     fn call(&mut self, name: &str, ts: i64, dur: i64) -> i64 {
         self.corr += 1;
         let c = self.corr;
-        self.push("cuda_runtime", name, ts, dur, &format!(r#""correlation":{c}"#), "1");
+        self.push(
+            "cuda_runtime",
+            name,
+            ts,
+            dur,
+            &format!(r#""correlation":{c}"#),
+            "1",
+        );
         c
     }
 
@@ -62,7 +69,14 @@ impl K {
     }
 
     fn step(&mut self, n: usize, ts: i64, dur: i64) {
-        self.push("user_annotation", &format!("ProfilerStep#{n}"), ts, dur, "", "1");
+        self.push(
+            "user_annotation",
+            &format!("ProfilerStep#{n}"),
+            ts,
+            dur,
+            "",
+            "1",
+        );
     }
 
     fn range(&mut self, cat: &str, name: &str, ts: i64, dur: i64) {
@@ -77,7 +91,8 @@ impl K {
     }
 
     fn audit(&self) -> Audit {
-        let trace = read_trace(&self.text(), &ImportOptions::default()).expect("the test trace reads");
+        let trace =
+            read_trace(&self.text(), &ImportOptions::default()).expect("the test trace reads");
         audit(&trace, "test", &AuditOptions::default())
     }
 }
@@ -114,7 +129,12 @@ fn anti_pattern(f: Faults) -> K {
     for step in 0..10 {
         let dur = if f.cold && step == 0 { 5_000 } else { 1_000 };
         k.step(step, s, dur);
-        k.range("user_annotation", "block", s + 10, if f.submission_range { 90 } else { 390 });
+        k.range(
+            "user_annotation",
+            "block",
+            s + 10,
+            if f.submission_range { 90 } else { 390 },
+        );
         k.kernel("kernel_a", 7, s + 20, s + 30, 270);
         let rec = k.call("cudaEventRecord", s + 26, 1);
         let wait = k.call("cudaStreamWaitEvent", s + 28, 1);
@@ -151,24 +171,54 @@ fn the_anti_pattern_trace_gets_its_four_findings() {
     let a = anti_pattern(ALL_FAULTS).audit();
     let sync = a.finding("sync-in-loop").expect("sync-in-loop");
     assert_eq!(sync.count, 10);
-    assert!(sync.message.contains("10 blocking host syncs in 10 of 10 steps (1 per step)"), "{}", sync.message);
+    assert!(
+        sync.message
+            .contains("10 blocking host syncs in 10 of 10 steps (1 per step)"),
+        "{}",
+        sync.message
+    );
     // A sync returns at S+600 and the next kernel starts at the next step's S+30: 4430 µs
     // after the 5 ms step 0, 430 µs after steps 1–8, nothing after step 9 (no next kernel).
     // Steady state (steps 1–9): 3440 µs of 9 ms = 38.2 %.
-    assert!(sync.message.contains("the GPU idles 7.87 ms after them in all, 38.2% of the steady-state step time"), "{}", sync.message);
+    assert!(
+        sync.message.contains(
+            "the GPU idles 7.87 ms after them in all, 38.2% of the steady-state step time"
+        ),
+        "{}",
+        sync.message
+    );
     let cold = a.finding("cold-steps").expect("cold-steps");
     assert_eq!(cold.count, 1);
-    assert!(cold.message.contains("(ProfilerStep#0)"), "{}", cold.message);
-    assert!(cold.message.contains("5.0× host against a median of 1 ms"), "{}", cold.message);
-    let dep = a.finding("dependency-unrecorded").expect("dependency-unrecorded");
+    assert!(
+        cold.message.contains("(ProfilerStep#0)"),
+        "{}",
+        cold.message
+    );
+    assert!(
+        cold.message.contains("5.0× host against a median of 1 ms"),
+        "{}",
+        cold.message
+    );
+    let dep = a
+        .finding("dependency-unrecorded")
+        .expect("dependency-unrecorded");
     assert_eq!(dep.count, 10);
-    assert_eq!(dep.evidence.items[0], "order unknown between: gpu0-s7 ↔ gpu0-s20");
+    assert_eq!(
+        dep.evidence.items[0],
+        "order unknown between: gpu0-s7 ↔ gpu0-s20"
+    );
     assert_eq!(a.unrecorded_pairs, vec![((0, 7), (0, 20))]);
-    let range = a.finding("host-range-measures-submission").expect("host-range");
+    let range = a
+        .finding("host-range-measures-submission")
+        .expect("host-range");
     assert_eq!(range.count, 10);
     // Work of a range: A [S+30, S+300) and B [S+50, S+350) against a close at S+100:
     // after the close 200 + 250 = 450 of 570 µs = 78.9 %.
-    assert!(range.evidence.items[0].contains("`block`: 10 of 10 ranges"), "{:?}", range.evidence);
+    assert!(
+        range.evidence.items[0].contains("`block`: 10 of 10 ranges"),
+        "{:?}",
+        range.evidence
+    );
     assert!(range.evidence.items[0].contains("78.9% of that work ran after the close"));
     assert!(range.evidence.items[0].contains("median host range 90 us vs median GPU span 320 us"));
     // The step table: one row per step, busy + idle = host.
@@ -186,7 +236,12 @@ fn the_anti_pattern_trace_gets_its_four_findings() {
 #[test]
 fn the_clean_twin_gets_none_of_them() {
     let a = anti_pattern(NO_FAULTS).audit();
-    for code in ["sync-in-loop", "cold-steps", "dependency-unrecorded", "host-range-measures-submission"] {
+    for code in [
+        "sync-in-loop",
+        "cold-steps",
+        "dependency-unrecorded",
+        "host-range-measures-submission",
+    ] {
         assert!(a.finding(code).is_none(), "{code}: {:?}", a.finding(code));
     }
     assert!(a.unrecorded_pairs.is_empty());
@@ -195,16 +250,49 @@ fn the_clean_twin_gets_none_of_them() {
 
 #[test]
 fn each_fault_alone_fires_only_its_finding() {
-    let four = ["sync-in-loop", "cold-steps", "dependency-unrecorded", "host-range-measures-submission"];
+    let four = [
+        "sync-in-loop",
+        "cold-steps",
+        "dependency-unrecorded",
+        "host-range-measures-submission",
+    ];
     let cases = [
-        (Faults { sync: true, ..NO_FAULTS }, "sync-in-loop"),
-        (Faults { cold: true, ..NO_FAULTS }, "cold-steps"),
-        (Faults { unrecorded_join: true, ..NO_FAULTS }, "dependency-unrecorded"),
-        (Faults { submission_range: true, ..NO_FAULTS }, "host-range-measures-submission"),
+        (
+            Faults {
+                sync: true,
+                ..NO_FAULTS
+            },
+            "sync-in-loop",
+        ),
+        (
+            Faults {
+                cold: true,
+                ..NO_FAULTS
+            },
+            "cold-steps",
+        ),
+        (
+            Faults {
+                unrecorded_join: true,
+                ..NO_FAULTS
+            },
+            "dependency-unrecorded",
+        ),
+        (
+            Faults {
+                submission_range: true,
+                ..NO_FAULTS
+            },
+            "host-range-measures-submission",
+        ),
     ];
     for (faults, expected) in cases {
         let a = anti_pattern(faults).audit();
-        let fired: Vec<&str> = four.iter().copied().filter(|c| a.finding(c).is_some()).collect();
+        let fired: Vec<&str> = four
+            .iter()
+            .copied()
+            .filter(|c| a.finding(c).is_some())
+            .collect();
         assert_eq!(fired, vec![expected]);
     }
 }
@@ -229,14 +317,28 @@ fn a_pageable_copy_and_an_item_count_as_syncs_once_each() {
     k.kernel("k", 7, 1_010, 1_020, 100);
     // A DtoH copy into pageable memory: synchronous even through cudaMemcpyAsync.
     let c = k.call("cudaMemcpyAsync", 1_200, 50);
-    k.gpu("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 7, 1_210, 10, Some(c));
+    k.gpu(
+        "gpu_memcpy",
+        "Memcpy DtoH (Device -> Pageable)",
+        7,
+        1_210,
+        10,
+        Some(c),
+    );
     // aten::item with the sync it does inside: one sync, not two.
     k.range("cpu_op", "aten::item", 1_300, 100);
     k.range("cpu_op", "aten::_local_scalar_dense", 1_310, 80);
     k.call("cudaStreamSynchronize", 1_320, 50);
     // A DtoH copy into pinned memory through cudaMemcpyAsync does not block.
     let c = k.call("cudaMemcpyAsync", 1_500, 5);
-    k.gpu("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 7, 1_510, 10, Some(c));
+    k.gpu(
+        "gpu_memcpy",
+        "Memcpy DtoH (Device -> Pinned)",
+        7,
+        1_510,
+        10,
+        Some(c),
+    );
     k.kernel("k", 7, 1_600, 1_700, 10);
     let a = k.audit();
     let f = a.finding("sync-in-loop").expect("sync-in-loop");
@@ -267,7 +369,11 @@ fn the_profiler_sync_is_the_last_device_sync_with_nothing_after() {
     k.call("cudaDeviceSynchronize", 2_000, 50);
     let a = k.audit();
     let f = a.finding("profiler-sync").expect("profiler-sync");
-    assert!(f.message.contains("cudaDeviceSynchronize at t+1 ms"), "{}", f.message);
+    assert!(
+        f.message.contains("cudaDeviceSynchronize at t+1 ms"),
+        "{}",
+        f.message
+    );
     k.kernel("k", 7, 3_000, 3_010, 100);
     assert!(k.audit().finding("profiler-sync").is_none());
 }
@@ -280,13 +386,20 @@ fn a_range_that_waits_for_its_work_or_outlasts_it_measures_completion() {
     k.call("cudaStreamSynchronize", 1_030, 400);
     k.range("user_annotation", "outlasts", 2_000, 500);
     k.kernel("k", 7, 2_010, 2_020, 300);
-    assert!(k.audit().finding("host-range-measures-submission").is_none());
+    assert!(k
+        .audit()
+        .finding("host-range-measures-submission")
+        .is_none());
     k.range("user_annotation", "submits", 3_000, 50);
     k.kernel("k", 7, 3_010, 3_020, 300);
     let a = k.audit();
     let f = a.finding("host-range-measures-submission").expect("fires");
     assert_eq!(f.count, 1);
-    assert!(f.evidence.items[0].starts_with("`submits`: 1 of 1"), "{:?}", f.evidence);
+    assert!(
+        f.evidence.items[0].starts_with("`submits`: 1 of 1"),
+        "{:?}",
+        f.evidence
+    );
 }
 
 #[test]
@@ -296,16 +409,32 @@ fn launch_delays_show_a_starved_gpu_a_deep_queue_or_neither() {
     for i in 0..12 {
         k.kernel("k", 7, 1_000 + 100 * i, 1_010 + 100 * i, 10);
     }
-    let f = k.audit().finding("launch-queue-delay").cloned().expect("starved");
-    assert!(f.message.contains("a starved GPU on gpu0-s7"), "{}", f.message);
+    let f = k
+        .audit()
+        .finding("launch-queue-delay")
+        .cloned()
+        .expect("starved");
+    assert!(
+        f.message.contains("a starved GPU on gpu0-s7"),
+        "{}",
+        f.message
+    );
     // Deep queue: launches every 5 µs, kernels 100 µs back to back: the delay grows.
     let mut k = K::default();
     k.step(0, 900, 5_000);
     for i in 0..12 {
         k.kernel("k", 7, 1_000 + 5 * i, 1_010 + 100 * i, 100);
     }
-    let f = k.audit().finding("launch-queue-delay").cloned().expect("deep");
-    assert!(f.message.contains("a deep queue on gpu0-s7"), "{}", f.message);
+    let f = k
+        .audit()
+        .finding("launch-queue-delay")
+        .cloned()
+        .expect("deep");
+    assert!(
+        f.message.contains("a deep queue on gpu0-s7"),
+        "{}",
+        f.message
+    );
     // Neither: back to back, each started right after its launch.
     let mut k = K::default();
     for i in 0..12 {
@@ -351,7 +480,10 @@ fn zero_timestamps_with_a_base_are_flagged() {
     k.kernel("k", 7, 5, 10, 5);
     assert!(k.audit().finding("zero-timestamp").is_none());
     k.gpu("kernel", "clamped", 7, 0, 5, None);
-    assert_eq!(k.audit().finding("zero-timestamp").map(|f| f.count), Some(1));
+    assert_eq!(
+        k.audit().finding("zero-timestamp").map(|f| f.count),
+        Some(1)
+    );
 }
 
 #[test]
@@ -363,7 +495,11 @@ fn a_negative_duration_is_an_error_finding_and_the_event_is_left_out() {
     let a = k.audit();
     let f = a.finding("negative-duration").expect("fires");
     assert_eq!((f.count, f.severity), (1, Severity::Error));
-    assert!(f.evidence.items[0].contains("duration -5 us"), "{:?}", f.evidence);
+    assert!(
+        f.evidence.items[0].contains("duration -5 us"),
+        "{:?}",
+        f.evidence
+    );
     assert_eq!(a.breakdown[0].span_ns, 5_000);
 }
 
@@ -374,7 +510,10 @@ fn events_outside_the_profiler_window_are_counted() {
     k.kernel("k", 7, 1_100, 1_110, 5);
     assert!(k.audit().finding("outside-window").is_none());
     k.kernel("late", 7, 1_900, 1_990, 20);
-    assert_eq!(k.audit().finding("outside-window").map(|f| f.count), Some(1));
+    assert_eq!(
+        k.audit().finding("outside-window").map(|f| f.count),
+        Some(1)
+    );
 }
 
 #[test]
@@ -384,9 +523,17 @@ fn gpu_work_without_a_launch_is_counted() {
     assert!(k.audit().finding("gpu-without-launch").is_none());
     k.gpu("kernel", "orphan", 7, 1_100, 5, None);
     k.gpu("kernel", "lost-call", 7, 1_200, 5, Some(999));
-    let f = k.audit().finding("gpu-without-launch").cloned().expect("fires");
+    let f = k
+        .audit()
+        .finding("gpu-without-launch")
+        .cloned()
+        .expect("fires");
     assert_eq!(f.count, 2);
-    assert!(f.message.contains("(1 with no correlation id at all)"), "{}", f.message);
+    assert!(
+        f.message.contains("(1 with no correlation id at all)"),
+        "{}",
+        f.message
+    );
 }
 
 #[test]
@@ -435,7 +582,10 @@ fn the_json_report_has_the_issue_shape() {
 fn every_code_is_in_the_catalogue() {
     let doc = include_str!("../../docs/findings.md");
     for code in CODES {
-        assert!(doc.contains(&format!("## `{code}`")), "{code} is not in docs/findings.md");
+        assert!(
+            doc.contains(&format!("## `{code}`")),
+            "{code} is not in docs/findings.md"
+        );
     }
 }
 
@@ -481,9 +631,15 @@ fn an_unrecorded_join_makes_cross_stream_coverage_unknown() {
         crate::import::kineto::trace::annotate_case(&mut imported.case, &trace, &a);
         let case = validate(imported.case.clone(), "t").unwrap();
         let report = evaluate(&case);
-        (report.answer("completion:all-work").unwrap().headline(), imported.case.unrecorded_joins.len())
+        (
+            report.answer("completion:all-work").unwrap().headline(),
+            imported.case.unrecorded_joins.len(),
+        )
     };
-    assert_eq!(answer(false), ("unknown (dependency-unrecorded)".to_owned(), 1));
+    assert_eq!(
+        answer(false),
+        ("unknown (dependency-unrecorded)".to_owned(), 1)
+    );
     let (recorded, joins) = answer(true);
     assert_eq!(joins, 0);
     assert!(recorded.starts_with("known"), "{recorded}");
@@ -504,14 +660,32 @@ fn a_device_interval_across_an_unrecorded_join_is_dependency_unrecorded() {
             "questions": [{{"kind": "device-interval", "id": "q", "start": "e0", "end": "e1"}}]{joins}}}"#
         )
     };
-    let headline = |text: String| evaluate(&load_case_str(&text, "t.json").unwrap()).answer("q").unwrap().headline();
+    let headline = |text: String| {
+        evaluate(&load_case_str(&text, "t.json").unwrap())
+            .answer("q")
+            .unwrap()
+            .headline()
+    };
     assert_eq!(headline(case("")), "unknown (cross-stream)");
     assert_eq!(
-        headline(case(r#", "unrecorded_joins": [{"streams": ["b", "a"], "why": "2 calls"}]"#)),
+        headline(case(
+            r#", "unrecorded_joins": [{"streams": ["b", "a"], "why": "2 calls"}]"#
+        )),
         "unknown (dependency-unrecorded)"
     );
-    let bad = load_case_str(&case(r#", "unrecorded_joins": [{"streams": ["a"]}]"#), "t.json").unwrap_err();
-    assert_eq!((bad.code, bad.path.as_str()), ("bad-value", "unrecorded_joins[0].streams"));
-    let bad = load_case_str(&case(r#", "unrecorded_joins": [{"streams": ["a", "z"]}]"#), "t.json").unwrap_err();
+    let bad = load_case_str(
+        &case(r#", "unrecorded_joins": [{"streams": ["a"]}]"#),
+        "t.json",
+    )
+    .unwrap_err();
+    assert_eq!(
+        (bad.code, bad.path.as_str()),
+        ("bad-value", "unrecorded_joins[0].streams")
+    );
+    let bad = load_case_str(
+        &case(r#", "unrecorded_joins": [{"streams": ["a", "z"]}]"#),
+        "t.json",
+    )
+    .unwrap_err();
     assert_eq!(bad.code, "unknown-reference");
 }

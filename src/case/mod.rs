@@ -384,7 +384,10 @@ impl Case {
         self.unrecorded_joins
             .iter()
             .find(|((x, y), _)| (*x == a && *y == b) || (*x == b && *y == a))
-            .map(|(_, why)| why.as_deref().unwrap_or("the input declares their join unrecorded"))
+            .map(|(_, why)| {
+                why.as_deref()
+                    .unwrap_or("the input declares their join unrecorded")
+            })
     }
 }
 

@@ -865,7 +865,10 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
             return Err(CaseError::new(
                 format!("unrecorded_joins[{i}].streams"),
                 "bad-value",
-                format!("an unrecorded join names exactly two streams, not {}", j.streams.len()),
+                format!(
+                    "an unrecorded join names exactly two streams, not {}",
+                    j.streams.len()
+                ),
             ));
         };
         let a = stream_ids.resolve(a, format!("unrecorded_joins[{i}].streams[0]"))?;

@@ -332,7 +332,11 @@ pub fn annotate_case(case: &mut RawCase, trace: &Trace, audit: &Audit) {
                 continue;
             }
             let act = &trace.activities[a];
-            let key = (super::stream_id((act.device, act.stream)), act.start, act.end);
+            let key = (
+                super::stream_id((act.device, act.stream)),
+                act.start,
+                act.end,
+            );
             if let Some(ids) = phase_of.get(&key) {
                 phases.extend(ids.iter().cloned());
             }

@@ -70,7 +70,7 @@ fn read_inner(path: &Path) -> Result<Trace, NsysError> {
                     GpuKind::Memset => ActivityKind::Memset,
                 },
                 // CUPTI copyKind 2 is DtoH; the export does not say pageable or pinned here.
-                copy: (kind == GpuKind::Memcpy).then(|| match row.copy_kind {
+                copy: (kind == GpuKind::Memcpy).then_some(match row.copy_kind {
                     Some(2) => CopyDirection::DeviceToHost,
                     _ => CopyDirection::Other,
                 }),
@@ -173,7 +173,9 @@ fn runtime_calls(conn: &Connection, present: bool) -> Result<Vec<CallRow>, NsysE
 
 /// `(start, end, globalTid, text)` of every closed NVTX range.
 fn nvtx_ranges(conn: &Connection) -> Result<Vec<(i64, i64, i64, String)>, NsysError> {
-    let has_text_id = conn.prepare("SELECT textId FROM NVTX_EVENTS LIMIT 0").is_ok();
+    let has_text_id = conn
+        .prepare("SELECT textId FROM NVTX_EVENTS LIMIT 0")
+        .is_ok();
     let sql = format!(
         "SELECT n.start, n.end, n.globalTid, {} FROM NVTX_EVENTS n {} \
          WHERE n.eventType IN ({}, {}) AND n.start IS NOT NULL AND n.end IS NOT NULL \
