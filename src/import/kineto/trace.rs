@@ -5,7 +5,7 @@
 //! annotations, `aten::item` scalar reads, the profiler's window) and it counts integrity
 //! problems (negative durations, zero timestamps) instead of refusing the file, since saying
 //! what is wrong with a trace is the audit's job. Exact times come from the same digit-by-digit
-//! reading as the importer's ([`super::exact_number`]): µs text → integer ns, never `f64`.
+//! reading as the importer's (`exact_number` in the parent module): µs text → integer ns, never `f64`.
 //!
 //! What it refuses is what makes the whole file unreadable: not JSON, no `traceEvents`, an
 //! event that is not an object, a time with digits below 1 ns (unless `--round-sub-ns`).

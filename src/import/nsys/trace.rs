@@ -1,7 +1,7 @@
 //! Nsight Systems SQLite export → the audit's [`Trace`] model.
 //!
 //! Read-only, like the importer: the GPU activity and synchronization tables through the
-//! importer's own readers ([`super::read`]), and two queries of its own: runtime calls with
+//! importer's own readers (`read.rs`), and two queries of its own: runtime calls with
 //! their thread (`globalTid`), and NVTX push/pop and start/end ranges (`eventType` 59 and
 //! 60) as annotation ranges. Exports carry no `ProfilerStep#N` ranges unless the program
 //! pushed NVTX ranges of that name; those are read as steps.
