@@ -48,7 +48,7 @@ pub fn kernel_before_launch(index: &Index) -> Option<Finding> {
             format!(
                 "{} (correlation {}) on gpu{}-s{} at {}, {} before its launch",
                 short(&act.name),
-                act.correlation.unwrap_or_default(),
+                shown_correlation(act.correlation.unwrap_or_default()),
                 act.device,
                 act.stream,
                 index.at(act.start),
@@ -234,7 +234,8 @@ pub fn gpu_without_launch(index: &Index) -> Option<Finding> {
                 act.device,
                 act.stream,
                 index.at(act.start),
-                act.correlation.map_or_else(|| "none".to_owned(), |c| c.to_string())
+                act.correlation
+                    .map_or_else(|| "none".to_owned(), |c| shown_correlation(c).to_string())
             )
         })),
         fix: "their launch delay and launching op are unknown; start the profiler earlier (a `wait`/`warmup` step) so launches before the window are recorded".to_owned(),
@@ -278,6 +279,12 @@ pub fn shape(index: &Index, host_steps: usize) -> Vec<Finding> {
         });
     }
     out
+}
+
+/// A correlation id as the profiler wrote it: the Nsight Systems reader keeps the process
+/// id in the high 32 bits (CUPTI numbers correlations per process), which is left out here.
+fn shown_correlation(c: i64) -> i64 {
+    c & 0xFFFF_FFFF
 }
 
 /// A kernel name cut for evidence lines.

@@ -70,7 +70,8 @@ pub struct Activity {
     pub start: i64,
     /// End, ns (`>= start`).
     pub end: i64,
-    /// The correlation id that joins it to the host call that launched it.
+    /// The correlation id that joins it to the host call that launched it (Nsight Systems:
+    /// the process id in the high 32 bits, since CUPTI numbers correlations per process).
     pub correlation: Option<i64>,
     /// Copies: the direction.
     pub copy: Option<CopyDirection>,

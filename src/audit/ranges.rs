@@ -211,10 +211,11 @@ pub fn launch_queue_delay(index: &Index, steps: &[Step]) -> Option<Finding> {
                 growing += 1;
             }
         }
-        let (label, which) = if judged > 0 && growing * 2 > judged {
+        // A deep queue keeps the GPU busy: growth with the stream mostly idle is not one.
+        let (label, which) = if judged > 0 && growing * 2 > judged && gaps * 2 <= span {
             (
                 "a deep queue",
-                "deep queue: the delay grows through the step, the host runs ahead of the GPU",
+                "deep queue: the delay grows through the step (the window without steps) while the stream stays busy, the host runs ahead of the GPU",
             )
         } else if median <= floor + NEAR_FLOOR_NS && gaps * 4 >= span && span > 0 {
             ("a starved GPU", "starved: delays near the floor with the stream idle between kernels, the GPU waits for the host")
