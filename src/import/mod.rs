@@ -35,6 +35,7 @@
 //! per event, a sort of the launches by host time: O(n log n) time, memory about the
 //! decompressed text plus the imported events. `BENCHMARKS.md` has measured numbers.
 
+mod copies;
 pub mod kineto;
 pub mod nsys;
 mod summary;

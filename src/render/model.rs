@@ -520,6 +520,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
                 id,
                 target,
                 returned,
+                ..
             } = op
             else {
                 continue;
