@@ -205,7 +205,12 @@ fn the_json_report_has_the_shape_of_the_issue() {
         .arg(data("traces/nccl_data.json.gz"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["format"], "worksheet-audit");
     assert_eq!(v["version"], 1);

@@ -689,3 +689,24 @@ fn a_device_interval_across_an_unrecorded_join_is_dependency_unrecorded() {
     .unwrap_err();
     assert_eq!(bad.code, "unknown-reference");
 }
+
+#[test]
+fn a_host_range_with_sub_ns_digits_is_left_out_not_an_error() {
+    let mut k = K::default();
+    k.kernel("k", 7, 1_000, 1_010, 5);
+    k.events.push(
+        r#"{"ph":"X","cat":"cpu_op","name":"aten::item","pid":0,"tid":1,"ts":1000.0001,"dur":1}"#
+            .to_owned(),
+    );
+    let a = k.audit();
+    assert_eq!(
+        a.notes,
+        ["1 host range(s) with a time that is not an exact ns (or overflows) are left out"]
+    );
+    k.events.push(
+        r#"{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1000.0001,"dur":1,"args":{"device":0,"stream":7}}"#
+            .to_owned(),
+    );
+    let err = read_trace(&k.text(), &ImportOptions::default()).unwrap_err();
+    assert_eq!(err.code, "inexact-value");
+}

@@ -84,6 +84,7 @@ pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
         ..Trace::default()
     };
     let mut no_stream = 0u64;
+    let mut unreadable = 0u64;
     let mut sync_rows_corr: Vec<i64> = Vec::new();
     for (i, raw) in events.iter().enumerate() {
         let at = if path == "$" {
@@ -122,10 +123,25 @@ pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
             continue;
         };
         let mut rounded = 0;
-        let (Some(ts), Some(dur)) = (
-            exact_number(ts, 3, &format!("{at}.ts"), options, &mut rounded)?,
-            exact_number(dur, 3, &format!("{at}.dur"), options, &mut rounded)?,
-        ) else {
+        let times =
+            exact_number(ts, 3, &format!("{at}.ts"), options, &mut rounded).and_then(|ts| {
+                Ok((
+                    ts,
+                    exact_number(dur, 3, &format!("{at}.dur"), options, &mut rounded)?,
+                ))
+            });
+        // Events the importer reads fail here as they fail there; host ranges and the window,
+        // which the importer skips, are left out and counted instead, so that `import` never
+        // refuses a trace because of what only the audit reads.
+        let imported_too = work.is_some() || is_call || cat == "cuda_sync";
+        let (Some(ts), Some(dur)) = (match times {
+            Ok(t) => t,
+            Err(e) if imported_too => return Err(e),
+            Err(_) => {
+                unreadable += 1;
+                continue;
+            }
+        }) else {
             continue;
         };
         let start = match base {
@@ -244,6 +260,11 @@ pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
     }
     trace.steps.sort_by_key(|s| (s.start, s.end));
     trace.gpu_steps.sort_by_key(|s| (s.start, s.end));
+    if unreadable > 0 {
+        trace.notes.push(format!(
+            "{unreadable} host range(s) with a time that is not an exact ns (or overflows) are left out"
+        ));
+    }
     if no_stream > 0 {
         trace.notes.push(format!(
             "{no_stream} GPU event(s) name no device or stream and are left out"
