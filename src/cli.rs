@@ -108,6 +108,8 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
     /// Audit a trace: findings with stable codes (docs/findings.md), a per-step table and an
     /// exposed-time breakdown that adds up.
     Audit(crate::audit::AuditArgs),
+    /// Lessons to hand out: a measurement, a handout, answers checked against it.
+    Lesson(crate::lesson::LessonArgs),
 }
 
 /// A command's failure: what to print on stderr and the exit code.
@@ -216,6 +218,20 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             Ok(_) => Ok(EXIT_OK),
             Err(crate::audit::command::AuditError::Input(e)) => Err(e.into()),
             Err(crate::audit::command::AuditError::Io(e)) => Err(e.into()),
+        },
+        Command::Lesson(args) => crate::lesson::run(args, out)
+            .map(crate::lesson::LessonOutcome::exit_code)
+            .map_err(lesson_failure),
+    }
+}
+
+/// A lesson command's error as a failure: its message and exit code (a closed pipe is exit 0).
+fn lesson_failure(e: crate::lesson::LessonError) -> Failure {
+    match e {
+        crate::lesson::LessonError::Write(io) => Failure::from(io),
+        other => Failure {
+            code: other.exit_code(),
+            message: other.to_string(),
         },
     }
 }

@@ -571,7 +571,7 @@ fn stream_of_tid(raw: &RawValue) -> Option<i64> {
 /// # Errors
 /// `inexact-value` when digits remain below 1 (unless rounding is on; then `rounded` counts
 /// it), `overflow` past `i64`.
-fn exact_number(
+pub(super) fn exact_number(
     raw: &RawValue,
     scale: i32,
     path: &str,
