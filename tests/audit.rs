@@ -318,3 +318,35 @@ fn import_prints_the_same_findings_under_its_summary() {
         "{text}"
     );
 }
+
+#[test]
+fn compat_hta_prints_htas_numbers_beside_the_audit() {
+    let out = worksheet()
+        .arg("audit")
+        .arg(data("traces/nccl_data.json.gz"))
+        .args(["--compat", "hta"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    // HTA 0.5.0's own output on nccl_data rank 0 (issue 8): idle 338,781, compute 75,169,
+    // non-compute 21,636, span 435,586 µs.
+    assert!(
+        text.contains("| HTA defaults           | 435,586            | 338,781     | 75,169      | 21,636      |"),
+        "{text}"
+    );
+    assert!(text.find("findings:") < text.find("--compat hta:"));
+    let out = worksheet()
+        .arg("audit")
+        .arg(data("nsys/mordred_report1.sqlite"))
+        .args(["--compat", "hta", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error[unsupported-format]"));
+}

@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 
 use super::{audit, render, AuditOptions, Severity};
 use crate::error::InputError;
-use crate::import::{read_audit_trace, ImportOptions};
+use crate::import::{compat_hta_of, read_audit_trace, Compat, ImportOptions};
 
 /// Output format of `worksheet audit`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -49,7 +49,8 @@ impl From<FailOn> for Severity {
 #[command(
     after_help = "Examples:\n  worksheet audit trace.json.gz\n  worksheet audit report.sqlite --format json\n  worksheet audit trace.json.gz --fail-on warning   (exit 1 on any warning or error)\n\n\
 Reads a PyTorch profiler (Kineto) trace (.json / .json.gz), an Nsight Systems SQLite export, or a case file. \
-Every finding code is explained, with a drawn timeline and a fix, in docs/findings.md.\n\
+Every finding code is explained, with a drawn timeline and a fix, in docs/findings.md. \
+--compat hta adds HTA 0.5.0's temporal breakdown reproduced from its defaults (docs/hta-compat.md).\n\
 Exit codes: 0 no finding at or above --fail-on (by default nothing fails), 1 at least one, 2 the input is malformed."
 )]
 pub struct AuditArgs {
@@ -64,6 +65,11 @@ pub struct AuditArgs {
     /// Round Kineto timestamps finer than 1 ns to the nearest ns instead of refusing them.
     #[arg(long)]
     pub round_sub_ns: bool,
+    /// Also print a peer's numbers reproduced from its defaults, with the delta each of its
+    /// assumptions causes (`hta`: HTA 0.5.0's temporal breakdown, as `import --compat hta`;
+    /// Kineto traces only).
+    #[arg(long, value_enum, value_name = "PEER")]
+    pub compat: Option<Compat>,
 }
 
 /// What `audit` ended with: whether a finding reached `--fail-on`.
@@ -98,10 +104,36 @@ pub fn run(args: &AuditArgs, out: &mut dyn Write) -> Result<AuditOutcome, AuditE
         &args.input.display().to_string(),
         &AuditOptions::default(),
     );
-    let text = match args.format {
-        AuditFormat::Text => render::to_text(&report),
-        AuditFormat::Json => render::to_json(&report),
-        AuditFormat::Markdown => render::to_markdown(&report),
+    let hta = match args.compat {
+        Some(Compat::Hta) => Some(compat_hta_of(
+            &args.input,
+            trace.source != "kineto",
+            &options,
+        )?),
+        None => None,
+    };
+    let text = match (args.format, &hta) {
+        (AuditFormat::Text, None) => render::to_text(&report),
+        (AuditFormat::Text, Some(hta)) => {
+            format!("{}\n{}", render::to_text(&report), hta.to_text())
+        }
+        (AuditFormat::Markdown, None) => render::to_markdown(&report),
+        (AuditFormat::Markdown, Some(hta)) => format!(
+            "{}\n## HTA compatibility\n\n```text\n{}```\n",
+            render::to_markdown(&report),
+            hta.to_text()
+        ),
+        (AuditFormat::Json, None) => render::to_json(&report),
+        (AuditFormat::Json, Some(hta)) => {
+            let mut value = serde_json::to_value(&report).map_err(std::io::Error::from)?;
+            if let Some(map) = value.as_object_mut() {
+                map.insert(
+                    "compat_hta".to_owned(),
+                    serde_json::to_value(hta).map_err(std::io::Error::from)?,
+                );
+            }
+            serde_json::to_string_pretty(&value).map_err(std::io::Error::from)? + "\n"
+        }
     };
     out.write_all(text.as_bytes())?;
     Ok(AuditOutcome {

@@ -22,8 +22,8 @@
 //! Everything here is pure except [`command`], which reads the file and writes the report.
 //! Every time is integer ns; shares are exact integer percentages with one decimal.
 //!
-//! HTA compatibility (`--compat hta`) is a separate module; [`AuditOptions`] is where it
-//! plugs in.
+//! HTA compatibility (`--compat hta`) is its own module (`import::hta_compat`): the command
+//! prints its comparison after the audit, as `import --compat hta` does.
 
 pub mod breakdown;
 pub mod command;
@@ -49,7 +49,8 @@ pub const FORMAT_NAME: &str = "worksheet-audit";
 /// The JSON report's `version`.
 pub const FORMAT_VERSION: u32 = 1;
 
-/// Options of an audit. Empty today: `--compat hta` adds its choice here.
+/// Options of the analysis. Empty today (`--compat hta` is a separate comparison printed beside
+/// the audit, not an option of it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AuditOptions {}
 

@@ -461,7 +461,20 @@ fn compat_hta(
     imported: &Imported,
     options: &ImportOptions,
 ) -> Result<hta_compat::HtaCompat, ImportError> {
-    if imported.format.starts_with("nsys") {
+    compat_hta_of(path, imported.format.starts_with("nsys"), options)
+}
+
+/// `--compat hta` of `import` and `audit`: HTA 0.5.0's temporal breakdown of the Kineto trace at
+/// `path`, with HTA's defaults (and its `HTA_DISABLE_NS_ROUNDING` switch).
+///
+/// # Errors
+/// `unsupported-format` for an Nsight Systems export (`nsys`), and the reader's errors.
+pub fn compat_hta_of(
+    path: &Path,
+    nsys: bool,
+    options: &ImportOptions,
+) -> Result<hta_compat::HtaCompat, ImportError> {
+    if nsys {
         return Err(ImportError::new(
             "$",
             "unsupported-format",
