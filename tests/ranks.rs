@@ -39,9 +39,14 @@ fn bound(m: &MultiRank) -> (i64, i64) {
 /// A copy of rank 1's trace with its clock moved by `shift_ns`: `baseTimeNanoseconds` is the
 /// origin every `ts` counts from, so every timestamp moves by exactly that much.
 fn shifted_rank1(dir: &Path, shift_ns: i64) -> PathBuf {
+    shifted_copy(RANK1, dir, shift_ns)
+}
+
+/// A copy of the rank trace at `source` with its clock moved by `shift_ns`.
+fn shifted_copy(source: &str, dir: &Path, shift_ns: i64) -> PathBuf {
     let mut text = String::new();
     std::io::Read::read_to_string(
-        &mut flate2::read::GzDecoder::new(std::fs::File::open(RANK1).unwrap()),
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(source).unwrap()),
         &mut text,
     )
     .unwrap();
@@ -316,4 +321,28 @@ fn a_clock_that_jumps_mid_trace_gives_no_relation_and_windows_that_disagree() {
         matches!(&s.relations[0].bound, Split::Unknown { why } if why.starts_with("inconsistent-relation"))
     );
     assert_eq!(s.offsets[0].1, "unknown (cross-instance)");
+}
+
+const SYNC_RANK0: &str = "tests/data/ranks-sync/rank0.json.gz";
+const SYNC_RANK1: &str = "tests/data/ranks-sync/rank1.json.gz";
+
+/// The same job with four one-float all-reduces after each step's host sync: short
+/// collectives entered nearly together bound the offset to a few µs, and the true offset 0
+/// (one host clock) lies inside. The bound is narrower than 10 µs, as issue 13 asks.
+#[test]
+fn h200_short_all_reduces_bound_the_offset_within_10_us() {
+    let m = import(&[Path::new(SYNC_RANK0), Path::new(SYNC_RANK1)]);
+    let (lo, hi) = bound(&m);
+    assert_eq!((lo, hi), (-3_967, 4_525));
+    assert!(lo <= 0 && 0 <= hi, "one host clock: the true offset is ~0");
+    assert!(hi - lo < 10_000, "width {} ns", hi - lo);
+    let e = m.pairs[0].evidence.overall.as_ref().unwrap();
+    assert_eq!(e.count, 40);
+    assert_eq!(e.lo_from.label, "0/allreduce#33");
+    assert_eq!(e.hi_from.label, "0/allreduce#18");
+    // Shifting rank 1's clock moves the tight bound by exactly the shift, too.
+    let dir = tempfile::tempdir().unwrap();
+    let shifted = shifted_copy(SYNC_RANK1, dir.path(), 250_000);
+    let (slo, shi) = bound(&import(&[Path::new(SYNC_RANK0), &shifted]));
+    assert_eq!((slo, shi), (-3_967 + 250_000, 4_525 + 250_000));
 }

@@ -468,12 +468,14 @@ impl Summary {
             }
             s.push_str(&format!("{t}\n"));
         }
-        s.push('\n');
-        let mut t = table(&["trace", "count / detail"]);
-        for (k, v) in &self.facts {
-            t.add_row(vec![k.clone(), v.clone()]);
+        if !self.facts.is_empty() {
+            s.push('\n');
+            let mut t = table(&["trace", "count / detail"]);
+            for (k, v) in &self.facts {
+                t.add_row(vec![k.clone(), v.clone()]);
+            }
+            s.push_str(&format!("{t}\n"));
         }
-        s.push_str(&format!("{t}\n"));
         if !self.notes.is_empty() {
             s.push_str("\nnotes:\n");
             for n in &self.notes {
