@@ -29,6 +29,7 @@
 
 #![deny(missing_docs)]
 
+pub mod audit;
 pub mod capture;
 pub mod case;
 pub mod check;
