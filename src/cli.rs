@@ -101,6 +101,9 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
     },
     /// Draw a case file's timeline: an SVG picture, or a terminal sketch.
     Render(crate::render::RenderArgs),
+    /// Write one self-contained HTML page of a case, capture, lab case or trace: answers,
+    /// per-stream and per-device tables, zoomable timeline panels per clock.
+    Report(crate::report::ReportArgs),
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
@@ -206,6 +209,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Form(args) => crate::form::run(args, out),
         Command::Lab { lab } => crate::lab::run(lab, out),
         Command::Render(args) => crate::render::run(args, out),
+        Command::Report(args) => crate::report::run(args, out),
         Command::Import(args) => crate::import::run(args, out),
     }
 }

@@ -44,6 +44,7 @@ pub mod interval;
 pub mod lab;
 pub mod output;
 pub mod render;
+pub mod report;
 pub mod schedule;
 pub mod stats;
 #[cfg(any(test, feature = "proptest"))]
