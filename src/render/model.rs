@@ -207,6 +207,9 @@ pub struct Panel {
     pub lanes: Vec<Lane>,
     /// Submission returns (at most [`MAX_MARKERS`]; none when there would be more).
     pub markers: Vec<Marker>,
+    /// `(k, n)` when the clock is drawn as `n` separate stretches and this is the `k`-th
+    /// (1-based): the time between stretches, empty on this clock, is left out.
+    pub part: Option<(usize, usize)>,
 }
 
 /// Where an arrow starts or ends: a point in a lane row of a panel.
@@ -264,6 +267,9 @@ pub struct Timeline {
     pub unplaced: Vec<String>,
     /// The focused item, if any.
     pub focus: Option<String>,
+    /// Whether a clock is zoomed (focus or window): summaries then describe whole
+    /// questions, beyond the view.
+    pub zoomed: bool,
 }
 
 /// What to lay out.
@@ -440,7 +446,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
     }
     if untimed_events > 0 {
         notes.push(format!(
-            "{untimed_events} event(s) without a timestamp (untimed, pending or not recorded) are not drawn"
+            "{untimed_events} event(s) carry no timestamp by design (untimed markers, pending or not recorded): they are places in the program, not times, so they have no place on an axis"
         ));
     }
     // A wait without a return time is placed at the next host reading after it, if any.
@@ -497,6 +503,17 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
         let p = if len == 0 { 1_000 } else { (len / part).max(1) };
         (a.saturating_sub(p), b.saturating_add(p))
     };
+    // A clock whose items form separate stretches far apart (a serial run, then a
+    // concurrent one) gets one panel per stretch.
+    let mut parts: BTreeMap<usize, Vec<(i64, i64)>> = BTreeMap::new();
+    for (c, _) in views.iter() {
+        let items: Vec<(i64, i64)> = placed
+            .iter()
+            .filter(|(_, p)| p.clock == *c)
+            .map(|(_, p)| (p.start, p.end))
+            .collect();
+        parts.insert(*c, split_parts(items).into_iter().map(|v| pad(v, 40)).collect());
+    }
     for v in views.values_mut() {
         *v = pad(*v, 40);
     }
@@ -512,18 +529,20 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
                 id: focus.clone(),
             })?;
         views.insert(p.clock, pad((p.start, p.end), 16));
+        parts.insert(p.clock, vec![pad((p.start, p.end), 16)]);
         focus_extent = Some((p.clock, p.start, p.end));
     }
     if let Some(w) = &options.window {
         let clock = window_clock(case, w, focus_extent.map(|f| f.0), &views)?;
         views.insert(clock, (w.start, w.end));
+        parts.insert(clock, vec![(w.start, w.end)]);
         // The window replaces a focus on the same clock; the focus item need not be in it.
         if focus_extent.is_some_and(|f| f.0 == clock) {
             focus_extent = None;
         }
     }
-    let in_view = |clock: usize, start: i64, end: i64| -> Option<(i64, i64, (bool, bool))> {
-        let (a, b) = *views.get(&clock)?;
+    let in_view_of = |view: (i64, i64), clock: usize, start: i64, end: i64| -> Option<(i64, i64, (bool, bool))> {
+        let (a, b) = view;
         if end < a || start > b {
             return None;
         }
@@ -544,14 +563,41 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
         notes: Vec::new(),
         unplaced: super::answers::unplaced(case, &report),
         focus: options.focus.clone(),
+        zoomed: options.focus.is_some() || options.window.is_some(),
     };
     // Where each phase bar and wait tick ended up: id → anchor.
     let mut anchors: BTreeMap<String, Anchor> = BTreeMap::new();
-    for (c, clock_def) in case.clocks.iter().enumerate() {
-        let Some(&view) = views.get(&c) else { continue };
+    let all_parts: Vec<(usize, usize, usize, (i64, i64))> = case
+        .clocks
+        .iter()
+        .enumerate()
+        .flat_map(|(c, _)| {
+            let mine = parts.get(&c).cloned().unwrap_or_default();
+            let n = mine.len();
+            mine.into_iter()
+                .enumerate()
+                .map(move |(k, v)| (c, k, n, v))
+        })
+        .collect();
+    for (c, part, of, view) in all_parts {
+        let clock_def = &case.clocks[c];
+        let in_view = |clock: usize, start: i64, end: i64| {
+            if clock == c {
+                in_view_of(view, clock, start, end)
+            } else {
+                None
+            }
+        };
         let clock_id = clock_def.id.as_str();
         let mut lanes: Vec<Lane> = Vec::new();
-        let (mut stream_cov, other_cov) = super::answers::coverages(case, &report, c, view);
+        let (mut stream_cov, mut other_cov) = super::answers::coverages(case, &report, c, view);
+        if of > 1 {
+            // A part shows the questions that have phases in it.
+            other_cov.retain(|cov| !cov.intervals.is_empty());
+            for covs in stream_cov.values_mut() {
+                covs.retain(|cov| !cov.intervals.is_empty());
+            }
+        }
 
         let mut answers = Lane::new(
             LaneKind::Answers,
@@ -714,7 +760,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
                 .collect(),
         );
         lanes.push(loose);
-        let mut ranges = Lane::new(LaneKind::Ranges, "ranges", "annotations, steps: not work");
+        let mut ranges = Lane::new(LaneKind::Ranges, "ranges", "no stream, no question: not work");
         ranges.rows = pack(
             case.phases
                 .iter()
@@ -810,6 +856,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
             view,
             lanes,
             markers,
+            part: (of > 1).then_some((part + 1, of)),
         });
     }
 
@@ -874,6 +921,41 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
     join_arrows(case, &anchors, &mut timeline.arrows);
     timeline.notes = notes;
     Ok(timeline)
+}
+
+/// The stretches of one clock worth a panel each: where nothing happens on the clock for
+/// more than a third of its whole span, it is cut there (at most 4 stretches, at the widest
+/// empty stretches). Items are `[start, end]`; the result is in time order.
+fn split_parts(mut items: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    items.sort_unstable();
+    let mut clusters: Vec<(i64, i64)> = Vec::new();
+    for (s, e) in items {
+        match clusters.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => clusters.push((s, e)),
+        }
+    }
+    let (Some(first), Some(last)) = (clusters.first(), clusters.last()) else {
+        return Vec::new();
+    };
+    let span = i128::from(last.1) - i128::from(first.0);
+    let mut cuts: Vec<(i128, usize)> = clusters
+        .windows(2)
+        .enumerate()
+        .map(|(k, w)| (i128::from(w[1].0) - i128::from(w[0].1), k))
+        .filter(|(gap, _)| gap * 3 > span)
+        .collect();
+    cuts.sort_unstable_by(|a, b| b.cmp(a));
+    cuts.truncate(3);
+    let mut at: Vec<usize> = cuts.into_iter().map(|(_, k)| k).collect();
+    at.sort_unstable();
+    let mut out = Vec::new();
+    let mut from = 0usize;
+    for k in at.into_iter().chain(std::iter::once(clusters.len() - 1)) {
+        out.push((clusters[from].0, clusters[from..=k].iter().map(|c| c.1).max().unwrap_or(clusters[k].1)));
+        from = k + 1;
+    }
+    out
 }
 
 /// The clock a window applies to: the one named, else the focused item's, else the only
@@ -1021,6 +1103,34 @@ mod tests {
             t.arrows[0].tooltip,
             "host wait w covers phase p2 and the 2 phase(s) before it in stream A"
         );
+    }
+
+    ///  [a][b]                                   [c]  → two stretches, cut at the wide gap
+    ///  [a]   [b]   [c]                                → one
+    #[test]
+    fn a_clock_is_cut_only_where_it_is_empty_for_a_third_of_its_span() {
+        assert_eq!(
+            split_parts(vec![(0, 10), (10, 20), (900, 1000)]),
+            vec![(0, 20), (900, 1000)]
+        );
+        assert_eq!(split_parts(vec![(0, 10), (40, 50), (80, 100)]), vec![(0, 100)]);
+        assert_eq!(split_parts(vec![(5, 5)]), vec![(5, 5)]);
+        assert!(split_parts(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn the_lab_streams_capture_gives_serial_and_concurrent_their_own_panels() {
+        let t = layout(
+            &case("fixtures/captures/h200-lab-streams.json"),
+            &LayoutOptions::default(),
+        )
+        .unwrap();
+        let gpu: Vec<_> = t.panels.iter().filter(|p| p.clock_id == "gpu").collect();
+        assert_eq!(gpu.len(), 2);
+        assert_eq!(gpu[0].part, Some((1, 2)));
+        let titles = |p: &Panel| -> Vec<String> { p.lanes.iter().map(|l| l.title.clone()).collect() };
+        assert!(titles(gpu[0]).contains(&"covered: serial-all".to_owned()), "{:?}", titles(gpu[0]));
+        assert!(titles(gpu[1]).contains(&"covered: concurrent-all".to_owned()), "{:?}", titles(gpu[1]));
     }
 
     #[test]

@@ -99,12 +99,13 @@ fn lane_height(lane: &Lane, s: &Scale) -> f64 {
 
 /// The engine's summary line of one coverage, tagged with its question and clock (the
 /// truth test reads these attributes).
-fn summary_text(out: &mut String, cov: &Coverage, y: f64, width: f64) {
-    let text = format!("{}: {}", cov.question, cov.summary);
+fn summary_text(out: &mut String, cov: &Coverage, y: f64, width: f64, zoomed: bool) {
+    let whole = if zoomed { " (whole question)" } else { "" };
+    let text = format!("{}{whole}: {}", cov.question, cov.summary);
     let shown = fit_middle(&text, 10.0, width - LEFT - 8.0).unwrap_or_default();
     let _ = writeln!(
         out,
-        r##"<text x="{:.1}" y="{y:.1}" font-size="10" fill="#555555" data-question="{}" data-clock="{}" data-summary="{}"><title>{}</title>{}</text>"##,
+        r##"<text x="{:.1}" y="{y:.1}" font-size="10" fill="#555555" stroke="#ffffff" stroke-width="3" paint-order="stroke" data-question="{}" data-clock="{}" data-summary="{}"><title>{}</title>{}</text>"##,
         LEFT + 4.0,
         esc(&cov.question),
         esc(&cov.clock_id),
@@ -261,7 +262,7 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
         .any(|(p, s)| p.lanes.iter().any(|l| dense(l, s)));
     let mut body = String::new();
     let mut y = 28.0;
-    let title = fit_middle(&format!("timeline: {}", timeline.title), 18.0, width - 40.0).unwrap_or_default();
+    let title = fit_middle(&format!("timeline: {}", timeline.title), 18.0 * 1.1, width - 40.0).unwrap_or_default();
     let _ = writeln!(
         body,
         r##"<text x="20" y="{y}" font-size="18" font-weight="bold" fill="#111111">{}</text>"##,
@@ -281,11 +282,16 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
     }
     y += 24.0;
     legend(&mut body, timeline, width, &mut y, crowded);
+    let clocks: std::collections::BTreeSet<&str> = timeline.panels.iter().map(|p| p.clock_id.as_str()).collect();
     if timeline.panels.len() > 1 {
-        let note = format!(
-            "{} clocks: each panel has its own time axis. Positions in different panels are not comparable; an arrow between panels shows what a wait covers, not when.",
-            timeline.panels.len()
-        );
+        let note = if clocks.len() > 1 {
+            format!(
+                "{} clocks: each panel has its own time axis. Positions in different panels are not comparable; an arrow between panels shows what a wait covers, not when.",
+                clocks.len()
+            )
+        } else {
+            "One clock drawn in parts: each part has its own axis; the empty time between parts is left out.".to_owned()
+        };
         for line in wrap(&note, width - 40.0, 12.0) {
             y += 16.0;
             let _ = writeln!(body, r##"<text x="20" y="{y}" font-size="12" font-style="italic" fill="#7a3b00">{}</text>"##, esc(&line));
@@ -299,11 +305,16 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
         let scale = &scales[pi];
         let axis = Axis::new(panel.view, max_ticks);
         y += 22.0;
+        let part = match panel.part {
+            Some((k, n)) => format!(" — part {k} of {n} (the empty time between parts is left out)"),
+            None => String::new(),
+        };
         let heading = format!(
-            "clock `{}` — domain {}, instance {}",
+            "clock `{}`{part} — domain {}, instance {}",
             panel.clock_id, panel.clock.domain, panel.clock.instance
         );
-        let shown = fit_middle(&heading, 14.0, width - 24.0).unwrap_or_default();
+        // Bold DejaVu Sans is about 10 % wider than the regular metrics.
+        let shown = fit_middle(&heading, 14.0 * 1.1, width - 24.0).unwrap_or_default();
         let _ = writeln!(
             body,
             r##"<text x="12" y="{y}" font-size="14" font-weight="bold" fill="#111111"><title>{}</title>{}</text>"##,
@@ -351,7 +362,7 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
                 let _ = writeln!(body, r##"<rect x="0" y="{y:.1}" width="{LEFT}" height="{h:.1}" fill="#f3f3f3"/>"##);
             }
             let _ = writeln!(body, r##"<line x1="0" y1="{y:.1}" x2="{width:.1}" y2="{y:.1}" stroke="#dddddd"/>"##);
-            let title = fit_middle(&lane.title, 12.0, LEFT - 16.0).unwrap_or_default();
+            let title = fit_middle(&lane.title, 12.0 * 1.1, LEFT - 16.0).unwrap_or_default();
             let subtitle = fit_middle(&lane.subtitle, 10.0, LEFT - 16.0).unwrap_or_default();
             let _ = writeln!(
                 body,
@@ -388,12 +399,12 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
             if lane.kind == LaneKind::Covered {
                 for cov in &lane.coverage {
                     coverage_strip(&mut body, cov, scale, y + 6.0);
-                    summary_text(&mut body, cov, y + 32.0, width);
+                    summary_text(&mut body, cov, y + 32.0, width, timeline.zoomed);
                 }
             } else {
                 let mut sy = y + h - lane.coverage.len() as f64 * SUMMARY_H + 9.0;
                 for cov in &lane.coverage {
-                    summary_text(&mut body, cov, sy, width);
+                    summary_text(&mut body, cov, sy, width, timeline.zoomed);
                     sy += SUMMARY_H;
                 }
             }
@@ -492,7 +503,7 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
     for note in &timeline.notes {
         for line in wrap(note, width - 40.0, 11.0) {
             y += 14.0;
-            let _ = writeln!(body, r##"<text x="20" y="{y:.1}" font-size="11" fill="#666666">{}</text>"##, esc(&line));
+            let _ = writeln!(body, r##"<text x="20" y="{y:.1}" font-size="11" font-style="italic" fill="#666666">{}</text>"##, esc(&line));
         }
     }
     y += 20.0;

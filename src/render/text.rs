@@ -247,12 +247,14 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
     if let Some(focus) = &timeline.focus {
         say(&mut out, &format!("zoomed to `{focus}` on its clock"), 0);
     }
-    if timeline.panels.len() > 1 {
+    let clocks: std::collections::BTreeSet<&str> =
+        timeline.panels.iter().map(|p| p.clock_id.as_str()).collect();
+    if clocks.len() > 1 {
         say(
             &mut out,
             &format!(
                 "{} clocks, each with its own axis: columns of different clocks are not comparable",
-                timeline.panels.len()
+                clocks.len()
             ),
             0,
         );
@@ -265,8 +267,12 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
         say(
             &mut out,
             &format!(
-                "clock `{}` ({}): 1 column ≈ {}, axis in {}",
+                "clock `{}`{} ({}): 1 column ≈ {}, axis in {}",
                 panel.clock_id,
+                match panel.part {
+                    Some((k, n)) => format!(", part {k} of {n} (empty time between parts left out)"),
+                    None => String::new(),
+                },
                 panel.clock,
                 crate::units::Nanos::new(per_col.max(1)),
                 axis.unit_caption()
@@ -302,7 +308,8 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
                 let _ = writeln!(out, "{label}|{text}|");
             }
             for cov in &lane.coverage {
-                say(&mut out, &format!("{}: {}", cov.question, cov.summary), LABEL_W + 2);
+                let whole = if timeline.zoomed { " (whole question)" } else { "" };
+                say(&mut out, &format!("{}{whole}: {}", cov.question, cov.summary), LABEL_W + 2);
             }
         }
         // Axis.
@@ -339,7 +346,7 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
         }
     }
     for note in &timeline.notes {
-        say(&mut out, &format!("note: {note}"), 0);
+        say(&mut out, note, 0);
     }
     out
 }

@@ -237,6 +237,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
         notes: Vec::new(),
         unplaced: Vec::new(),
         focus: None,
+        zoomed: false,
     });
     let (known, unknown) = report.answers.iter().fold((0, 0), |(k, u), a| {
         let is_unknown = match &a.outcome {
