@@ -106,9 +106,13 @@ fn bar_colour(kind: BarKind) -> (&'static str, &'static str) {
 
 /// The label candidates of a bar, best first: the whole label, its short name, then the
 /// longer of the two cut in the middle to `room` px.
-fn label_in(label: &str, size: f64, room: f64) -> Option<String> {
+fn label_in(label: &str, size: f64, room: f64, answer: bool) -> Option<String> {
     if text_w(label, size) <= room {
         return Some(label.to_owned());
+    }
+    // An answer (`id: value`) keeps its value whole, or is not cut at all.
+    if let (true, Some((_, value))) = (answer, label.split_once(": ")) {
+        return (text_w(value, size) <= room).then(|| value.to_owned());
     }
     let short = short_name(label);
     if let Some(s) = &short {
@@ -127,6 +131,7 @@ pub fn bar(out: &mut String, bar: &Bar, next_start: Option<f64>, s: &Scale, y: f
     let _ = write!(out, "<g><title>{}</title>", esc(&bar.tooltip));
     let w = x1 - x0;
     let bracket = matches!(bar.kind, BarKind::Range | BarKind::Known | BarKind::Unknown);
+    let answer = matches!(bar.kind, BarKind::Known | BarKind::Unknown);
     match bar.kind {
         BarKind::Range | BarKind::Known => {
             // A bracket: a line with two end ticks, the label above the line.
@@ -169,7 +174,7 @@ pub fn bar(out: &mut String, bar: &Bar, next_start: Option<f64>, s: &Scale, y: f
         y + BAR_H - 4.0
     };
     let (text_ink, bg) = if bracket { (ink, true) } else { (ink, false) };
-    if let Some(label) = label_in(&bar.label, size, w - 8.0) {
+    if let Some(label) = label_in(&bar.label, size, w - 8.0, answer) {
         let _ = write!(
             out,
             r#"<text x="{:.2}" y="{ty:.2}" font-size="{size}" fill="{text_ink}" text-anchor="middle"{}>{}</text>"#,
@@ -181,7 +186,7 @@ pub fn bar(out: &mut String, bar: &Bar, next_start: Option<f64>, s: &Scale, y: f
         // Beside the bar, if the row is free up to the next bar (or the picture's edge).
         let limit = next_start.unwrap_or(f64::MAX).min(right - 4.0);
         let room = limit - (x1 + 4.0) - 4.0;
-        if let Some(label) = label_in(&bar.label, size, room) {
+        if let Some(label) = label_in(&bar.label, size, room, answer) {
             let colour = if bracket { ink } else { "#333333" };
             let _ = write!(
                 out,

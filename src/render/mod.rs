@@ -17,17 +17,18 @@ pub mod axis;
 pub mod density;
 mod draw;
 pub mod font;
+pub mod input;
 pub mod model;
 pub mod png;
 pub mod svg;
 pub mod text;
+pub mod view;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use crate::case::load_case_file;
 use crate::cli::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 
@@ -51,7 +52,8 @@ The format follows the output's extension (.svg, .png, .txt); any other extensio
 Exit codes: 0 drawn, 2 the case is malformed, the focus id or window is bad, the extension is unknown, or the output exists (use --force)."
 )]
 pub struct RenderArgs {
-    /// The case file (a fixture, a capture, or a lab's case file).
+    /// The case file (a fixture, a capture, or a lab's case file), or a trace (Kineto JSON /
+    /// .json.gz, Nsight Systems .sqlite), imported in memory first.
     pub file: PathBuf,
     /// Where to write the picture (default: standard output). Never overwritten without --force.
     #[arg(short, long, value_name = "FILE")]
@@ -156,7 +158,7 @@ pub fn run(args: &RenderArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         }
         None => None,
     };
-    let case = load_case_file(&args.file)?;
+    let (case, _) = input::load_input(&args.file)?;
     let timeline = model::layout(
         &case,
         &model::LayoutOptions {

@@ -136,8 +136,16 @@ fn bar_cells(line: &mut [char], bar: &Bar, a: usize, b: usize) {
     }
     // The label inside the bar when it fits (whole, short, or cut in the middle).
     let room = b.saturating_sub(a + 3);
+    let answer = matches!(bar.kind, BarKind::Known | BarKind::Unknown);
     let label = if bar.label.chars().count() <= room {
         bar.label.clone()
+    } else if let (true, Some((_, value))) = (answer, bar.label.split_once(": ")) {
+        // An answer keeps its value whole, or shows no label.
+        if value.chars().count() <= room {
+            value.to_owned()
+        } else {
+            String::new()
+        }
     } else {
         let short = short_name(&bar.label).unwrap_or_else(|| bar.label.clone());
         fit_middle_chars(&short, room)
