@@ -38,8 +38,12 @@ fn all_cases() -> Vec<(String, Case)> {
             cases.push((p.display().to_string(), case));
         }
     }
-    let traces = files("tests/data/traces", |p| p.to_string_lossy().ends_with(".json.gz"));
-    let nsys = files("tests/data/nsys", |p| p.extension().is_some_and(|e| e == "sqlite"));
+    let traces = files("tests/data/traces", |p| {
+        p.to_string_lossy().ends_with(".json.gz")
+    });
+    let nsys = files("tests/data/nsys", |p| {
+        p.extension().is_some_and(|e| e == "sqlite")
+    });
     assert!(traces.len() >= 8 && nsys.len() >= 5, "{traces:?} {nsys:?}");
     for p in traces.into_iter().chain(nsys) {
         let imported = import_path(&p, &ImportOptions::default())
@@ -58,7 +62,10 @@ fn expected(case: &Case) -> BTreeMap<(String, String), SetAnalysis> {
     for answer in &report.answers {
         if let Outcome::Intervals(ia) = &answer.outcome {
             for set in &ia.per_clock {
-                out.insert((answer.id.clone(), set.clock_id.clone()), set.analysis.clone());
+                out.insert(
+                    (answer.id.clone(), set.clock_id.clone()),
+                    set.analysis.clone(),
+                );
             }
         }
     }
@@ -109,12 +116,15 @@ fn check_svg(name: &str, case: &Case, want: &BTreeMap<(String, String), SetAnaly
     );
     let doc = roxmltree::Document::parse(&picture).unwrap();
     let mut seen = BTreeSet::new();
-    for node in doc.descendants().filter(|n| n.has_attribute("data-question")) {
+    for node in doc
+        .descendants()
+        .filter(|n| n.has_attribute("data-question"))
+    {
         let q = node.attribute("data-question").unwrap().to_owned();
         let clock = node.attribute("data-clock").unwrap().to_owned();
-        let a = want
-            .get(&(q.clone(), clock.clone()))
-            .unwrap_or_else(|| panic!("{name}: the picture shows {q} on {clock}, eval has no such answer"));
+        let a = want.get(&(q.clone(), clock.clone())).unwrap_or_else(|| {
+            panic!("{name}: the picture shows {q} on {clock}, eval has no such answer")
+        });
         let summary = node.attribute("data-summary").unwrap();
         agrees(&format!("{name} svg {q}@{clock}"), summary, a);
         // The visible line is that summary (unless cut in the middle to fit).
@@ -129,7 +139,10 @@ fn check_svg(name: &str, case: &Case, want: &BTreeMap<(String, String), SetAnaly
         seen.insert((q, clock));
     }
     let missing: Vec<_> = want.keys().filter(|k| !seen.contains(*k)).collect();
-    assert!(missing.is_empty(), "{name}: intervals answers not drawn: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "{name}: intervals answers not drawn: {missing:?}"
+    );
 
     // Duration answers: a bracket whose tooltip carries the engine's headline, or a line
     // in the list of answers with no place.
@@ -143,12 +156,22 @@ fn check_svg(name: &str, case: &Case, want: &BTreeMap<(String, String), SetAnaly
         if answer.outcome.verdict().is_none() {
             continue;
         }
-        let bracket = format!("question {} ({}): {}", answer.id, answer.kind, answer.headline());
+        let bracket = format!(
+            "question {} ({}): {}",
+            answer.id,
+            answer.kind,
+            answer.headline()
+        );
         let listed = format!("{} ({}): {}", answer.id, answer.kind, answer.headline());
         let drawn = titles.iter().any(|t| t.starts_with(&bracket))
             || (k < 30 && titles.iter().any(|t| t == &listed))
             || t.unplaced.iter().any(|l| l == &listed);
-        assert!(drawn, "{name}: answer {} ({}) is not in the picture", answer.id, answer.headline());
+        assert!(
+            drawn,
+            "{name}: answer {} ({}) is not in the picture",
+            answer.id,
+            answer.headline()
+        );
     }
 }
 
@@ -173,11 +196,18 @@ fn check_text(name: &str, case: &Case, want: &BTreeMap<(String, String), SetAnal
         let a = want
             .get(&(q.to_owned(), clock.clone()))
             .unwrap_or_else(|| panic!("{name}: the sketch shows {q} on {clock}: {line}"));
-        agrees(&format!("{name} text {q}@{clock}"), &format!("union {summary}"), a);
+        agrees(
+            &format!("{name} text {q}@{clock}"),
+            &format!("union {summary}"),
+            a,
+        );
         seen.insert((q.to_owned(), clock.clone()));
     }
     let missing: Vec<_> = want.keys().filter(|k| !seen.contains(*k)).collect();
-    assert!(missing.is_empty(), "{name}: intervals answers not in the sketch: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "{name}: intervals answers not in the sketch: {missing:?}"
+    );
 }
 
 #[test]

@@ -81,15 +81,26 @@ fn report_opens_cleanly(input: &str, clocks: usize, tables: &[&str]) {
             "{input}: console message: {line}"
         );
     }
-    assert!(dom.contains(r#"data-status="ok""#), "{input}: the script did not finish: {}", &dom[..dom.len().min(400)]);
+    assert!(
+        dom.contains(r#"data-status="ok""#),
+        "{input}: the script did not finish: {}",
+        &dom[..dom.len().min(400)]
+    );
     assert!(!dom.contains("data-errors=\""), "{input}: a script error");
     assert!(
         dom.contains(&format!(r#"data-panels-drawn="{clocks}""#)),
         "{input}: expected {clocks} panels drawn"
     );
-    assert_eq!(dom.matches(r#"<div class="panel""#).count(), clocks, "{input}");
+    assert_eq!(
+        dom.matches(r#"<div class="panel""#).count(),
+        clocks,
+        "{input}"
+    );
     for id in tables {
-        assert!(dom.contains(&format!(r#"<section id="{id}">"#)), "{input}: no section {id}");
+        assert!(
+            dom.contains(&format!(r#"<section id="{id}">"#)),
+            "{input}: no section {id}"
+        );
     }
 
     // A screenshot that is not blank: many pixels that are neither white nor one colour.
@@ -111,7 +122,10 @@ fn report_opens_cleanly(input: &str, clocks: usize, tables: &[&str]) {
         .filter(|p| p.red() < 200 || p.green() < 200 || p.blue() < 200)
         .count();
     let total = pixmap.pixels().len();
-    assert!(ink * 50 > total, "{input}: the screenshot is almost blank ({ink} of {total} pixels inked)");
+    assert!(
+        ink * 50 > total,
+        "{input}: the screenshot is almost blank ({ink} of {total} pixels inked)"
+    );
 }
 
 #[test]

@@ -31,7 +31,9 @@ pub fn summary(a: &SetAnalysis) -> String {
         "union {}, sum {}, span {}, overlap {}, {} gap(s), max depth {}",
         wide(a.union_ns),
         wide(a.sum_ns),
-        a.span_ns().map(wide).unwrap_or_else(|| "unknown (empty-set)".into()),
+        a.span_ns()
+            .map(wide)
+            .unwrap_or_else(|| "unknown (empty-set)".into()),
         wide(a.overlap_ns()),
         a.gaps.len(),
         a.max_depth
@@ -137,7 +139,8 @@ pub fn coverages(
             })
             .collect();
         let cov = coverage(&q.id, clock_id, &set.analysis, intervals, view);
-        let streams: BTreeSet<Option<usize>> = mine.iter().map(|&p| case.phases[p].stream).collect();
+        let streams: BTreeSet<Option<usize>> =
+            mine.iter().map(|&p| case.phases[p].stream).collect();
         let single = match streams.iter().collect::<Vec<_>>().as_slice() {
             [Some(s)] => {
                 let all: BTreeSet<usize> = (0..case.phases.len())
@@ -174,10 +177,7 @@ fn place(case: &Case, ask: &Ask) -> Option<(usize, i64, i64, String)> {
             let (EventState::Completed(ta), EventState::Completed(tb)) = (a.state, b.state) else {
                 return None;
             };
-            let (ca, cb) = (
-                case.streams[a.stream].clock,
-                case.streams[b.stream].clock,
-            );
+            let (ca, cb) = (case.streams[a.stream].clock, case.streams[b.stream].clock);
             (ca == cb).then(|| {
                 (
                     ca,
@@ -312,6 +312,11 @@ mod tests {
             .collect();
         let unknown: Vec<&Bar> = bars.iter().filter(|b| b.kind == BarKind::Unknown).collect();
         assert!(!unknown.is_empty());
-        assert!(unknown.iter().any(|b| b.label.ends_with("unknown (no-wait)")), "{bars:?}");
+        assert!(
+            unknown
+                .iter()
+                .any(|b| b.label.ends_with("unknown (no-wait)")),
+            "{bars:?}"
+        );
     }
 }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::density;
 use super::font::{fit_middle, short_name, width as text_w};
-use super::model::{Bar, BarKind, Timeline, TickKind};
+use super::model::{Bar, BarKind, TickKind, Timeline};
 
 /// Left margin: the lane labels' column.
 pub const LEFT: f64 = 190.0;
@@ -135,7 +135,10 @@ pub fn bar(out: &mut String, bar: &Bar, next_start: Option<f64>, s: &Scale, y: f
     match bar.kind {
         BarKind::Range | BarKind::Known => {
             // A bracket: a line with two end ticks, the label above the line.
-            let (ly, sw) = (y + BAR_H - 3.0, if bar.kind == BarKind::Known { 2.0 } else { 1.2 });
+            let (ly, sw) = (
+                y + BAR_H - 3.0,
+                if bar.kind == BarKind::Known { 2.0 } else { 1.2 },
+            );
             let _ = write!(
                 out,
                 r#"<path d="M{x0:.2},{:.2} V{ly:.2} H{x1:.2} V{:.2}" fill="none" stroke="{fill}" stroke-width="{sw}"/>"#,
@@ -308,7 +311,11 @@ pub fn legend(out: &mut String, timeline: &Timeline, width: f64, y: &mut f64, cr
         ("rect", C_UNION, "covered (union)"),
         ("rect", C_OVERLAP, "overlap (depth ≥ 2)"),
         ("hatch", "", "gap (idle)"),
-        ("density", C_PHASE, "density: column height = exact busy fraction"),
+        (
+            "density",
+            C_PHASE,
+            "density: column height = exact busy fraction",
+        ),
     ];
     let used = used_entries(timeline, crowded);
     let mut x = 20.0;

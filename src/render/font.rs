@@ -37,7 +37,9 @@ fn metrics() -> &'static Metrics {
         Metrics {
             advances,
             fallback,
-            units_per_em: face.as_ref().map_or(2048.0, |f| f64::from(f.units_per_em())),
+            units_per_em: face
+                .as_ref()
+                .map_or(2048.0, |f| f64::from(f.units_per_em())),
         }
     })
 }
@@ -47,14 +49,7 @@ pub fn width(text: &str, size: f64) -> f64 {
     let m = metrics();
     let units: u64 = text
         .chars()
-        .map(|c| {
-            u64::from(
-                m.advances
-                    .get(c as usize)
-                    .copied()
-                    .unwrap_or(m.fallback),
-            )
-        })
+        .map(|c| u64::from(m.advances.get(c as usize).copied().unwrap_or(m.fallback)))
         .sum();
     units as f64 / m.units_per_em * size * 1.02
 }
@@ -131,7 +126,10 @@ pub fn short_name(label: &str) -> Option<String> {
     // The last word before the parameters is the function (after `void`, `static` …).
     let last_word = name.split_whitespace().last().unwrap_or(name);
     let candidate = if last_word.contains("::") {
-        last_word.rsplit("::").find(|s| !s.is_empty()).unwrap_or(last_word)
+        last_word
+            .rsplit("::")
+            .find(|s| !s.is_empty())
+            .unwrap_or(last_word)
     } else if name.contains("::") || trimmed.contains('<') {
         last_word
     } else {

@@ -98,7 +98,10 @@ pub fn parse_window(text: &str) -> Result<(i64, i64), String> {
 
 /// The format to write: the one asked for, or the output's extension's; a mismatch or an
 /// unknown extension is an error (`unknown-extension`).
-fn choose_format(output: Option<&Path>, asked: Option<RenderFormat>) -> Result<RenderFormat, Failure> {
+fn choose_format(
+    output: Option<&Path>,
+    asked: Option<RenderFormat>,
+) -> Result<RenderFormat, Failure> {
     let Some(path) = output else {
         return Ok(asked.unwrap_or(RenderFormat::Svg));
     };
@@ -175,10 +178,12 @@ pub fn run(args: &RenderArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     };
     let bytes: Vec<u8> = match format {
         RenderFormat::Svg => svg::render(&timeline, &svg_options).into_bytes(),
-        RenderFormat::Png => png::svg_to_png(&svg::render(&timeline, &svg_options)).map_err(|m| Failure {
-            message: format!("{file}: error[png]: {m}"),
-            code: EXIT_INPUT,
-        })?,
+        RenderFormat::Png => {
+            png::svg_to_png(&svg::render(&timeline, &svg_options)).map_err(|m| Failure {
+                message: format!("{file}: error[png]: {m}"),
+                code: EXIT_INPUT,
+            })?
+        }
         RenderFormat::Text => text::render(
             &timeline,
             &text::TextOptions {
@@ -216,9 +221,19 @@ mod tests {
         let f = |p: &str, a| choose_format(Some(Path::new(p)), a);
         assert_eq!(f("x.svg", None).unwrap(), RenderFormat::Svg);
         assert_eq!(f("x.PNG", None).unwrap(), RenderFormat::Png);
-        assert_eq!(f("x.txt", Some(RenderFormat::Text)).unwrap(), RenderFormat::Text);
-        for bad in [f("x.jpg", None), f("x", None), f("x.svg", Some(RenderFormat::Png))] {
-            assert!(bad.unwrap_err().message.contains("error[unknown-extension]"));
+        assert_eq!(
+            f("x.txt", Some(RenderFormat::Text)).unwrap(),
+            RenderFormat::Text
+        );
+        for bad in [
+            f("x.jpg", None),
+            f("x", None),
+            f("x.svg", Some(RenderFormat::Png)),
+        ] {
+            assert!(bad
+                .unwrap_err()
+                .message
+                .contains("error[unknown-extension]"));
         }
         assert_eq!(choose_format(None, None).unwrap(), RenderFormat::Svg);
     }

@@ -26,8 +26,8 @@ use crate::clock::ClockId;
 use crate::schedule::{merge, Schedule};
 use crate::units::Nanos;
 
-pub use super::view::{LayoutError, Window};
 use super::view::{split_parts, window_clock};
+pub use super::view::{LayoutError, Window};
 
 /// What kind of thing a bar is (the renderers colour by it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -483,7 +483,10 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
             .filter(|(_, p)| p.clock == *c)
             .map(|(_, p)| (p.start, p.end))
             .collect();
-        parts.insert(*c, split_parts(items).into_iter().map(|v| pad(v, 40)).collect());
+        parts.insert(
+            *c,
+            split_parts(items).into_iter().map(|v| pad(v, 40)).collect(),
+        );
     }
     for v in views.values_mut() {
         *v = pad(*v, 40);
@@ -512,7 +515,11 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
             focus_extent = None;
         }
     }
-    let in_view_of = |view: (i64, i64), clock: usize, start: i64, end: i64| -> Option<(i64, i64, (bool, bool))> {
+    let in_view_of = |view: (i64, i64),
+                      clock: usize,
+                      start: i64,
+                      end: i64|
+     -> Option<(i64, i64, (bool, bool))> {
         let (a, b) = view;
         if end < a || start > b {
             return None;
@@ -545,9 +552,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
         .flat_map(|(c, _)| {
             let mine = parts.get(&c).cloned().unwrap_or_default();
             let n = mine.len();
-            mine.into_iter()
-                .enumerate()
-                .map(move |(k, v)| (c, k, n, v))
+            mine.into_iter().enumerate().map(move |(k, v)| (c, k, n, v))
         })
         .collect();
     for (c, part, of, view) in all_parts {
@@ -570,11 +575,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
             }
         }
 
-        let mut answers = Lane::new(
-            LaneKind::Answers,
-            "answers",
-            "eval: known value / unknown",
-        );
+        let mut answers = Lane::new(LaneKind::Answers, "answers", "eval: known value / unknown");
         answers.rows = pack(super::answers::answer_bars(case, &report, c, view));
         lanes.push(answers);
 
@@ -731,7 +732,11 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
                 .collect(),
         );
         lanes.push(loose);
-        let mut ranges = Lane::new(LaneKind::Ranges, "ranges", "no stream, no question: not work");
+        let mut ranges = Lane::new(
+            LaneKind::Ranges,
+            "ranges",
+            "no stream, no question: not work",
+        );
         ranges.rows = pack(
             case.phases
                 .iter()
@@ -928,9 +933,7 @@ fn join_arrows(case: &Case, anchors: &BTreeMap<String, Anchor>, arrows: &mut Vec
             cross_clock: from.panel != to.panel,
             tooltip: format!(
                 "declared join: stream {} waits for event {} (stream {}) before its {what}",
-                case.streams[*stream].id,
-                ev.id,
-                case.streams[ev.stream].id,
+                case.streams[*stream].id, ev.id, case.streams[ev.stream].id,
             ),
         });
     }
@@ -956,22 +959,40 @@ mod tests {
         assert_eq!(t.panels[1].clock_id, "gpu");
         // host: answers (submission and completion), timers (2 rows: they overlap), waits
         let host: Vec<_> = t.panels[0].lanes.iter().map(|l| l.kind).collect();
-        assert_eq!(host, vec![LaneKind::Answers, LaneKind::Timers, LaneKind::Waits]);
+        assert_eq!(
+            host,
+            vec![LaneKind::Answers, LaneKind::Timers, LaneKind::Waits]
+        );
         assert_eq!(t.panels[0].lanes[1].rows.len(), 2);
         // gpu: the device interval's bracket, streams A and B, the intervals question
         let gpu: Vec<_> = t.panels[1].lanes.iter().map(|l| l.title.as_str()).collect();
-        assert_eq!(gpu, vec!["answers", "stream A", "stream B", "covered: phases"]);
+        assert_eq!(
+            gpu,
+            vec!["answers", "stream A", "stream B", "covered: phases"]
+        );
         let cov = &t.panels[1].lanes[3].coverage[0];
         assert_eq!(cov.overlaps, vec![(7_040_000, 7_080_000, 2)]);
         assert!(cov.gaps.is_empty());
         // wait-end covers phase-1 and phase-2, both on the other clock
-        let waits: Vec<&Arrow> = t.arrows.iter().filter(|a| a.kind == ArrowKind::Wait).collect();
+        let waits: Vec<&Arrow> = t
+            .arrows
+            .iter()
+            .filter(|a| a.kind == ArrowKind::Wait)
+            .collect();
         assert_eq!(waits.len(), 2);
         assert!(waits.iter().all(|a| a.cross_clock));
         // the declared join: stream A waits on phase-2-done (stream B)
-        let joins: Vec<&Arrow> = t.arrows.iter().filter(|a| a.kind == ArrowKind::Join).collect();
+        let joins: Vec<&Arrow> = t
+            .arrows
+            .iter()
+            .filter(|a| a.kind == ArrowKind::Join)
+            .collect();
         assert_eq!(joins.len(), 1, "{:?}", t.arrows);
-        assert!(joins[0].tooltip.contains("phase-2-done"), "{}", joins[0].tooltip);
+        assert!(
+            joins[0].tooltip.contains("phase-2-done"),
+            "{}",
+            joins[0].tooltip
+        );
     }
 
     ///  stream A:  [p0)[p1)[p2)       one device-wide wait after all three
@@ -1006,9 +1027,18 @@ mod tests {
         let gpu: Vec<_> = t.panels.iter().filter(|p| p.clock_id == "gpu").collect();
         assert_eq!(gpu.len(), 2);
         assert_eq!(gpu[0].part, Some((1, 2)));
-        let titles = |p: &Panel| -> Vec<String> { p.lanes.iter().map(|l| l.title.clone()).collect() };
-        assert!(titles(gpu[0]).contains(&"covered: serial-all".to_owned()), "{:?}", titles(gpu[0]));
-        assert!(titles(gpu[1]).contains(&"covered: concurrent-all".to_owned()), "{:?}", titles(gpu[1]));
+        let titles =
+            |p: &Panel| -> Vec<String> { p.lanes.iter().map(|l| l.title.clone()).collect() };
+        assert!(
+            titles(gpu[0]).contains(&"covered: serial-all".to_owned()),
+            "{:?}",
+            titles(gpu[0])
+        );
+        assert!(
+            titles(gpu[1]).contains(&"covered: concurrent-all".to_owned()),
+            "{:?}",
+            titles(gpu[1])
+        );
     }
 
     #[test]

@@ -19,7 +19,8 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, String> {
     fonts.set_sans_serif_family(FONT_FAMILY);
     fonts.set_serif_family(FONT_FAMILY);
     fonts.set_monospace_family(FONT_FAMILY);
-    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| format!("the SVG does not parse: {e}"))?;
+    let tree =
+        usvg::Tree::from_str(svg, &options).map_err(|e| format!("the SVG does not parse: {e}"))?;
     let size = tree.size().to_int_size();
     let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).ok_or_else(|| {
         format!(

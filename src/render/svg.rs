@@ -110,7 +110,10 @@ fn summary_text(out: &mut String, cov: &Coverage, y: f64, width: f64, zoomed: bo
         esc(&cov.question),
         esc(&cov.clock_id),
         esc(&cov.summary),
-        esc(&format!("question {} on clock `{}` (from eval): {}", cov.question, cov.clock_id, cov.summary)),
+        esc(&format!(
+            "question {} on clock `{}` (from eval): {}",
+            cov.question, cov.clock_id, cov.summary
+        )),
         esc(&shown)
     );
 }
@@ -118,7 +121,15 @@ fn summary_text(out: &mut String, cov: &Coverage, y: f64, width: f64, zoomed: bo
 /// The covered strip of one coverage: stretches when few, density when many.
 fn coverage_strip(out: &mut String, cov: &Coverage, s: &Scale, by: f64) {
     if s.crowded(cov.gaps.len() + cov.overlaps.len() + cov.union.len()) {
-        density_strip(out, &cov.intervals, s, by, 12.0, C_UNION, &format!("question {}", cov.question));
+        density_strip(
+            out,
+            &cov.intervals,
+            s,
+            by,
+            12.0,
+            C_UNION,
+            &format!("question {}", cov.question),
+        );
         return;
     }
     for &(a, b) in &cov.union {
@@ -166,21 +177,18 @@ fn coverage_strip(out: &mut String, cov: &Coverage, s: &Scale, by: f64) {
 
 /// Draws the ticks of one lane: markers with labels that never collide, or, when there are
 /// too many, one path of plain marks without labels.
-fn ticks(
-    out: &mut String,
-    lane: &Lane,
-    s: &Scale,
-    y: f64,
-    h: f64,
-    width: f64,
-) -> Option<f64> {
+fn ticks(out: &mut String, lane: &Lane, s: &Scale, y: f64, h: f64, width: f64) -> Option<f64> {
     let mut wait_y = None;
     if s.crowded(lane.ticks.len()) {
         let mut d = String::new();
         for t in &lane.ticks {
             let _ = write!(d, "M{:.1},{:.1}v{:.1}", s.x(t.at), y + 13.0, h - 15.0);
         }
-        let colour = if lane.kind == LaneKind::Marks { C_MARK } else { C_EVENT };
+        let colour = if lane.kind == LaneKind::Marks {
+            C_MARK
+        } else {
+            C_EVENT
+        };
         let _ = writeln!(
             out,
             r#"<path d="{d}" stroke="{colour}" stroke-width="0.6"><title>{} ticks (too many to label: zoom with --window or --focus)</title></path>"#,
@@ -209,7 +217,11 @@ fn ticks(
                 );
             }
             TickKind::Event | TickKind::Mark => {
-                let colour = if tick.kind == TickKind::Event { C_EVENT } else { C_MARK };
+                let colour = if tick.kind == TickKind::Event {
+                    C_EVENT
+                } else {
+                    C_MARK
+                };
                 let _ = write!(
                     out,
                     r#"<line x1="{x:.2}" y1="{:.2}" x2="{x:.2}" y2="{:.2}" stroke="{colour}" stroke-width="2"/><path d="M{:.2},{:.2} l8,0 l-4,5 z" fill="{colour}"/>"#,
@@ -253,7 +265,11 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
     let scales: Vec<Scale> = timeline
         .panels
         .iter()
-        .map(|p| Scale { a: p.view.0, b: p.view.1, plot_w })
+        .map(|p| Scale {
+            a: p.view.0,
+            b: p.view.1,
+            plot_w,
+        })
         .collect();
     let crowded = timeline
         .panels
@@ -262,7 +278,12 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
         .any(|(p, s)| p.lanes.iter().any(|l| dense(l, s)));
     let mut body = String::new();
     let mut y = 28.0;
-    let title = fit_middle(&format!("timeline: {}", timeline.title), 18.0 * 1.1, width - 40.0).unwrap_or_default();
+    let title = fit_middle(
+        &format!("timeline: {}", timeline.title),
+        18.0 * 1.1,
+        width - 40.0,
+    )
+    .unwrap_or_default();
     let _ = writeln!(
         body,
         r##"<text x="20" y="{y}" font-size="18" font-weight="bold" fill="#111111">{}</text>"##,
@@ -271,18 +292,35 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
     y += 8.0;
     if let Some(focus) = &timeline.focus {
         y += 16.0;
-        let line = fit_middle(&format!("zoomed to `{focus}` on its clock (other clocks are shown whole)"), 12.0, width - 40.0).unwrap_or_default();
-        let _ = writeln!(body, r##"<text x="20" y="{y}" font-size="12" fill="#444444">{}</text>"##, esc(&line));
+        let line = fit_middle(
+            &format!("zoomed to `{focus}` on its clock (other clocks are shown whole)"),
+            12.0,
+            width - 40.0,
+        )
+        .unwrap_or_default();
+        let _ = writeln!(
+            body,
+            r##"<text x="20" y="{y}" font-size="12" fill="#444444">{}</text>"##,
+            esc(&line)
+        );
     }
     if let Some(d) = &timeline.description {
         for line in wrap(d, width - 40.0, 12.0).iter().take(6) {
             y += 16.0;
-            let _ = writeln!(body, r##"<text x="20" y="{y}" font-size="12" fill="#444444">{}</text>"##, esc(line));
+            let _ = writeln!(
+                body,
+                r##"<text x="20" y="{y}" font-size="12" fill="#444444">{}</text>"##,
+                esc(line)
+            );
         }
     }
     y += 24.0;
     legend(&mut body, timeline, width, &mut y, crowded);
-    let clocks: std::collections::BTreeSet<&str> = timeline.panels.iter().map(|p| p.clock_id.as_str()).collect();
+    let clocks: std::collections::BTreeSet<&str> = timeline
+        .panels
+        .iter()
+        .map(|p| p.clock_id.as_str())
+        .collect();
     if timeline.panels.len() > 1 {
         let note = if clocks.len() > 1 {
             format!(
@@ -294,19 +332,26 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
         };
         for line in wrap(&note, width - 40.0, 12.0) {
             y += 16.0;
-            let _ = writeln!(body, r##"<text x="20" y="{y}" font-size="12" font-style="italic" fill="#7a3b00">{}</text>"##, esc(&line));
+            let _ = writeln!(
+                body,
+                r##"<text x="20" y="{y}" font-size="12" font-style="italic" fill="#7a3b00">{}</text>"##,
+                esc(&line)
+            );
         }
     }
     y += 14.0;
 
     // Row centres, for the arrows: (panel, lane, row) → y.
-    let mut row_y: std::collections::HashMap<(usize, usize, usize), f64> = std::collections::HashMap::new();
+    let mut row_y: std::collections::HashMap<(usize, usize, usize), f64> =
+        std::collections::HashMap::new();
     for (pi, panel) in timeline.panels.iter().enumerate() {
         let scale = &scales[pi];
         let axis = Axis::new(panel.view, max_ticks);
         y += 22.0;
         let part = match panel.part {
-            Some((k, n)) => format!(" — part {k} of {n} (the empty time between parts is left out)"),
+            Some((k, n)) => {
+                format!(" — part {k} of {n} (the empty time between parts is left out)")
+            }
             None => String::new(),
         };
         let heading = format!(
@@ -353,15 +398,25 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
         );
         for &t in &axis.ticks {
             let x = scale.x(t);
-            let _ = write!(body, r##"<line x1="{x:.2}" y1="{top:.1}" x2="{x:.2}" y2="{:.1}" stroke="#e6e6e6"/>"##, top + lanes_h);
+            let _ = write!(
+                body,
+                r##"<line x1="{x:.2}" y1="{top:.1}" x2="{x:.2}" y2="{:.1}" stroke="#e6e6e6"/>"##,
+                top + lanes_h
+            );
         }
         body.push('\n');
         for (li, lane) in panel.lanes.iter().enumerate() {
             let h = lane_height(lane, scale);
             if li % 2 == 1 {
-                let _ = writeln!(body, r##"<rect x="0" y="{y:.1}" width="{LEFT}" height="{h:.1}" fill="#f3f3f3"/>"##);
+                let _ = writeln!(
+                    body,
+                    r##"<rect x="0" y="{y:.1}" width="{LEFT}" height="{h:.1}" fill="#f3f3f3"/>"##
+                );
             }
-            let _ = writeln!(body, r##"<line x1="0" y1="{y:.1}" x2="{width:.1}" y2="{y:.1}" stroke="#dddddd"/>"##);
+            let _ = writeln!(
+                body,
+                r##"<line x1="0" y1="{y:.1}" x2="{width:.1}" y2="{y:.1}" stroke="#dddddd"/>"##
+            );
             let title = fit_middle(&lane.title, 12.0 * 1.1, LEFT - 16.0).unwrap_or_default();
             let subtitle = fit_middle(&lane.subtitle, 10.0, LEFT - 16.0).unwrap_or_default();
             let _ = writeln!(
@@ -374,12 +429,28 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
                 y + 26.0,
                 esc(&subtitle)
             );
-            let rows_top = if lane.kind == LaneKind::Stream && !lane.ticks.is_empty() { y + 14.0 } else { y + 2.0 };
+            let rows_top = if lane.kind == LaneKind::Stream && !lane.ticks.is_empty() {
+                y + 14.0
+            } else {
+                y + 2.0
+            };
             if dense(lane, scale) && lane.kind != LaneKind::Covered {
                 let intervals: Vec<(i64, i64)> = lane.bars().map(|b| (b.start, b.end)).collect();
                 let ry = rows_top + (ROW_H - BAR_H) / 2.0;
-                let colour = if lane.kind == LaneKind::Ranges { C_RANGE } else { C_PHASE };
-                density_strip(&mut body, &intervals, scale, ry - 2.0, BAR_H + 4.0, colour, &format!("{}: {} items", lane.title, intervals.len()));
+                let colour = if lane.kind == LaneKind::Ranges {
+                    C_RANGE
+                } else {
+                    C_PHASE
+                };
+                density_strip(
+                    &mut body,
+                    &intervals,
+                    scale,
+                    ry - 2.0,
+                    BAR_H + 4.0,
+                    colour,
+                    &format!("{}: {} items", lane.title, intervals.len()),
+                );
                 for ri in 0..lane.rows.len() {
                     row_y.insert((pi, li, ri), ry + BAR_H / 2.0);
                 }
@@ -393,7 +464,14 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
                     }
                 }
             }
-            if let Some(wy) = ticks(&mut body, lane, scale, y, h - lane.coverage.len() as f64 * SUMMARY_H, width) {
+            if let Some(wy) = ticks(
+                &mut body,
+                lane,
+                scale,
+                y,
+                h - lane.coverage.len() as f64 * SUMMARY_H,
+                width,
+            ) {
                 row_y.insert((pi, li, 0), wy);
             }
             if lane.kind == LaneKind::Covered {
@@ -419,13 +497,21 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
                 esc(&m.tooltip)
             );
         }
-        let _ = write!(body, r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#333333"/>"##, LEFT + plot_w);
+        let _ = write!(
+            body,
+            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#333333"/>"##,
+            LEFT + plot_w
+        );
         let mut taken = Occupied::default();
         for &t in &axis.ticks {
             let x = scale.x(t);
             let label = axis.label(t);
             let w = text_w(&label, 11.0);
-            let _ = write!(body, r##"<line x1="{x:.2}" y1="{y:.1}" x2="{x:.2}" y2="{:.1}" stroke="#333333"/>"##, y + 5.0);
+            let _ = write!(
+                body,
+                r##"<line x1="{x:.2}" y1="{y:.1}" x2="{x:.2}" y2="{:.1}" stroke="#333333"/>"##,
+                y + 5.0
+            );
             if taken.free(x - w / 2.0, x + w / 2.0) && x + w / 2.0 <= width - 2.0 {
                 taken.take(x - w / 2.0, x + w / 2.0);
                 let _ = write!(
@@ -436,7 +522,12 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
                 );
             }
         }
-        let caption = format!("time on clock `{}` ({}), {}", panel.clock_id, panel.clock, axis.unit_caption());
+        let caption = format!(
+            "time on clock `{}` ({}), {}",
+            panel.clock_id,
+            panel.clock,
+            axis.unit_caption()
+        );
         let _ = writeln!(
             body,
             r##"<text x="{:.1}" y="{:.1}" font-size="11" font-style="italic" fill="#333333" text-anchor="middle">{}</text>"##,
@@ -461,7 +552,11 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
             // A join holds the waiting stream back until the event: a straight arrow from
             // the event's lane to the waiting lane, beside the event's tick, and its name.
             let x = x0.max(x1) + 7.0;
-            let (ya, yb) = if y1 > y0 { (y0 - 4.0, y1 - BAR_H / 2.0) } else { (y0 + 4.0, y1 + BAR_H / 2.0) };
+            let (ya, yb) = if y1 > y0 {
+                (y0 - 4.0, y1 - BAR_H / 2.0)
+            } else {
+                (y0 + 4.0, y1 + BAR_H / 2.0)
+            };
             let _ = writeln!(
                 body,
                 r##"<g><title>{}</title><path d="M{x:.2},{ya:.2} V{yb:.2}" stroke="{C_JOIN}" stroke-width="1.8" marker-end="url(#join)"/><text x="{:.2}" y="{:.2}" font-size="9" fill="{C_JOIN}">join</text></g>"##,
@@ -476,8 +571,16 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
             ArrowKind::Wait => (C_ARROW, "arrow", x1 - 5.0),
             ArrowKind::Join => (C_JOIN, "join", x1 + 3.0),
         };
-        let dash = if arrow.cross_clock { r#" stroke-dasharray="5,3""# } else { "" };
-        let (y0, y1) = if y1 > y0 { (y0 + 6.0, y1 - BAR_H / 2.0 - 1.0) } else { (y0 - 6.0, y1 + BAR_H / 2.0 + 1.0) };
+        let dash = if arrow.cross_clock {
+            r#" stroke-dasharray="5,3""#
+        } else {
+            ""
+        };
+        let (y0, y1) = if y1 > y0 {
+            (y0 + 6.0, y1 - BAR_H / 2.0 - 1.0)
+        } else {
+            (y0 - 6.0, y1 + BAR_H / 2.0 + 1.0)
+        };
         let mid = (y0 + y1) / 2.0;
         let _ = writeln!(
             body,
@@ -488,22 +591,38 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
 
     if !timeline.unplaced.is_empty() {
         y += 16.0;
-        let _ = writeln!(body, r##"<text x="20" y="{y:.1}" font-size="12" font-weight="bold" fill="#333333">answers with no place on one clock (from eval)</text>"##);
+        let _ = writeln!(
+            body,
+            r##"<text x="20" y="{y:.1}" font-size="12" font-weight="bold" fill="#333333">answers with no place on one clock (from eval)</text>"##
+        );
         const MAX_LINES: usize = 30;
         for line in timeline.unplaced.iter().take(MAX_LINES) {
             y += 14.0;
             let shown = fit_middle(line, 11.0, width - 40.0).unwrap_or_default();
-            let _ = writeln!(body, r##"<text x="20" y="{y:.1}" font-size="11" fill="#333333"><title>{}</title>{}</text>"##, esc(line), esc(&shown));
+            let _ = writeln!(
+                body,
+                r##"<text x="20" y="{y:.1}" font-size="11" fill="#333333"><title>{}</title>{}</text>"##,
+                esc(line),
+                esc(&shown)
+            );
         }
         if timeline.unplaced.len() > MAX_LINES {
             y += 14.0;
-            let _ = writeln!(body, r##"<text x="20" y="{y:.1}" font-size="11" fill="#666666">… and {} more: `worksheet eval` lists them all</text>"##, timeline.unplaced.len() - MAX_LINES);
+            let _ = writeln!(
+                body,
+                r##"<text x="20" y="{y:.1}" font-size="11" fill="#666666">… and {} more: `worksheet eval` lists them all</text>"##,
+                timeline.unplaced.len() - MAX_LINES
+            );
         }
     }
     for note in &timeline.notes {
         for line in wrap(note, width - 40.0, 11.0) {
             y += 14.0;
-            let _ = writeln!(body, r##"<text x="20" y="{y:.1}" font-size="11" font-style="italic" fill="#666666">{}</text>"##, esc(&line));
+            let _ = writeln!(
+                body,
+                r##"<text x="20" y="{y:.1}" font-size="11" font-style="italic" fill="#666666">{}</text>"##,
+                esc(&line)
+            );
         }
     }
     y += 20.0;
@@ -583,7 +702,14 @@ mod tests {
           "marks": [{"id": "m", "clock": "c", "at": "0 ns"}]}"#;
         let case = crate::case::load_case_str(text, "extreme.json").unwrap();
         for focus in [None, Some("zero".to_owned()), Some("high".to_owned())] {
-            let t = layout(&case, &LayoutOptions { focus, ..Default::default() }).unwrap();
+            let t = layout(
+                &case,
+                &LayoutOptions {
+                    focus,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             let svg = render(&t, &SvgOptions::default());
             roxmltree::Document::parse(&svg).unwrap();
             let sketch = crate::render::text::render(&t, &Default::default());

@@ -75,7 +75,9 @@ fn lane_labels(lanes: &[Lane]) -> Vec<String> {
         .map(|l| fit_middle_chars(title_of(l), LABEL_W - 1))
         .collect();
     for k in 0..labels.len() {
-        let same: Vec<usize> = (0..labels.len()).filter(|&j| labels[j] == labels[k]).collect();
+        let same: Vec<usize> = (0..labels.len())
+            .filter(|&j| labels[j] == labels[k])
+            .collect();
         if same.len() > 1 {
             for (n, &j) in same.iter().enumerate() {
                 let tag = format!("{}:", n + 1);
@@ -151,8 +153,15 @@ fn bar_cells(line: &mut [char], bar: &Bar, a: usize, b: usize) {
         fit_middle_chars(&short, room)
     };
     let label: Vec<char> = label.chars().collect();
-    if label.len() >= 3.min(bar.label.chars().count()) && !label.is_empty() && a + 2 + label.len() < cols {
-        line[a + 1] = if bar.kind == BarKind::Unknown { '?' } else { ' ' };
+    if label.len() >= 3.min(bar.label.chars().count())
+        && !label.is_empty()
+        && a + 2 + label.len() < cols
+    {
+        line[a + 1] = if bar.kind == BarKind::Unknown {
+            '?'
+        } else {
+            ' '
+        };
         for (k, ch) in label.iter().enumerate() {
             line[a + 2 + k] = *ch;
         }
@@ -168,7 +177,10 @@ fn lane_lines(lane: &Lane, view: (i64, i64), cols: usize) -> Vec<Vec<char>> {
         for cov in &lane.coverage {
             let columns = density::columns(&cov.intervals, view, cols);
             let first = cov.union.first().map(|u| col(u.0, view, cols));
-            let last = cov.union.last().map(|u| col(u.1.saturating_sub(1).max(u.0), view, cols));
+            let last = cov
+                .union
+                .last()
+                .map(|u| col(u.1.saturating_sub(1).max(u.0), view, cols));
             let line = columns
                 .iter()
                 .enumerate()
@@ -255,8 +267,11 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
     if let Some(focus) = &timeline.focus {
         say(&mut out, &format!("zoomed to `{focus}` on its clock"), 0);
     }
-    let clocks: std::collections::BTreeSet<&str> =
-        timeline.panels.iter().map(|p| p.clock_id.as_str()).collect();
+    let clocks: std::collections::BTreeSet<&str> = timeline
+        .panels
+        .iter()
+        .map(|p| p.clock_id.as_str())
+        .collect();
     if clocks.len() > 1 {
         say(
             &mut out,
@@ -278,7 +293,8 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
                 "clock `{}`{} ({}): 1 column ≈ {}, axis in {}",
                 panel.clock_id,
                 match panel.part {
-                    Some((k, n)) => format!(", part {k} of {n} (empty time between parts left out)"),
+                    Some((k, n)) =>
+                        format!(", part {k} of {n} (empty time between parts left out)"),
                     None => String::new(),
                 },
                 panel.clock,
@@ -311,13 +327,25 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
         let labels = lane_labels(&panel.lanes);
         for (lane, label) in panel.lanes.iter().zip(&labels) {
             for (k, line) in lane_lines(lane, view, cols).iter().enumerate() {
-                let label = if k == 0 { pad(label, LABEL_W) } else { " ".repeat(LABEL_W) };
+                let label = if k == 0 {
+                    pad(label, LABEL_W)
+                } else {
+                    " ".repeat(LABEL_W)
+                };
                 let text: String = line.iter().collect();
                 let _ = writeln!(out, "{label}|{text}|");
             }
             for cov in &lane.coverage {
-                let whole = if timeline.zoomed { " (whole question)" } else { "" };
-                say(&mut out, &format!("{}{whole}: {}", cov.question, cov.summary), LABEL_W + 2);
+                let whole = if timeline.zoomed {
+                    " (whole question)"
+                } else {
+                    ""
+                };
+                say(
+                    &mut out,
+                    &format!("{}{whole}: {}", cov.question, cov.summary),
+                    LABEL_W + 2,
+                );
             }
         }
         // Axis.
@@ -333,7 +361,12 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
                 free_from = c + label.len() + 1;
             }
         }
-        let _ = writeln!(out, "{}+{}+", " ".repeat(LABEL_W), rule.iter().collect::<String>());
+        let _ = writeln!(
+            out,
+            "{}+{}+",
+            " ".repeat(LABEL_W),
+            rule.iter().collect::<String>()
+        );
         let _ = writeln!(
             out,
             "{} {}",
@@ -348,7 +381,11 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
         0,
     );
     if !timeline.unplaced.is_empty() {
-        say(&mut out, "answers with no place on one clock (from eval):", 0);
+        say(
+            &mut out,
+            "answers with no place on one clock (from eval):",
+            0,
+        );
         for line in &timeline.unplaced {
             say(&mut out, line, 2);
         }
@@ -386,12 +423,18 @@ mod tests {
         // carries the engine's summary.
         let lane = text.lines().find(|l| l.starts_with("stream A")).unwrap();
         assert!(lane.contains(")  ") && lane.contains("  ["), "{text}");
-        assert!(text.contains("union 80 us, sum 80 us, span 100 us, overlap 0 ns, 1 gap(s)"), "{text}");
+        assert!(
+            text.contains("union 80 us, sum 80 us, span 100 us, overlap 0 ns, 1 gap(s)"),
+            "{text}"
+        );
     }
 
     #[test]
     fn no_line_is_longer_than_the_width_asked_for() {
-        for path in ["fixtures/cases/three-boundaries.json", "fixtures/captures/h200-lab-streams.json"] {
+        for path in [
+            "fixtures/cases/three-boundaries.json",
+            "fixtures/captures/h200-lab-streams.json",
+        ] {
             let case = crate::case::load_case_file(std::path::Path::new(path)).unwrap();
             let t = layout(&case, &LayoutOptions::default()).unwrap();
             for width in [40, 60, 80, 100] {
@@ -405,13 +448,23 @@ mod tests {
 
     #[test]
     fn lane_labels_stay_distinct() {
-        let lanes: Vec<Lane> = ["stream gpu0-s20-long-name", "stream gpu0-s24-long-name", "stream x"]
-            .iter()
-            .map(|t| Lane::new(LaneKind::Stream, *t, ""))
-            .collect();
+        let lanes: Vec<Lane> = [
+            "stream gpu0-s20-long-name",
+            "stream gpu0-s24-long-name",
+            "stream x",
+        ]
+        .iter()
+        .map(|t| Lane::new(LaneKind::Stream, *t, ""))
+        .collect();
         let labels = lane_labels(&lanes);
         assert_eq!(labels.len(), 3);
-        assert!(labels[0] != labels[1] && labels[1] != labels[2], "{labels:?}");
-        assert!(labels.iter().all(|l| l.chars().count() < LABEL_W), "{labels:?}");
+        assert!(
+            labels[0] != labels[1] && labels[1] != labels[2],
+            "{labels:?}"
+        );
+        assert!(
+            labels.iter().all(|l| l.chars().count() < LABEL_W),
+            "{labels:?}"
+        );
     }
 }

@@ -70,7 +70,14 @@ pub(super) fn split_parts(mut items: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
     let mut out = Vec::new();
     let mut from = 0usize;
     for k in at.into_iter().chain(std::iter::once(clusters.len() - 1)) {
-        out.push((clusters[from].0, clusters[from..=k].iter().map(|c| c.1).max().unwrap_or(clusters[k].1)));
+        out.push((
+            clusters[from].0,
+            clusters[from..=k]
+                .iter()
+                .map(|c| c.1)
+                .max()
+                .unwrap_or(clusters[k].1),
+        ));
         from = k + 1;
     }
     out
@@ -99,17 +106,13 @@ pub(super) fn window_clock(
             .join(", ")
     };
     match (&w.clock, focus_clock) {
-        (Some(id), _) => case
-            .clocks
-            .iter()
-            .position(|k| &k.id == id)
-            .ok_or_else(|| {
-                LayoutError::Window(format!(
-                    "case `{}` has no clock `{id}` (its clocks: {})",
-                    case.name,
-                    ids()
-                ))
-            }),
+        (Some(id), _) => case.clocks.iter().position(|k| &k.id == id).ok_or_else(|| {
+            LayoutError::Window(format!(
+                "case `{}` has no clock `{id}` (its clocks: {})",
+                case.name,
+                ids()
+            ))
+        }),
         (None, Some(c)) => Ok(c),
         (None, None) if views.len() == 1 => Ok(*views.keys().next().unwrap_or(&0)),
         (None, None) => Err(LayoutError::Window(format!(
@@ -133,9 +136,11 @@ mod tests {
             split_parts(vec![(0, 10), (10, 20), (900, 1000)]),
             vec![(0, 20), (900, 1000)]
         );
-        assert_eq!(split_parts(vec![(0, 10), (40, 50), (80, 100)]), vec![(0, 100)]);
+        assert_eq!(
+            split_parts(vec![(0, 10), (40, 50), (80, 100)]),
+            vec![(0, 100)]
+        );
         assert_eq!(split_parts(vec![(5, 5)]), vec![(5, 5)]);
         assert!(split_parts(Vec::new()).is_empty());
     }
-
 }

@@ -96,7 +96,8 @@ fn from_eval(
     let mut want: Vec<usize> = phases.to_vec();
     want.sort_unstable();
     for (q, a) in case.questions.iter().zip(&report.answers) {
-        let (crate::case::Ask::Intervals { phases: qp }, Outcome::Intervals(ia)) = (&q.ask, &a.outcome)
+        let (crate::case::Ask::Intervals { phases: qp }, Outcome::Intervals(ia)) =
+            (&q.ask, &a.outcome)
         else {
             continue;
         };
@@ -116,7 +117,14 @@ fn from_eval(
     None
 }
 
-fn algebra_row(case: &Case, report: &Report, name: &str, extra: &str, phases: &[usize], clock: usize) -> String {
+fn algebra_row(
+    case: &Case,
+    report: &Report,
+    name: &str,
+    extra: &str,
+    phases: &[usize],
+    clock: usize,
+) -> String {
     let clock_id = &case.clocks[clock].id;
     let (source, a) = from_eval(case, report, phases, clock_id).unwrap_or_else(|| {
         let ivs: Vec<Interval> = phases.iter().map(|&p| case.phases[p].interval).collect();
@@ -145,14 +153,30 @@ fn stream_and_device_rows(case: &Case, report: &Report) -> (String, String) {
         let phases: Vec<usize> = (0..case.phases.len())
             .filter(|&p| case.phases[p].stream == Some(s))
             .collect();
-        streams.push_str(&algebra_row(case, report, &stream.id, &stream.device, &phases, stream.clock));
-        let d = devices.entry((stream.device.clone(), stream.clock)).or_default();
+        streams.push_str(&algebra_row(
+            case,
+            report,
+            &stream.id,
+            &stream.device,
+            &phases,
+            stream.clock,
+        ));
+        let d = devices
+            .entry((stream.device.clone(), stream.clock))
+            .or_default();
         d.0.extend(&phases);
         d.1.push(stream.id.clone());
     }
     let mut rows = String::new();
     for ((device, clock), (phases, ids)) in &devices {
-        rows.push_str(&algebra_row(case, report, device, &ids.join(", "), phases, *clock));
+        rows.push_str(&algebra_row(
+            case,
+            report,
+            device,
+            &ids.join(", "),
+            phases,
+            *clock,
+        ));
     }
     (streams, rows)
 }
@@ -229,22 +253,27 @@ fn timeline_json(t: &Timeline) -> serde_json::Value {
 pub fn render(input: &ReportInput<'_>) -> String {
     let case = input.case;
     let report = evaluate(case);
-    let timeline = model::layout(case, &model::LayoutOptions::default()).unwrap_or_else(|_| Timeline {
-        title: case.name.clone(),
-        description: None,
-        panels: Vec::new(),
-        arrows: Vec::new(),
-        notes: Vec::new(),
-        unplaced: Vec::new(),
-        focus: None,
-        zoomed: false,
-    });
+    let timeline =
+        model::layout(case, &model::LayoutOptions::default()).unwrap_or_else(|_| Timeline {
+            title: case.name.clone(),
+            description: None,
+            panels: Vec::new(),
+            arrows: Vec::new(),
+            notes: Vec::new(),
+            unplaced: Vec::new(),
+            focus: None,
+            zoomed: false,
+        });
     let (known, unknown) = report.answers.iter().fold((0, 0), |(k, u), a| {
         let is_unknown = match &a.outcome {
             Outcome::Intervals(ia) => ia.combined_unknown.is_some(),
             o => matches!(o.verdict(), Some(Verdict::Unknown { .. })),
         };
-        if is_unknown { (k, u + 1) } else { (k + 1, u) }
+        if is_unknown {
+            (k, u + 1)
+        } else {
+            (k + 1, u)
+        }
     });
     let source = match input.source {
         Source::Case => "a case file".to_owned(),
@@ -323,7 +352,11 @@ pub fn render(input: &ReportInput<'_>) -> String {
         })
         .collect();
     if !summaries.is_empty() {
-        let _ = write!(page, "<h3>Interval answers (eval)</h3><ul class=\"summaries\">{}</ul>", summaries.concat());
+        let _ = write!(
+            page,
+            "<h3>Interval answers (eval)</h3><ul class=\"summaries\">{}</ul>",
+            summaries.concat()
+        );
     }
     if !timeline.notes.is_empty() || !timeline.unplaced.is_empty() {
         page.push_str("<ul class=\"notes\">");
@@ -367,7 +400,10 @@ mod tests {
         assert_eq!(page.matches(r#"<div class="panel""#).count(), 2);
         assert!(page.contains(r#"<section id="audit"><h2>Findings</h2><p>none</p></section>"#));
         // Stream A's row: phase 1 only, 80 us; device gpu0: union 100 us, overlap 40 us (eval's).
-        assert!(page.contains("<td>A</td><td>gpu0</td><td>gpu</td><td>1</td><td>80 us</td>"), "{page}");
+        assert!(
+            page.contains("<td>A</td><td>gpu0</td><td>gpu</td><td>1</td><td>80 us</td>"),
+            "{page}"
+        );
         assert!(page.contains("<td>gpu0</td><td>A, B</td><td>gpu</td><td>2</td><td>100 us</td><td>140 us</td><td>100 us</td><td>0</td><td>40 us</td><td>2</td><td>eval: phases</td>"), "{page}");
         // No network: nothing is fetched.
         for needle in ["http://", "https://", "src=", "<link"] {
