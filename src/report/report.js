@@ -249,6 +249,8 @@
       drawn++;
     }
     document.body.setAttribute("data-panels-drawn", String(drawn));
+    // Milliseconds from navigation start to every panel drawn (the page's own load time).
+    document.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));
     if (errors.length === 0) document.body.setAttribute("data-status", "ok");
   }
   if (document.readyState === "loading") {
