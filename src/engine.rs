@@ -15,6 +15,8 @@
 //!
 //! The engine is pure: it reads a validated case and returns values.
 
+mod implicit;
+
 use serde::Serialize;
 
 use crate::case::{Ask, Case, EventState, Op, WaitTarget};
@@ -332,6 +334,7 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
                 id,
                 target,
                 returned,
+                ..
             } => Some((k, id.as_str(), target, *returned)),
             _ => None,
         })
@@ -381,13 +384,26 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
         .collect();
     let wait_names: Vec<String> = waits
         .iter()
-        .map(|(_, id, target)| format!("`{id}` on {}", describe_target(case, target)))
+        .map(|(k, id, target)| {
+            format!(
+                "`{id}` on {}{}",
+                describe_target(case, target),
+                implicit::suffix(case, *k)
+            )
+        })
         .collect();
+    let wait_ops: Vec<usize> = waits.iter().map(|(k, _, _)| *k).collect();
     if !missed.is_empty() {
+        let missed_phases: Vec<usize> = work
+            .iter()
+            .copied()
+            .filter(|&p| missed.contains(&case.phases[p].id.as_str()))
+            .collect();
+        let why = implicit::why_missed(case, &wait_ops, &missed_phases);
         return Verdict::unknown_because(
             Reason::WaitMissesWork,
             format!(
-                "the wait(s) {} before the stop of `{}` do not cover {}{}",
+                "the wait(s) {} before the stop of `{}` do not cover {}{}{}",
                 listing(wait_names.iter().cloned()),
                 t.id,
                 listing(missed.iter().map(|m| format!("`{m}`"))),
@@ -398,7 +414,8 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
                         " ({} never launched in the program, so no wait can be shown to cover it)",
                         listing(never_launched.iter().map(|m| format!("`{m}`")))
                     )
-                }
+                },
+                why.iter().map(|w| format!("; {w}")).collect::<String>()
             ),
         );
     }
@@ -411,6 +428,9 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
             listing(work.iter().map(|&p| format!("`{}`", case.phases[p].id)))
         }
     ));
+    for note in implicit::notes(case, &wait_ops) {
+        verdict = verdict.with_note(note);
+    }
     // Work submitted before the start and not yet waited for may delay the measured work.
     let mut done_before_start = schedule.empty_frontier();
     for k in 0..t.start_op {

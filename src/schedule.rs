@@ -16,12 +16,32 @@
 //! host:      ... host-wait(end)  → covers p1 (order in A) and p2 (through the join)
 //! ```
 //!
+//! Two implicit orders come from CUDA's documented behaviour (SPEC §4, "Implicit waits"),
+//! and only where the input declares what they need:
+//!
+//! - **Legacy default stream.** Every op of a stream declared `legacy-default` is ordered
+//!   after the work submitted earlier to each stream of its device declared `blocking`
+//!   (not `non-blocking`, not `per-thread-default`, not a stream whose kind is undeclared).
+//!   The converse order (a blocking stream's later work waits for the legacy stream) is also
+//!   CUDA's, but SPEC §4 does not use it, so neither does this module.
+//! - **Implicit waits.** A host wait that is a copy (`implicit`) covers its stream up to and
+//!   including the copy (device-to-host), or up to the op before it (pageable host-to-device),
+//!   and what those positions depend on: never work submitted to the stream after the copy.
+//!
+//! ```text
+//! legacy L:  launch(k1) ─────────── copy(D2H) ── host returns   covers k1, b1 (blocking B
+//! blocking B:  launch(b1) ──┘                                     before the copy), not n1
+//! non-blocking N: launch(n1)
+//! ```
+//!
 //! Coverage is a *frontier*: for each stream, the highest position known complete.
-//! Closing a frontier over dependencies costs O(positions + dependencies).
+//! Closing a frontier over dependencies costs O(positions + dependencies); the legacy order
+//! adds at most one dependency per (legacy op, blocking stream) pair whose blocking stream
+//! received work since the previous legacy op.
 
 use std::collections::HashMap;
 
-use crate::case::{Case, EventIdx, Op, OpIdx, StreamIdx, WaitTarget};
+use crate::case::{Case, EventIdx, Op, OpIdx, StreamIdx, StreamKind, WaitTarget};
 
 /// For each stream, the highest position (index into that stream's ops) known complete.
 pub type Frontier = Vec<Option<usize>>;
@@ -37,6 +57,9 @@ pub struct Schedule {
     waits_for: HashMap<OpIdx, (StreamIdx, usize)>,
     /// For each event, the program index of its record op.
     record_op: Vec<Option<OpIdx>>,
+    /// For an op of a legacy default stream: the last positions of the device's blocking
+    /// streams submitted before it (only those that grew since the previous legacy op).
+    legacy_deps: HashMap<OpIdx, Vec<(StreamIdx, usize)>>,
 }
 
 impl Schedule {
@@ -69,11 +92,13 @@ impl Schedule {
                 stream_ops[s].push(k);
             }
         }
+        let legacy_deps = legacy_dependencies(case, &stream_ops, &op_position);
         Schedule {
             stream_ops,
             op_position,
             waits_for,
             record_op,
+            legacy_deps,
         }
     }
 
@@ -112,13 +137,31 @@ impl Schedule {
                 if let Some(&dep) = self.waits_for.get(op) {
                     pending.push(dep);
                 }
+                if let Some(deps) = self.legacy_deps.get(op) {
+                    pending.extend(deps.iter().copied());
+                }
             }
         }
     }
 
-    /// What the host wait at program index `wait_op`, targeting `target`, covers.
+    /// What the host wait at program index `wait_op`, targeting `target`, covers. An implicit
+    /// wait (a copy) covers its stream up to the copy, or up to the op before it.
     pub fn wait_coverage(&self, case: &Case, wait_op: OpIdx, target: &WaitTarget) -> Frontier {
         let mut frontier = self.empty_frontier();
+        if let Some(Op::HostWait {
+            implicit: Some(implicit),
+            ..
+        }) = case.program.get(wait_op)
+        {
+            if let Some((s, p)) = self.position(implicit.copy_op) {
+                if implicit.kind.covers_the_copy() {
+                    self.close(&mut frontier, s, p);
+                } else if p > 0 {
+                    self.close(&mut frontier, s, p - 1);
+                }
+            }
+            return frontier;
+        }
         match target {
             WaitTarget::Event(e) => {
                 if let Some(r) = self.record_op(*e).filter(|&r| r < wait_op) {
@@ -165,6 +208,47 @@ impl Schedule {
         self.close(&mut frontier, s, p);
         self.covers(&frontier, earlier)
     }
+}
+
+/// The legacy default stream's implicit order: for each op of a `legacy-default` stream, the
+/// last op of each `blocking` stream of its device submitted before it, when that stream has
+/// grown since the previous op of the legacy stream (earlier ones are reached through it).
+fn legacy_dependencies(
+    case: &Case,
+    stream_ops: &[Vec<OpIdx>],
+    op_position: &[Option<(StreamIdx, usize)>],
+) -> HashMap<OpIdx, Vec<(StreamIdx, usize)>> {
+    let mut deps = HashMap::new();
+    for (l, def) in case.streams.iter().enumerate() {
+        if def.kind != Some(StreamKind::LegacyDefault) {
+            continue;
+        }
+        let blocking: Vec<StreamIdx> = (0..case.streams.len())
+            .filter(|&b| {
+                case.streams[b].kind == Some(StreamKind::Blocking)
+                    && case.streams[b].device == def.device
+            })
+            .collect();
+        if blocking.is_empty() {
+            continue;
+        }
+        let mut seen: Vec<usize> = vec![0; blocking.len()];
+        for &op in &stream_ops[l] {
+            let mut here = Vec::new();
+            for (i, &b) in blocking.iter().enumerate() {
+                let submitted = stream_ops[b].partition_point(|&k| k < op);
+                if submitted > seen[i] {
+                    seen[i] = submitted;
+                    here.push((b, submitted - 1));
+                }
+            }
+            if !here.is_empty() {
+                debug_assert!(op_position[op].is_some_and(|(s, _)| s == l));
+                deps.insert(op, here);
+            }
+        }
+    }
+    deps
 }
 
 /// Merges `other` into `into` (the union of two coverages).
@@ -265,6 +349,42 @@ mod tests {
                {"op": "host-wait", "id": "w", "stream": "A"}"#,
         );
         assert_eq!(covered_phases(&case, 5), vec!["pb", "pa"]);
+    }
+
+    /// L (legacy default), B (blocking), N (non-blocking), all on gpu0:
+    ///  B: b1 ─────────────┐          b2 (after the copy)
+    ///  N: n1              │
+    ///  L:          copy(D2H) ── host returns   covers copy and b1, not n1, not b2
+    #[test]
+    fn a_legacy_default_copy_covers_earlier_blocking_work_only() {
+        let text = r#"{"format": "worksheet-case", "version": 1,
+            "clocks": [{"id": "gpu", "domain": "device", "instance": "ctx"}],
+            "streams": [{"id": "L", "clock": "gpu", "device": "gpu0", "kind": "legacy-default"},
+                        {"id": "B", "clock": "gpu", "device": "gpu0", "kind": "blocking"},
+                        {"id": "N", "clock": "gpu", "device": "gpu0", "kind": "non-blocking"}],
+            "phases": [{"id": "b1", "stream": "B", "start": "0 us", "end": "1 us"},
+                       {"id": "n1", "stream": "N", "start": "0 us", "end": "1 us"},
+                       {"id": "copy", "stream": "L", "start": "1 us", "end": "2 us"},
+                       {"id": "b2", "stream": "B", "start": "2 us", "end": "3 us"}],
+            "program": [{"op": "launch", "phase": "b1"}, {"op": "launch", "phase": "n1"},
+                        {"op": "launch", "phase": "copy"}, {"op": "launch", "phase": "b2"},
+                        {"op": "host-wait", "id": "w", "stream": "L", "implicit": "sync-copy-dtoh", "copy": "copy"}]}"#;
+        let case = load_case_str(text, "legacy.json").expect("valid");
+        assert_eq!(covered_phases(&case, 4), vec!["b1", "copy"]);
+    }
+
+    /// S: k ── copy(pageable H2D) ── host returns: covers k, not the copy.
+    #[test]
+    fn a_pageable_htod_copy_covers_the_work_before_it_not_itself() {
+        let text = r#"{"format": "worksheet-case", "version": 1,
+            "clocks": [{"id": "gpu", "domain": "device", "instance": "ctx"}],
+            "streams": [{"id": "S", "clock": "gpu", "device": "gpu0"}],
+            "phases": [{"id": "k", "stream": "S", "start": "0 us", "end": "1 us"},
+                       {"id": "copy", "stream": "S", "start": "1 us", "end": "2 us"}],
+            "program": [{"op": "launch", "phase": "k"}, {"op": "launch", "phase": "copy"},
+                        {"op": "host-wait", "id": "w", "stream": "S", "implicit": "pageable-htod", "copy": "copy"}]}"#;
+        let case = load_case_str(text, "htod.json").expect("valid");
+        assert_eq!(covered_phases(&case, 2), vec!["k"]);
     }
 
     #[test]

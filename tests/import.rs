@@ -5,12 +5,18 @@
 //! absolute µs, the 2021 capitalised categories), each asserting values read off the trace
 //! by hand (a small Python script reading the JSON text with `Decimal`, quoted in the test);
 //! then the waits of `event_sync_trace`, the malformed traces, and the command line.
+//!
+//! Implicit waits (SPEC §4): only `sampled_rank-0/1` have copies that wait (8 `cudaMemcpyAsync`
+//! device-to-pageable copies each); every other trace's copies are `Async` host-to-device or
+//! device-to-device, so none of their answers changed.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use worksheet::case::{validate, Case};
+use worksheet::case::raw::RawQuestion;
+use worksheet::case::{load_case_str, validate, Case, ImplicitKind, Op, WaitTarget};
+use worksheet::engine::evaluate;
 use worksheet::import::{import_path, summarize, ImportOptions, Imported, Summary};
 
 const TRACES: &str = "tests/data/traces";
@@ -187,8 +193,34 @@ fn integer_microseconds_with_decimal_durations_two_ranks() {
     assert_eq!(c0.clocks[0].clock.domain, c1.clocks[0].clock.domain);
     assert!(s0.clock.contains("rank 0 of 128"), "{}", s0.clock);
     assert!(s1.clock.contains("rank 1 of 128"), "{}", s1.clock);
-    // No waits at all in a sampled trace: completion is not shown.
-    assert_eq!(completion(&s0, "completion:all-work"), "unknown (no-wait)");
+    // No named wait in a sampled trace, but 8 `cudaMemcpyAsync` device-to-pageable copies on
+    // stream 23 per rank: each returns only once it has completed (CUDA "API synchronization
+    // behavior"), so each is an implicit wait on stream 23.
+    let (imported0, _, _) = import("sampled_rank-0.json.gz");
+    assert_eq!(
+        fact(&imported0, "host waits"),
+        "8 on a stream (implicit: async-copy-dtoh-pageable copy)"
+    );
+    let copy_waits = c0
+        .program
+        .iter()
+        .filter(|op| {
+            matches!(op, Op::HostWait { implicit: Some(w), target: WaitTarget::Stream(s), .. }
+                if w.kind == ImplicitKind::AsyncCopyDtohPageable && c0.streams[*s].id == "gpu0-s23")
+        })
+        .count();
+    assert_eq!(copy_waits, 8);
+    // Changed by the implicit waits: unknown (no-wait) → unknown (wait-misses-work). The
+    // timer now stops after a wait, but Kineto records no stream flags, so the copies' waits
+    // cover stream 23 only, not the work of streams 7, 25 and 84.
+    assert_eq!(
+        completion(&s0, "completion:all-work"),
+        "unknown (wait-misses-work)"
+    );
+    assert_eq!(
+        completion(&s1, "completion:all-work"),
+        "unknown (wait-misses-work)"
+    );
 }
 
 /// The 2021 format: capitalised categories, `tid: "stream 7"`, integer µs. The reference
@@ -560,5 +592,85 @@ fn a_plain_case_carries_no_expectations_and_its_provenance() {
     assert_eq!(
         v["provenance"]["trace_format"],
         "kineto: integer absolute Unix µs"
+    );
+}
+
+/// A Kineto trace made by hand: kernel k1 on stream 7 and k2 on stream 9, then a synchronous
+/// `cudaMemcpy` DtoH into pinned memory on stream 7 (an implicit wait: it returns once the
+/// copy has completed), then a `cudaMemcpyAsync` DtoH into pinned memory (no wait).
+///
+/// ```text
+/// host  launch k1 [10,20)  launch k2 [20,30)  cudaMemcpy [30,170)  cudaMemcpyAsync [180,185)
+/// s7    k1 [100,150)  copy#3 [150,160)                      copy#4 [200,210)
+/// s9    k2 [100,600)
+/// ```
+#[test]
+fn a_synchronous_device_to_host_copy_is_a_wait_on_its_stream() {
+    let gpu = |cat: &str, name: &str, stream: i64, corr: i64, ts: i64, dur: i64| {
+        format!(
+            r#"{{"ph": "X", "cat": "{cat}", "name": "{name}", "pid": 0, "tid": {stream}, "ts": {ts}, "dur": {dur},
+                "args": {{"device": 0, "stream": {stream}, "correlation": {corr}}}}}"#
+        )
+    };
+    let call = |name: &str, corr: i64, c0: i64, c1: i64| {
+        format!(
+            r#"{{"ph": "X", "cat": "cuda_runtime", "name": "{name}", "pid": 9, "tid": 9, "ts": {c0}, "dur": {},
+                "args": {{"correlation": {corr}}}}}"#,
+            c1 - c0
+        )
+    };
+    let events = [
+        gpu("kernel", "k1", 7, 1, 100, 50),
+        call("cudaLaunchKernel", 1, 10, 20),
+        gpu("kernel", "k2", 9, 2, 100, 500),
+        call("cudaLaunchKernel", 2, 20, 30),
+        gpu(
+            "gpu_memcpy",
+            "Memcpy DtoH (Device -> Pinned)",
+            7,
+            3,
+            150,
+            10,
+        ),
+        call("cudaMemcpy", 3, 30, 170),
+        gpu(
+            "gpu_memcpy",
+            "Memcpy DtoH (Device -> Pinned)",
+            7,
+            4,
+            200,
+            10,
+        ),
+        call("cudaMemcpyAsync", 4, 180, 185),
+    ];
+    let text = format!(r#"{{"traceEvents": [{}]}}"#, events.join(",\n"));
+    let imported =
+        worksheet::import::kineto::import_text(&text, "copies", &ImportOptions::default()).unwrap();
+    assert_eq!(
+        fact(&imported, "host waits"),
+        "1 on a stream (implicit: sync-copy-dtoh copy)"
+    );
+    let mut raw = imported.case.clone();
+    for (id, work) in [
+        ("stream-7", vec!["k1#1", "Memcpy_DtoH#3"]),
+        ("stream-9", vec!["k2#2"]),
+        ("async-to-pinned", vec!["Memcpy_DtoH#4"]),
+    ] {
+        raw.questions.push(RawQuestion::HostCompletion {
+            id: id.into(),
+            timer: "all-work".into(),
+            work: Some(work.into_iter().map(String::from).collect()),
+            expect: None,
+        });
+    }
+    let report = evaluate(&load_case_str(&raw.to_json_pretty(), "copies").unwrap());
+    let headline = |id: &str| report.answer(id).unwrap().headline();
+    // The timer runs from the first call (10 µs) to the copy's return (170 µs).
+    assert_eq!(headline("stream-7"), "known 160 us");
+    assert_eq!(headline("stream-9"), "unknown (wait-misses-work)");
+    assert_eq!(headline("async-to-pinned"), "unknown (wait-misses-work)");
+    assert_eq!(
+        headline("completion:all-work"),
+        "unknown (wait-misses-work)"
     );
 }

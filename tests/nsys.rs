@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 use worksheet::case::raw::{RawOp, RawQuestion, RawTime};
-use worksheet::case::{load_case_str, Case, Op, WaitTarget};
+use worksheet::case::{load_case_str, Case, ImplicitKind, Op, StreamKind, WaitTarget};
 use worksheet::engine::{evaluate, Outcome, Report};
 use worksheet::import::nsys::{
     import_nsys, summary_table, NsysError, NsysImport, NSYS_ERROR_CODES,
@@ -66,20 +66,24 @@ fn phase(case: &Case, id: &str) -> (i64, i64, String) {
     )
 }
 
+/// Named waits (from sync rows) by target: (stream, device, event).
 fn waits(case: &Case) -> (usize, usize, usize) {
     let mut n = (0, 0, 0);
     for op in &case.program {
         match op {
             Op::HostWait {
                 target: WaitTarget::Stream(_),
+                implicit: None,
                 ..
             } => n.0 += 1,
             Op::HostWait {
                 target: WaitTarget::Device(_),
+                implicit: None,
                 ..
             } => n.1 += 1,
             Op::HostWait {
                 target: WaitTarget::Event(_),
+                implicit: None,
                 ..
             } => n.2 += 1,
             _ => {}
@@ -88,11 +92,50 @@ fn waits(case: &Case) -> (usize, usize, usize) {
     n
 }
 
+/// Implicit waits (copies, SPEC §4) by kind: (sync-copy-dtoh, pageable-htod,
+/// async-copy-dtoh-pageable).
+fn implicit_waits(case: &Case) -> (usize, usize, usize) {
+    let mut n = (0, 0, 0);
+    for op in &case.program {
+        if let Op::HostWait {
+            implicit: Some(w), ..
+        } = op
+        {
+            match w.kind {
+                ImplicitKind::SyncCopyDtoh => n.0 += 1,
+                ImplicitKind::PageableHtod => n.1 += 1,
+                ImplicitKind::AsyncCopyDtohPageable => n.2 += 1,
+            }
+        }
+    }
+    n
+}
+
+/// The declared kind of every stream, in declaration order.
+fn stream_kinds(case: &Case) -> Vec<Option<StreamKind>> {
+    case.streams.iter().map(|s| s.kind).collect()
+}
+
 fn launches(case: &Case) -> usize {
     case.program
         .iter()
         .filter(|op| matches!(op, Op::Launch(_)))
         .count()
+}
+
+/// When the program's last host wait (named or implicit) returns.
+fn last_return(case: &Case) -> Nanos {
+    case.program
+        .iter()
+        .rev()
+        .find_map(|op| match op {
+            Op::HostWait {
+                returned: Some((_, at)),
+                ..
+            } => Some(*at),
+            _ => None,
+        })
+        .expect("a wait")
 }
 
 /// Adds a host timer from the program's start (at 0) to its end (at `stop`), and one
@@ -171,7 +214,22 @@ fn mordred_2021_2_has_no_session_start_and_unidentifiable_event_syncs() {
     assert_eq!(s.counts.api_calls, 260);
     assert_eq!(s.counts.sync_rows, 18);
     assert_eq!(waits(&case), (0, 12, 0), "12 cudaDeviceSynchronize");
+    // 24 synchronous DtoH cudaMemcpy (srcKind 2 device → dstKind 0 pageable) and 164
+    // synchronous HtoD ones from pageable memory: implicit waits. The file has no
+    // ENUM_CUDA_MEM_KIND; its numbering is nsys's (every HtoD copy goes 0 → 2).
+    assert_eq!(implicit_waits(&case), (24, 164, 0));
+    // Stream 7 is TARGET_INFO_CUDA_STREAM's NULL stream (flag 3), used by no _ptsz call.
+    assert_eq!(stream_kinds(&case), [Some(StreamKind::LegacyDefault)]);
     assert_eq!(launches(&case), 216);
+    // Changed by the implicit waits: all work, stopped when the last wait returns, was
+    // unknown (wait-misses-work: memcpy-181…188, DtoH copies after the last device sync) and
+    // is now known: the last DtoH cudaMemcpy returns once it completed, on the only stream.
+    let stop = last_return(&case);
+    let answers = with_completion(&import, "pid35201", stop, &[("all", None)]);
+    assert_eq!(
+        answers.answer("all").unwrap().headline(),
+        "known 6.770982555 s"
+    );
     assert!(s
         .notes
         .iter()
@@ -216,6 +274,18 @@ fn saxpy_2022_2_reports_its_duplicate_runtime_rows() {
     );
     assert_eq!(s.counts.sync_rows, 0);
     assert_eq!(waits(&case), (0, 0, 0));
+    // No sync row, but 5 synchronous DtoH and 10 pageable HtoD cudaMemcpy calls (the 38
+    // duplicate rows do not make a copy a wait twice).
+    assert_eq!(implicit_waits(&case), (5, 10, 0));
+    assert_eq!(stream_kinds(&case), [Some(StreamKind::LegacyDefault)]);
+    // Changed by the implicit waits: all work was unknown (no-wait: the file has no sync row)
+    // and is now known when the last of the 5 DtoH cudaMemcpy returns (only stream 7 has work).
+    let stop = last_return(&case);
+    let answers = with_completion(&import, "pid1230493", stop, &[("all", None)]);
+    assert_eq!(
+        answers.answer("all").unwrap().headline(),
+        "known 1.985283437 s"
+    );
 }
 
 /// Captured with nsys 2022.2.1, exported with 2024.5.1 (`greenContextId` before `streamId`):
@@ -243,6 +313,8 @@ fn cloverleaf_2024_5_waits_after_every_kernel() {
         (533_338_240, 534_705_884, "par_ranged2d_kernel".into())
     );
     assert_eq!(waits(&case), (0, 1312, 0));
+    assert_eq!(implicit_waits(&case), (25, 254, 0));
+    assert_eq!(stream_kinds(&case), [Some(StreamKind::LegacyDefault)]);
     assert_eq!(launches(&case), 1591);
 
     // Every kernel launch is followed by a device-wide wait before the next launch.
@@ -253,20 +325,21 @@ fn cloverleaf_2024_5_waits_after_every_kernel() {
                 assert!(!pending_kernel, "two kernels without a wait between them");
                 pending_kernel = true;
             }
-            Op::HostWait { .. } => pending_kernel = false,
+            Op::HostWait { implicit: None, .. } => pending_kernel = false,
             _ => {}
         }
     }
 
-    // A timer over the whole program. Its device waits cover every kernel; they do not cover
-    // the five DtoH copies made after the last wait by synchronous cudaMemcpy calls, which
-    // block the host but have no sync row, so no wait is declared for them.
+    // A timer over the whole program, stopped when the last device-wide wait returns. Its
+    // device waits cover every kernel; they do not cover the five DtoH copies made after it by
+    // synchronous cudaMemcpy calls, whose own (implicit) waits return after that stop.
     let last_wait = case
         .program
         .iter()
         .rev()
         .find_map(|op| match op {
             Op::HostWait {
+                target: WaitTarget::Device(_),
                 returned: Some((_, at)),
                 ..
             } => Some(*at),
@@ -299,6 +372,49 @@ fn cloverleaf_2024_5_waits_after_every_kernel() {
             "{detail}"
         ),
         other => panic!("{other:?}"),
+    }
+
+    // Changed by the implicit waits: unknown (wait-misses-work) → known. Stopped when the
+    // last of those five synchronous DtoH copies returns, the same claim is known: each copy
+    // returns only once it has completed (CUDA "API synchronization behavior"), and all the
+    // claimed work is on the copies' stream 7, before them.
+    let (last_copy, copy) = case
+        .program
+        .iter()
+        .rev()
+        .find_map(|op| match op {
+            Op::HostWait {
+                implicit: Some(w),
+                returned: Some((_, at)),
+                ..
+            } => Some((*at, case.phases[w.copy].id.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(copy, "memcpy-279");
+    assert!(last_copy > last_wait);
+    let answers = with_completion(
+        &import,
+        "pid1701896",
+        last_copy,
+        &[
+            ("everything", None),
+            (
+                "final-copies",
+                Some((275..=279).map(|r| format!("memcpy-{r}")).collect()),
+            ),
+        ],
+    );
+    for id in ["everything", "final-copies"] {
+        let answer = answers.answer(id).unwrap();
+        assert_eq!(answer.headline(), format!("known {last_copy}"), "{id}");
+        match answer.outcome.verdict() {
+            Some(Verdict::Known { notes, .. }) => assert!(
+                notes.iter().any(|n| n.contains("(sync-copy-dtoh): a synchronous copy from device to host returns only once the copy has completed (CUDA runtime API, \"API synchronization behavior\")")),
+                "{notes:?}"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 }
 
@@ -334,6 +450,9 @@ fn fuser_2025_1_has_two_processes_and_joins_driver_launches() {
         )
     );
     assert_eq!(waits(&case), (2, 1, 0));
+    // Its copies are cudaMemcpyAsync: HtoD from pageable memory and DtoD, never waits.
+    assert_eq!(implicit_waits(&case), (0, 0, 0));
+    assert_eq!(stream_kinds(&case), [Some(StreamKind::LegacyDefault)]);
     let d = &s.devices[0];
     assert_eq!(d.kernel_memcpy_overlap_ns(), 0);
     assert_eq!(
@@ -402,6 +521,10 @@ fn mfu_2026_2_two_devices_a_same_stream_overlap_and_cut_launches() {
     // 33 cudaStreamSynchronize on streams 7 and 15; the one on stream 15 targets device 1's
     // stream even though its sync rows say device 0.
     assert_eq!(waits(&case), (33, 0, 0));
+    // Only cudaMemcpyAsync (HtoD from pageable memory, DtoD): no implicit wait. Streams 7 and
+    // 15 are not in TARGET_INFO_CUDA_STREAM for their (process, context), so no kind.
+    assert_eq!(implicit_waits(&case), (0, 0, 0));
+    assert_eq!(stream_kinds(&case), [None, None]);
     let on_15 = case
         .program
         .iter()
@@ -536,6 +659,7 @@ fn event_syncs_are_tied_to_the_latest_earlier_record_of_the_event() {
                 id,
                 target,
                 returned,
+                ..
             } => {
                 format!(
                     "host-wait {id} {target:?} at {:?}",
@@ -586,6 +710,106 @@ fn event_syncs_are_tied_to_the_latest_earlier_record_of_the_event() {
     assert_eq!(report.answer("b").unwrap().headline(), "known 900 ns");
     assert_eq!(
         report.answer("a").unwrap().headline(),
+        "unknown (wait-misses-work)"
+    );
+}
+
+/// Streams 7 (the NULL stream, flag 3), 13 (blocking, flag 1) and 14 (non-blocking, flag 2)
+/// of one process, no ENUM tables (nsys's numbering is used). Thread 1 launches kernel B on
+/// 13 and kernel N on 14, then a synchronous DtoH cudaMemcpy on 7; later another DtoH
+/// cudaMemcpy on 7 while thread 2 launches kernel K on 7 during it:
+///
+/// ```text
+/// t1   launch B [10,20)  launch N [20,30)  memcpy c1 [30,600)         memcpy c2 [700,1000)
+/// t2                                                           launch K [690,710)
+/// s13  B [100,500)      s14  N [100,900)
+/// s7                         c1 [500,550)                 K [710,940)  c2 [950,960)
+/// ```
+fn legacy_sql() -> String {
+    let p = gp(7);
+    let (t1, t2) = (p | 1, p | 2);
+    format!(
+        "{KERNEL_DDL}; {RUNTIME_DDL};
+         CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL,
+           deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
+           correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL,
+           srcKind INTEGER, dstKind INTEGER);
+         CREATE TABLE TARGET_INFO_CUDA_STREAM (streamId INTEGER NOT NULL, hwId INTEGER NOT NULL,
+           vmId INTEGER NOT NULL, processId INTEGER NOT NULL, contextId INTEGER NOT NULL,
+           priority INTEGER NOT NULL, flag INTEGER NOT NULL);
+         CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+         INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (5, 'k'), (8, 'cudaMemcpy_v3020');
+         INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+           (100, 500, 0, 1, 13, 1, {p}, 5, 5), (100, 900, 0, 1, 14, 2, {p}, 5, 5),
+           (710, 940, 0, 1, 7, 5, {p}, 5, 5);
+         INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES
+           (500, 550, 0, 1, 7, 3, {p}, 64, 2, 2, 0), (950, 960, 0, 1, 7, 4, {p}, 64, 2, 2, 0);
+         INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+           (10, 20, 0, {t1}, 1, 1, 0, NULL), (20, 30, 0, {t1}, 2, 1, 0, NULL),
+           (30, 600, 0, {t1}, 3, 8, 0, NULL), (700, 1000, 0, {t1}, 4, 8, 0, NULL),
+           (690, 710, 0, {t2}, 5, 1, 0, NULL);
+         INSERT INTO TARGET_INFO_CUDA_STREAM VALUES
+           (7, 0, 1, 7, 1, 0, 3), (13, 0, 1, 7, 1, 0, 1), (14, 0, 1, 7, 1, 0, 2);"
+    )
+}
+
+#[test]
+fn a_synchronous_copy_on_the_legacy_default_stream_covers_earlier_blocking_work() {
+    let (_dir, path) = synthetic(&legacy_sql());
+    let import = import_nsys(&path, "legacy").unwrap();
+    let case = load_case_str(&import.case.to_json_pretty(), "legacy").unwrap();
+    let kinds: Vec<(&str, Option<StreamKind>)> = case
+        .streams
+        .iter()
+        .map(|s| (s.id.as_str(), s.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("pid7-gpu0-ctx1-s7", Some(StreamKind::LegacyDefault)),
+            ("pid7-gpu0-ctx1-s13", Some(StreamKind::Blocking)),
+            ("pid7-gpu0-ctx1-s14", Some(StreamKind::NonBlocking)),
+        ]
+    );
+    // c1 is a wait; c2 is not: thread 2's launch of K returned while c2's call ran, so K may
+    // be queued before or after c2.
+    assert_eq!(implicit_waits(&case), (1, 0, 0));
+    assert!(import
+        .summary
+        .notes
+        .iter()
+        .any(|n| n.starts_with("1 sync-copy-dtoh copies during whose call another submission")));
+    let answers = with_completion(
+        &import,
+        "pid7",
+        Nanos::new(600),
+        &[
+            ("blocking", Some(vec!["kernel-1".into()])),
+            ("non-blocking", Some(vec!["kernel-2".into()])),
+        ],
+    );
+    assert_eq!(
+        answers.answer("blocking").unwrap().headline(),
+        "known 600 ns"
+    );
+    let non_blocking = answers.answer("non-blocking").unwrap();
+    assert_eq!(non_blocking.headline(), "unknown (wait-misses-work)");
+    match non_blocking.outcome.verdict() {
+        Some(Verdict::Unknown { detail, .. }) => assert!(
+            detail.contains("is on the legacy default stream `pid7-gpu0-ctx1-s7`, which waits only for the earlier work of blocking streams"),
+            "{detail}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    // At 1000 only c1 is a wait, so K (launched after it) is not shown complete.
+    let later = with_completion(
+        &import,
+        "pid7",
+        Nanos::new(1000),
+        &[("k", Some(vec!["kernel-3".into()]))],
+    );
+    assert_eq!(
+        later.answer("k").unwrap().headline(),
         "unknown (wait-misses-work)"
     );
 }

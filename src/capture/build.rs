@@ -119,6 +119,8 @@ pub(crate) fn host_wait_event(id: String, event: String, at: Nanos) -> RawOp {
         device: None,
         clock: Some(HOST.into()),
         at: Some(t(at)),
+        implicit: None,
+        copy: None,
     }
 }
 
@@ -130,6 +132,8 @@ pub(crate) fn host_wait_device(id: String, device: &str, at: Nanos) -> RawOp {
         device: Some(device.into()),
         clock: Some(HOST.into()),
         at: Some(t(at)),
+        implicit: None,
+        copy: None,
     }
 }
 
@@ -254,6 +258,7 @@ pub fn capture_case(rec: &CaptureRecord, name: &str) -> RawCase {
             id: (*s).into(),
             clock: GPU.into(),
             device: d.uuid.clone(),
+            kind: None,
         })
         .collect();
 

@@ -710,6 +710,7 @@ pub fn streams_case(r: &StreamsRecord, name: &str) -> RawCase {
             id: sid(s),
             clock: GPU.into(),
             device: d.uuid.clone(),
+            kind: None,
         })
         .collect();
     pipeline_case("serial", &r.serial, &d.uuid, &mut case);

@@ -12,6 +12,7 @@
 //! reversed, the program is consistent). Nothing after validation checks again.
 
 mod error;
+mod implicit;
 pub mod raw;
 mod validate;
 
@@ -96,6 +97,83 @@ pub struct StreamDef {
     pub clock: ClockIdx,
     /// Its device.
     pub device: String,
+    /// What kind of stream it is, when the input says.
+    pub kind: Option<StreamKind>,
+}
+
+/// What kind of CUDA stream a stream is (CUDA runtime, "Stream synchronization behavior").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamKind {
+    /// The legacy default (NULL) stream: each of its operations waits for the earlier work of
+    /// every blocking stream of its device.
+    LegacyDefault,
+    /// Created without `cudaStreamNonBlocking`: the legacy default stream waits for it.
+    Blocking,
+    /// Created with `cudaStreamNonBlocking`: nothing implicit waits for it.
+    NonBlocking,
+    /// The per-thread default stream: the legacy default stream does not wait for it (SPEC §4).
+    PerThreadDefault,
+}
+
+impl StreamKind {
+    /// The kebab-case word used in case files.
+    pub fn word(self) -> &'static str {
+        match self {
+            StreamKind::LegacyDefault => "legacy-default",
+            StreamKind::Blocking => "blocking",
+            StreamKind::NonBlocking => "non-blocking",
+            StreamKind::PerThreadDefault => "per-thread-default",
+        }
+    }
+}
+
+/// Why a host call is a wait though not named one (SPEC §4, "Implicit waits"; CUDA runtime
+/// API, "API synchronization behavior").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImplicitKind {
+    /// A synchronous device-to-host copy: returns once the copy has completed.
+    SyncCopyDtoh,
+    /// An `Async` device-to-host copy into pageable memory: returns once the copy has completed.
+    AsyncCopyDtohPageable,
+    /// A synchronous pageable host-to-device copy: a stream sync runs before the copy starts.
+    PageableHtod,
+}
+
+impl ImplicitKind {
+    /// The kebab-case word used in case files.
+    pub fn word(self) -> &'static str {
+        match self {
+            ImplicitKind::SyncCopyDtoh => "sync-copy-dtoh",
+            ImplicitKind::AsyncCopyDtohPageable => "async-copy-dtoh-pageable",
+            ImplicitKind::PageableHtod => "pageable-htod",
+        }
+    }
+
+    /// Whether the wait covers the copy itself (device-to-host), or only the stream's work
+    /// before it (pageable host-to-device).
+    pub fn covers_the_copy(self) -> bool {
+        !matches!(self, ImplicitKind::PageableHtod)
+    }
+
+    /// Why the call is a wait, quoting the CUDA runtime's "API synchronization behavior".
+    pub fn why(self) -> &'static str {
+        match self {
+            ImplicitKind::SyncCopyDtoh => "a synchronous copy from device to host returns only once the copy has completed",
+            ImplicitKind::AsyncCopyDtohPageable => "an Async copy from device to pageable host memory returns only once the copy has completed",
+            ImplicitKind::PageableHtod => "a synchronous copy from pageable host memory performs a stream sync before the copy starts, so it covers the stream's earlier work but not the copy",
+        }
+    }
+}
+
+/// A call that is a wait without being named one: a copy and why it waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImplicitWait {
+    /// Why it waits.
+    pub kind: ImplicitKind,
+    /// The copy's phase, launched earlier in the program in the wait's stream.
+    pub copy: PhaseIdx,
+    /// The program index of the copy's launch.
+    pub copy_op: OpIdx,
 }
 
 /// An event's state when it was read, with its timestamp when completed.
@@ -184,6 +262,8 @@ pub enum Op {
         target: WaitTarget,
         /// When it returned, if recorded.
         returned: Option<(ClockIdx, Nanos)>,
+        /// Set when a copy call is the wait (SPEC §4, "Implicit waits").
+        implicit: Option<ImplicitWait>,
     },
     /// Timer `0` starts.
     TimerStart(usize),

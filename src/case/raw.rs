@@ -85,6 +85,41 @@ pub struct RawStream {
     pub clock: String,
     /// The device it belongs to (a device-wide wait covers all its streams).
     pub device: String,
+    /// What kind of stream it is, when the input says (`legacy-default`, `blocking`,
+    /// `non-blocking`, `per-thread-default`); absent: not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<RawStreamKind>,
+}
+
+/// What kind of CUDA stream a stream is (CUDA runtime, "Stream synchronization behavior").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RawStreamKind {
+    /// The legacy default (NULL) stream: its work waits for the earlier work of every
+    /// blocking stream of its device.
+    LegacyDefault,
+    /// A stream created without `cudaStreamNonBlocking`: the legacy default stream waits for it.
+    Blocking,
+    /// A stream created with `cudaStreamNonBlocking`: nothing implicit waits for it.
+    NonBlocking,
+    /// The per-thread default stream (`--default-stream per-thread`, `_ptsz` / `_ptds` calls).
+    PerThreadDefault,
+}
+
+/// Why a host call counts as a wait though it is not named one (SPEC §4, "Implicit waits";
+/// CUDA runtime API, "API synchronization behavior").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RawImplicit {
+    /// A synchronous copy from device to host memory (`cudaMemcpy`, `cuMemcpyDtoH`): it
+    /// returns once the copy has completed; covers the copy and its stream's earlier work.
+    SyncCopyDtoh,
+    /// An `Async` copy from device to **pageable** host memory: it too returns once the copy
+    /// has completed; covers the copy and its stream's earlier work.
+    AsyncCopyDtohPageable,
+    /// A synchronous copy from pageable host memory to device: a stream sync runs before the
+    /// copy starts; covers its stream's earlier work, not the copy.
+    PageableHtod,
 }
 
 /// A device event.
@@ -189,6 +224,14 @@ pub enum RawOp {
         /// When the wait returned.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         at: Option<RawTime>,
+        /// Set when the wait is a call that waits without being named a wait (a synchronous
+        /// copy): why it counts as one. Needs a `stream` target and the `copy`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        implicit: Option<RawImplicit>,
+        /// The copy's phase (launched earlier in the program, in the wait's stream), with
+        /// `implicit`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        copy: Option<String>,
     },
     /// A host timer starts.
     TimerStart {
@@ -405,6 +448,17 @@ pub struct RawExpectError {
     /// JSON path of the offending field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+}
+
+impl RawImplicit {
+    /// The kebab-case word written in case files.
+    pub fn word(self) -> &'static str {
+        match self {
+            RawImplicit::SyncCopyDtoh => "sync-copy-dtoh",
+            RawImplicit::AsyncCopyDtohPageable => "async-copy-dtoh-pageable",
+            RawImplicit::PageableHtod => "pageable-htod",
+        }
+    }
 }
 
 impl From<crate::units::Nanos> for RawTime {

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::implicit::{implicit_wait, stream_kind};
 use super::raw::{
     RawCase, RawEventState, RawExpectDuration, RawExpectIntervals, RawOp, RawQuestion,
     RawSpanExpect, RawTime,
@@ -321,6 +322,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
             id: s.id.clone(),
             clock,
             device: s.device.clone(),
+            kind: s.kind.map(stream_kind),
         });
     }
 
@@ -494,6 +496,8 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 device,
                 clock,
                 at: returned,
+                implicit,
+                copy,
             } => {
                 wait_ids.add(id, k, at("id"))?;
                 let target = match (event, stream, device) {
@@ -537,10 +541,33 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                         ))
                     }
                 };
+                let implicit = match (implicit, copy) {
+                    (None, None) => None,
+                    (Some(kind), Some(copy)) => {
+                        let p = phase_ids.resolve(copy, at("copy"))?;
+                        Some(
+                            implicit_wait(id, *kind, p, &target, &phases, &streams, &launched)
+                                .map_err(&bad)?,
+                        )
+                    }
+                    (Some(_), None) => {
+                        return Err(CaseError::new(
+                            at("copy"),
+                            "missing-field",
+                            "an implicit wait names the `copy` (a phase) that makes it a wait",
+                        ))
+                    }
+                    (None, Some(_)) => return Err(CaseError::new(
+                        at("implicit"),
+                        "missing-field",
+                        "a wait's `copy` goes with `implicit`, which says why the copy is a wait",
+                    )),
+                };
                 Op::HostWait {
                     id: id.clone(),
                     target,
                     returned,
+                    implicit,
                 }
             }
             RawOp::TimerStart {

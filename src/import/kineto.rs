@@ -60,6 +60,19 @@
 //!   none); `cudaStreamSynchronize` / `cudaEventSynchronize` without a row name no target
 //!   and are counted, not mapped. Events a wait names are declared `timing: false`,
 //!   `completed`: the trace says neither how they were created nor when they completed.
+//! - **Copies that are waits** (SPEC §4, "Implicit waits"; the CUDA runtime API's "API
+//!   synchronization behavior"; the mapping is `src/import/copies.rs`). A `gpu_memcpy` row's
+//!   name carries its direction and memory kinds (`Memcpy DtoH (Device -> Pageable)`,
+//!   `Memcpy HtoD (Pinned -> Device)`); its runtime row, joined by correlation, says whether
+//!   the call was synchronous (`cudaMemcpy`) or `Async` (`cudaMemcpyAsync`). A synchronous
+//!   device-to-host copy, an `Async` one into pageable memory, and a synchronous pageable
+//!   host-to-device copy become a host wait `copy-c<correlation>` on the copy's stream with
+//!   `implicit` and `copy`, placed right after the copy's launch and returning when the call
+//!   returns. A copy whose stream received another submission that returned while the
+//!   copy's call ran (another thread) is not a wait, and is counted: its place in the stream
+//!   is not known. **Stream kinds are not declared**: Kineto records no stream flags (its
+//!   GPU rows carry `device`, `context`, `stream`; the metadata rows only `stream N`), so a
+//!   copy's wait covers its own stream only, even on stream 7.
 //! - **The profiler's own sync.** PyTorch calls `torch.cuda.synchronize()` when the profiler
 //!   stops, so every trace ends with a device-wide wait the script did not issue. The last
 //!   host wait, when it is device-wide and nothing is launched after it, gets the id
@@ -83,9 +96,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{ImportError, ImportOptions, Imported};
+use super::{copies, ImportError, ImportOptions, Imported};
 use crate::case::raw::{
-    RawCase, RawClock, RawEvent, RawEventState, RawOp, RawPhase, RawQuestion, RawStream, RawTime,
+    RawCase, RawClock, RawEvent, RawEventState, RawImplicit, RawOp, RawPhase, RawQuestion,
+    RawStream, RawTime,
 };
 use crate::units::Nanos;
 
@@ -555,7 +569,7 @@ fn stream_of_tid(raw: &RawValue) -> Option<i64> {
 /// # Errors
 /// `inexact-value` when digits remain below 1 (unless rounding is on; then `rounded` counts
 /// it), `overflow` past `i64`.
-fn exact_number(
+pub(super) fn exact_number(
     raw: &RawValue,
     scale: i32,
     path: &str,
@@ -690,6 +704,8 @@ enum Step {
         target: Target,
         start: i64,
         returned: i64,
+        /// A copy that is a wait (SPEC §4): why, and the copy (index into the work).
+        implicit: Option<(RawImplicit, usize)>,
     },
 }
 
@@ -799,6 +815,81 @@ fn count(map: &mut BTreeMap<String, u64>, why: impl Into<String>) {
     *map.entry(why.into()).or_default() += 1;
 }
 
+/// The implicit wait a `gpu_memcpy` row's call makes (SPEC §4; [`super::copies`]): a host
+/// wait on the copy's stream, returning when its call returns.
+fn copy_wait(w: &GpuWork, k: usize, call: &HostCall) -> Option<Step> {
+    if w.kind != WorkKind::Memcpy {
+        return None;
+    }
+    let how = copies::call_of(base_call_name(&call.name))?;
+    let (direction, host) = copies::kineto_copy(&w.name);
+    let kind = copies::implicit_wait(how, direction, host)?;
+    Some(Step::HostWait {
+        id: format!("copy-c{}", w.correlation.unwrap_or_default()),
+        target: Target::Stream((w.device, w.stream)),
+        start: call.start,
+        returned: call.end,
+        implicit: Some((kind, k)),
+    })
+}
+
+/// Keeps an implicit copy wait only when nothing else was submitted to its stream while its
+/// call ran: a launch from another thread that returned during a synchronous copy may have
+/// been queued before or after the copy, so the copy's return proves nothing about it, and
+/// the program order (launches keyed by their return) would claim it covered. Such waits are
+/// dropped and counted. Returns the kept waits counted by kind.
+fn keep_copy_waits(
+    placed: &mut Vec<Placed>,
+    read: &Read,
+    records: &BTreeMap<i64, (i64, i64)>,
+    not_mapped: &mut BTreeMap<String, u64>,
+) -> BTreeMap<String, u64> {
+    let stream_of = |p: &Placed| match &p.step {
+        Step::Launch(k) => Some((read.work[*k].device, read.work[*k].stream)),
+        Step::Record(rc) => records.get(rc).copied(),
+        Step::StreamWait { stream, .. } => Some(*stream),
+        Step::HostWait { .. } => None,
+    };
+    let mut kept = BTreeMap::new();
+    let mut dropped = vec![false; placed.len()];
+    for (i, p) in placed.iter().enumerate() {
+        let Step::HostWait {
+            target: Target::Stream(stream),
+            start,
+            implicit: Some((kind, k)),
+            ..
+        } = &p.step
+        else {
+            continue;
+        };
+        let overtaken = placed[..i]
+            .iter()
+            .rev()
+            .take_while(|q| q.key.0 > *start)
+            .any(|q| {
+                !matches!(q.step, Step::Launch(j) if j == *k) && stream_of(q) == Some(*stream)
+            });
+        let word = kind.word();
+        if overtaken {
+            dropped[i] = true;
+            count(
+                not_mapped,
+                format!("{word} copy: another submission to its stream returned while the copy's call ran, so the copy's place in the stream is unknown: not a wait"),
+            );
+        } else {
+            *kept
+                .entry(format!("on a stream (implicit: {word} copy)"))
+                .or_default() += 1;
+        }
+    }
+    let mut i = 0;
+    placed.retain(|_| {
+        i += 1;
+        !dropped[i - 1]
+    });
+    kept
+}
+
 /// Builds the case from what was read.
 fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Imported {
     // Phases: GPU work ordered by (device, stream, start, end).
@@ -836,6 +927,12 @@ fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Impor
                 key: (call.end, 0, call.start, k),
                 step: Step::Launch(k),
             });
+            if let Some(wait) = copy_wait(w, k, call) {
+                placed.push(Placed {
+                    key: (call.end, 0, call.start, k),
+                    step: wait,
+                });
+            }
         }
     }
     let mut host_waits: BTreeMap<String, u64> = BTreeMap::new();
@@ -877,6 +974,7 @@ fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Impor
             target,
             start: call.start,
             returned: call.end,
+            implicit: None,
         };
         match row.kind.as_str() {
             _ if is_query(&call.name) => count(
@@ -978,6 +1076,7 @@ fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Impor
                             target: Target::Device(device),
                             start: call.start,
                             returned: call.end,
+                            implicit: None,
                         },
                     });
                     assumed_device_sync += 1;
@@ -1013,6 +1112,10 @@ fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Impor
         });
     }
     placed.sort_by_key(|p| p.key);
+    let copy_waits = keep_copy_waits(&mut placed, &read, &records, &mut not_mapped);
+    for (why, n) in copy_waits {
+        *host_waits.entry(why).or_default() += n;
+    }
 
     // The last host wait: the profiler's own device synchronize when it is device-wide and
     // nothing is launched after it.
@@ -1129,6 +1232,7 @@ fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Impor
                 id,
                 target,
                 returned,
+                implicit,
                 ..
             } => {
                 let (event, stream, device) = match target {
@@ -1143,6 +1247,8 @@ fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Impor
                     device,
                     clock: Some(CLOCK_ID.into()),
                     at: Some(ns(*returned)),
+                    implicit: implicit.map(|(kind, _)| kind),
+                    copy: implicit.map(|(_, k)| phase_ids[k].clone()),
                 }
             }
         });
@@ -1168,6 +1274,7 @@ fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Impor
             id: stream_id(s),
             clock: CLOCK_ID.into(),
             device: device_id(s.0),
+            kind: None,
         });
     }
     for (&rc, &stream) in &records {

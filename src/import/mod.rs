@@ -35,6 +35,8 @@
 //! per event, a sort of the launches by host time: O(n log n) time, memory about the
 //! decompressed text plus the imported events. `BENCHMARKS.md` has measured numbers.
 
+mod copies;
+pub mod hta_compat;
 pub mod kineto;
 pub mod nsys;
 mod summary;
@@ -92,6 +94,18 @@ pub struct ImportArgs {
     /// refusing them as `inexact-value`.
     #[arg(long)]
     pub round_sub_ns: bool,
+    /// Also print a peer's numbers reproduced from its defaults, with the delta each of its
+    /// assumptions causes (`hta`: HTA 0.5.0's temporal breakdown; Kineto traces only;
+    /// `HTA_DISABLE_NS_ROUNDING=1` in the environment switches HTA's µs rounding off, as in HTA).
+    #[arg(long, value_enum, value_name = "PEER")]
+    pub compat: Option<Compat>,
+}
+
+/// Peers whose numbers `--compat` reproduces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Compat {
+    /// Holistic Trace Analysis 0.5.0's `get_temporal_breakdown()` (docs/hta-compat.md).
+    Hta,
 }
 
 /// Options of an import, apart from where things are written.
@@ -324,6 +338,10 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         round_sub_ns: args.round_sub_ns,
     };
     let imported = import_path(&args.file, &options)?;
+    let hta = match args.compat {
+        Some(Compat::Hta) => Some(compat_hta(&args.file, &imported, &options)?),
+        None => None,
+    };
     let mut summary = summarize(&imported, args.expect).map_err(|e| Failure {
         message: format!(
             "{}: error[internal]: the imported case does not validate ({e}); please report this with the trace",
@@ -341,13 +359,45 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         summary.written = Some((path.display().to_string(), bytes.len() as u64));
     }
     match args.format {
-        SummaryFormat::Text => out.write_all(summary.to_text().as_bytes())?,
+        SummaryFormat::Text => {
+            out.write_all(summary.to_text().as_bytes())?;
+            if let Some(hta) = &hta {
+                out.write_all(hta.to_text().as_bytes())?;
+            }
+        }
         SummaryFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &summary).map_err(std::io::Error::from)?;
+            let mut value = serde_json::to_value(&summary).map_err(std::io::Error::from)?;
+            if let (Some(hta), Some(map)) = (&hta, value.as_object_mut()) {
+                let hta = serde_json::to_value(hta).map_err(std::io::Error::from)?;
+                map.insert("compat_hta".to_owned(), hta);
+            }
+            serde_json::to_writer_pretty(&mut *out, &value).map_err(std::io::Error::from)?;
             writeln!(out)?;
         }
     }
     Ok(EXIT_OK)
+}
+
+/// `--compat hta`: HTA reads Kineto traces only.
+fn compat_hta(
+    path: &Path,
+    imported: &Imported,
+    options: &ImportOptions,
+) -> Result<hta_compat::HtaCompat, ImportError> {
+    if imported.format.starts_with("nsys") {
+        return Err(ImportError::new(
+            "$",
+            "unsupported-format",
+            "--compat hta reproduces HTA, which reads PyTorch profiler (Kineto) traces, not Nsight Systems exports",
+        )
+        .in_file(path.display().to_string()));
+    }
+    // HTA's own switch (`hta/configs/env_options.py`): rounding is off only for exactly "1".
+    let mut hta = hta_compat::HtaOptions::HTA_DEFAULTS;
+    if std::env::var_os("HTA_DISABLE_NS_ROUNDING").is_some_and(|v| v == "1") {
+        hta.us_rounding = false;
+    }
+    hta_compat::compat_path(path, options, hta)
 }
 
 /// Gzip-compresses `bytes` (default level).

@@ -116,6 +116,7 @@ pub fn case_file(lab: &LabRun, name: &str, command: &str) -> RawCase {
         id: POOL_STREAM.into(),
         clock: CLOCK_ID.into(),
         device: POOL_DEVICE.into(),
+        kind: None,
     });
     let clock = || CLOCK_ID.to_owned();
     for r in &lab.runs {
@@ -170,6 +171,8 @@ pub fn case_file(lab: &LabRun, name: &str, command: &str) -> RawCase {
                 device: None,
                 clock: Some(clock()),
                 at: Some(t(s.result_ready)),
+                implicit: None,
+                copy: None,
             },
             stop("wait", s.result_ready),
             stop("complete", s.result_ready),

@@ -630,6 +630,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
                 id,
                 target,
                 returned,
+                ..
             } = op
             else {
                 continue;

@@ -2,7 +2,8 @@
 //!
 //! [`arb_program_case`] builds a valid case: one host clock, one device clock, one to three
 //! streams of one device, one to four phases, up to four events, and a random host program of
-//! launches, event records, cross-stream waits and host waits, all inside one host timer
+//! launches, event records, cross-stream waits and host waits (some of them the implicit
+//! waits of copies, SPEC §4, on streams that may declare a kind), all inside one host timer
 //! `t`. Question `completion` claims every phase at the timer's stop; question `submission`
 //! asks for the same timer as a submission; question `pair` asks for the device interval of
 //! the first two events, in record order. The case is a [`RawCase`], so a law can edit it (delete a wait, add
@@ -14,7 +15,8 @@
 use proptest::prelude::*;
 
 use crate::case::raw::{
-    RawCase, RawClock, RawEvent, RawEventState, RawOp, RawPhase, RawQuestion, RawStream, RawTime,
+    RawCase, RawClock, RawEvent, RawEventState, RawImplicit, RawOp, RawPhase, RawQuestion,
+    RawStream, RawStreamKind, RawTime,
 };
 
 /// One step of a generated program, before it is written as ops.
@@ -56,6 +58,28 @@ pub struct ProgramShape {
     pub steps: Vec<Step>,
     /// For each phase, the number of steps before its launch.
     pub launch_after: Vec<usize>,
+    /// For each phase: when it is a copy that waits (SPEC §4, "Implicit waits"), its kind;
+    /// its launch is then followed at once by the implicit host wait on its stream.
+    pub copies: Vec<Option<RawImplicit>>,
+    /// For each stream, its declared kind (`legacy-default`, `blocking`, …), if any.
+    pub stream_kinds: Vec<Option<RawStreamKind>>,
+}
+
+fn arb_implicit() -> impl Strategy<Value = RawImplicit> {
+    prop_oneof![
+        Just(RawImplicit::SyncCopyDtoh),
+        Just(RawImplicit::AsyncCopyDtohPageable),
+        Just(RawImplicit::PageableHtod),
+    ]
+}
+
+fn arb_stream_kind() -> impl Strategy<Value = RawStreamKind> {
+    prop_oneof![
+        Just(RawStreamKind::LegacyDefault),
+        Just(RawStreamKind::Blocking),
+        Just(RawStreamKind::NonBlocking),
+        Just(RawStreamKind::PerThreadDefault),
+    ]
 }
 
 /// Shapes of small programs.
@@ -66,16 +90,22 @@ pub fn arb_shape() -> impl Strategy<Value = ProgramShape> {
             proptest::collection::vec(0..streams, events),
             proptest::collection::vec(arb_step(streams, events), 0..10),
             proptest::collection::vec(0usize..10, phases),
+            proptest::collection::vec(proptest::option::weighted(0.4, arb_implicit()), phases),
+            proptest::collection::vec(proptest::option::weighted(0.6, arb_stream_kind()), streams),
         )
-            .prop_map(move |(phase_streams, event_streams, steps, launch_after)| {
-                ProgramShape {
-                    streams,
-                    phase_streams,
-                    event_streams,
-                    steps,
-                    launch_after,
-                }
-            })
+            .prop_map(
+                move |(phase_streams, event_streams, steps, launch_after, copies, stream_kinds)| {
+                    ProgramShape {
+                        streams,
+                        phase_streams,
+                        event_streams,
+                        steps,
+                        launch_after,
+                        copies,
+                        stream_kinds,
+                    }
+                },
+            )
     })
 }
 
@@ -117,6 +147,7 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
             id: stream_name(s),
             clock: "gpu".into(),
             device: "gpu0".into(),
+            kind: shape.stream_kinds.get(s).copied().flatten(),
         })
         .collect();
     case.phases = shape
@@ -147,6 +178,18 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
                 ops.push(RawOp::Launch {
                     phase: format!("p{p}"),
                 });
+                if let Some(kind) = shape.copies.get(p).copied().flatten() {
+                    ops.push(RawOp::HostWait {
+                        id: format!("copy-p{p}"),
+                        event: None,
+                        stream: Some(stream_name(shape.phase_streams[p])),
+                        device: None,
+                        clock: None,
+                        at: None,
+                        implicit: Some(kind),
+                        copy: Some(format!("p{p}")),
+                    });
+                }
             }
         }
         let Some(step) = shape.steps.get(position) else {
@@ -178,6 +221,8 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
                     device,
                     clock: None,
                     at: None,
+                    implicit: None,
+                    copy: None,
                 });
                 waits += 1;
             }
@@ -262,6 +307,16 @@ mod laws {
         matches!(op, RawOp::HostWait { .. })
     }
 
+    fn is_implicit_wait(op: &RawOp) -> bool {
+        matches!(
+            op,
+            RawOp::HostWait {
+                implicit: Some(_),
+                ..
+            }
+        )
+    }
+
     fn device_wait(id: &str) -> RawOp {
         RawOp::HostWait {
             id: id.into(),
@@ -270,6 +325,8 @@ mod laws {
             device: Some("gpu0".into()),
             clock: None,
             at: None,
+            implicit: None,
+            copy: None,
         }
     }
 
@@ -285,6 +342,37 @@ mod laws {
                     edited.program.remove(k);
                     let after = answers(&edited);
                     prop_assert!(verdict(&after, "completion").value().is_none(), "removing program[{}] made it known", k);
+                }
+            }
+        }
+
+        #[test]
+        fn turning_a_synchronous_copy_into_its_async_to_pinned_form_never_turns_an_unknown_completion_into_a_known_one(raw in arb_program_case()) {
+            // An Async copy to pinned memory is the same copy in the same stream, and no wait.
+            let before = answers(&raw);
+            if verdict(&before, "completion").value().is_none() {
+                for k in (0..raw.program.len()).filter(|&k| is_implicit_wait(&raw.program[k])) {
+                    let mut edited = raw.clone();
+                    edited.program.remove(k);
+                    let after = answers(&edited);
+                    prop_assert!(verdict(&after, "completion").value().is_none(), "making the copy of program[{}] Async to pinned memory made it known", k);
+                }
+            }
+        }
+
+        #[test]
+        fn an_implicit_wait_covers_no_more_than_a_stream_wait_in_its_place(raw in arb_program_case()) {
+            // SPEC §4: a copy's wait is a stream wait of the documented scope "and no wider".
+            for k in (0..raw.program.len()).filter(|&k| is_implicit_wait(&raw.program[k])) {
+                let mut named = raw.clone();
+                if let RawOp::HostWait { implicit, copy, .. } = &mut named.program[k] {
+                    *implicit = None;
+                    *copy = None;
+                }
+                let implicit = answers(&raw);
+                let stream_wait = answers(&named);
+                if verdict(&implicit, "completion").value().is_some() {
+                    prop_assert!(verdict(&stream_wait, "completion").value().is_some(), "the implicit wait program[{}] covered more than a stream wait", k);
                 }
             }
         }
@@ -335,7 +423,7 @@ mod laws {
         #[test]
         fn an_event_pair_on_two_clocks_is_never_known(raw in arb_program_case()) {
             let mut edited = raw.clone();
-            edited.streams.push(RawStream { id: "X".into(), clock: "gpu2".into(), device: "gpu1".into() });
+            edited.streams.push(RawStream { id: "X".into(), clock: "gpu2".into(), device: "gpu1".into(), kind: None });
             edited.events[1].stream = "X".into();
             let report = answers(&edited);
             prop_assert!(verdict(&report, "pair").value().is_none());

@@ -11,10 +11,12 @@ use super::read::{
     ApiRow, EventRow, Export, GpuKind, GpuRow, Proc, SessionStart, StreamKey, SyncRow,
 };
 use super::summary::{Counts, DeviceSummary, NsysSummary, ProcessSummary, StreamSummary};
-use super::NsysImport;
+use super::{kinds, NsysImport};
 use crate::case::raw::{
-    RawCase, RawClock, RawEvent, RawEventState, RawOp, RawPhase, RawQuestion, RawStream, RawTime,
+    RawCase, RawClock, RawEvent, RawEventState, RawImplicit, RawOp, RawPhase, RawQuestion,
+    RawStream, RawStreamKind, RawTime,
 };
+use crate::import::copies;
 use crate::interval::{analyze, Interval};
 use crate::units::Nanos;
 
@@ -315,6 +317,8 @@ pub(crate) fn build(
             format!("gpu{device}-{}-ctx{context}", clock_of[&proc])
         })
     };
+    let stream_kinds =
+        declared_stream_kinds(export, &stream_keys, &gpu, &api, &call_of, &names, &procs)?;
     let mut stream_id: BTreeMap<StreamKey, String> = BTreeMap::new();
     for k in &stream_keys {
         let id = format!(
@@ -326,6 +330,7 @@ pub(crate) fn build(
             clock: clock_of[&k.proc].clone(),
             device: device_label(k.proc, k.device, k.context)
                 .expect("every declared stream has an owner"),
+            kind: stream_kinds.get(k).copied(),
         });
         stream_id.insert(*k, id);
     }
@@ -399,6 +404,8 @@ pub(crate) fn build(
                     device: None,
                     clock: Some(clock),
                     at: Some(t(api[call].end)),
+                    implicit: None,
+                    copy: None,
                 }));
             }
             Plan::WaitDevice { call } => match device_label(s.key.proc, s.key.device, s.key.context) {
@@ -411,6 +418,8 @@ pub(crate) fn build(
                         device: Some(device),
                         clock: Some(clock),
                         at: Some(t(api[call].end)),
+                        implicit: None,
+                        copy: None,
                     }));
                 }
                 None => skipped.add(
@@ -428,6 +437,8 @@ pub(crate) fn build(
                     device: None,
                     clock: Some(clock),
                     at: Some(t(api[call].end)),
+                    implicit: None,
+                    copy: None,
                 }));
             }
             Plan::StreamWait { call, record } => {
@@ -460,6 +471,61 @@ pub(crate) fn build(
             rank: 0,
             tie: (call.start, call.rowid, 0, e.rowid),
             op: RawOp::Record { event: event_id(e) },
+        });
+    }
+    let mut submitted: HashMap<StreamKey, Vec<i64>> = HashMap::new();
+    for r in &gpu {
+        if let Some(&c) = call_of.get(&(r.key.proc, r.correlation)) {
+            submitted.entry(r.key).or_default().push(api[c].end);
+        }
+    }
+    for &r in &declared_events {
+        if let (e, Some(call)) = &records[r] {
+            submitted.entry(e.key).or_default().push(call.end);
+        }
+    }
+    for (s_idx, plan) in &plans {
+        if let Plan::StreamWait { call, .. } = plan {
+            submitted
+                .entry(syncs[*s_idx].key)
+                .or_default()
+                .push(api[*call].end);
+        }
+    }
+    submitted.values_mut().for_each(|v| v.sort_unstable());
+    let memory_kinds = export.memory_kinds()?;
+    for r in gpu.iter().filter(|r| r.kind == GpuKind::Memcpy) {
+        let Some(&c) = call_of.get(&(r.key.proc, r.correlation)) else {
+            continue;
+        };
+        let call = &api[c];
+        let Some(how) = copies::call_of(api_base(&names[&call.name_id])) else {
+            continue;
+        };
+        let (direction, host) = kinds::copy_facts(r, memory_kinds.as_ref());
+        let Some(implicit) = copies::implicit_wait(how, direction, host) else {
+            continue;
+        };
+        if kinds::overtaken(&submitted[&r.key], call.start, call.end) {
+            skipped.add(format!("{} copies during whose call another submission to the same stream returned (another thread): the copy's place in its stream is unknown, so no implicit wait is declared", implicit.word()), r.rowid);
+            continue;
+        }
+        *counts.waits.entry(implicit_key(implicit)).or_default() += 1;
+        // The same ordering key as the copy's launch, pushed after it: the sort is stable.
+        items.push(Item {
+            at: call.end,
+            rank: 0,
+            tie: (call.start, call.rowid, r.start, r.rowid),
+            op: RawOp::HostWait {
+                id: format!("copy-{}", r.rowid),
+                event: None,
+                stream: Some(stream_id[&r.key].clone()),
+                device: None,
+                clock: Some(clock_of[&r.key.proc].clone()),
+                at: Some(t(call.end)),
+                implicit: Some(implicit),
+                copy: Some(phase_id(r)),
+            },
         });
     }
     items.sort_by_key(|i| (i.at, i.rank, i.tie));
@@ -566,6 +632,46 @@ pub(crate) fn build(
     case.description = Some(describe(&summary));
     case.provenance = Some(provenance(&summary));
     Ok(NsysImport { case, summary })
+}
+
+/// The summary's word for an implicit wait (`Counts::waits`).
+fn implicit_key(kind: RawImplicit) -> &'static str {
+    match kind {
+        RawImplicit::SyncCopyDtoh => "stream (implicit: sync-copy-dtoh)",
+        RawImplicit::AsyncCopyDtohPageable => "stream (implicit: async-copy-dtoh-pageable)",
+        RawImplicit::PageableHtod => "stream (implicit: pageable-htod)",
+    }
+}
+
+/// The kinds of the declared streams that the file gives ([`kinds::stream_kinds`]).
+fn declared_stream_kinds(
+    export: &Export,
+    stream_keys: &BTreeSet<StreamKey>,
+    gpu: &[GpuRow],
+    api: &[ApiRow],
+    call_of: &HashMap<(Proc, i64), usize>,
+    names: &HashMap<i64, String>,
+    procs: &BTreeSet<Proc>,
+) -> Result<BTreeMap<StreamKey, RawStreamKind>, NsysError> {
+    let per_thread: HashSet<StreamKey> = gpu
+        .iter()
+        .filter(|r| {
+            call_of.get(&(r.key.proc, r.correlation)).is_some_and(|&c| {
+                let n = &names[&api[c].name_id];
+                n.contains("_ptsz") || n.contains("_ptds")
+            })
+        })
+        .map(|r| r.key)
+        .collect();
+    let keys: Vec<StreamKey> = stream_keys.iter().copied().collect();
+    let procs: Vec<Proc> = procs.iter().copied().collect();
+    Ok(kinds::stream_kinds(
+        &keys,
+        &export.stream_info()?,
+        export.stream_flag_names()?.as_ref(),
+        &per_thread,
+        &procs,
+    ))
 }
 
 /// What a sync row's API call asks for.

@@ -83,9 +83,18 @@
 //!   the event's record can be identified; `cudaStreamWaitEvent` → a `stream-wait` op (the
 //!   stream, not the host, waits), likewise. Each wait returns (`at`) at its call's end, on
 //!   the process clock; id `sync-<rowid>`. `cudaEventQuery` / `cudaStreamQuery` poll and
-//!   return at once: they are not waits. Implicit synchronization (the legacy default
-//!   stream, a synchronous `cudaMemcpy`) is not declared: the file has no sync row for it,
-//!   so coverage is under-claimed rather than guessed.
+//!   return at once: they are not waits.
+//! - **Copies that are waits** (SPEC §4, "Implicit waits"; CUDA runtime API, "API
+//!   synchronization behavior"). A synchronous `cudaMemcpy` has no sync row, but a
+//!   device-to-host one returns only once the copy has completed. A `_MEMCPY` row whose call
+//!   (by name, with or without `Async`), `copyKind` and `srcKind` / `dstKind` make it a
+//!   synchronous DtoH copy, an `Async` DtoH copy into pageable memory, or a synchronous HtoD
+//!   copy from pageable memory becomes a host wait `copy-<rowid>` on its stream with
+//!   `implicit` and `copy`, right after its launch, returning at the call's end; not when
+//!   another submission to that stream returned while the call ran. The numbering of the
+//!   memory kinds and the streams' kinds from `TARGET_INFO_CUDA_STREAM.flag` (legacy
+//!   default, blocking, non-blocking) are in `kinds.rs`; the shared mapping from copy facts
+//!   to waits is `crate::import::copies`.
 //! - **Events** are identified only through `CUPTI_ACTIVITY_KIND_CUDA_EVENT` rows: same
 //!   process and eventId (and eventSyncId when both rows carry one), recorded by the latest
 //!   call that ended before the sync's call started (event ids are reused). Such an event is
@@ -110,6 +119,7 @@
 
 mod build;
 mod error;
+mod kinds;
 mod read;
 mod summary;
 

@@ -21,6 +21,9 @@ pub(crate) const RUNTIME: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
 pub(crate) const SYNC: &str = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 pub(crate) const CUDA_EVENT: &str = "CUPTI_ACTIVITY_KIND_CUDA_EVENT";
 const STRING_IDS: &str = "StringIds";
+const STREAM_INFO: &str = "TARGET_INFO_CUDA_STREAM";
+const MEM_KIND_ENUM: &str = "ENUM_CUDA_MEM_KIND";
+const STREAM_TYPE_ENUM: &str = "ENUM_CUPTI_STREAM_TYPE";
 const SESSION_START: &str = "TARGET_INFO_SESSION_START_TIME";
 const TARGET_GPU: &str = "TARGET_INFO_GPU";
 const META_NEW: &str = "META_DATA_EXPORT";
@@ -114,6 +117,21 @@ pub(crate) struct GpuRow {
     pub bytes: Option<i64>,
     /// Copies: `copyKind`.
     pub copy_kind: Option<i64>,
+    /// Copies: `srcKind` (a memory kind, see [`Export::memory_kinds`]).
+    pub src_kind: Option<i64>,
+    /// Copies: `dstKind`.
+    pub dst_kind: Option<i64>,
+}
+
+/// One row of `TARGET_INFO_CUDA_STREAM`: a stream and CUPTI's creation flag for it.
+#[derive(Clone, Debug)]
+pub(crate) struct StreamInfoRow {
+    /// `processId` (the pid, not the `globalPid`).
+    pub pid: i64,
+    pub context: i64,
+    pub stream: i64,
+    /// `flag` (`CUpti_ActivityStreamFlag`; see [`Export::stream_flag_names`]).
+    pub flag: Option<i64>,
 }
 
 /// One row of `CUPTI_ACTIVITY_KIND_RUNTIME` (runtime and driver API calls).
@@ -394,7 +412,7 @@ impl Export {
         ];
         let optional: &[&str] = match kind {
             GpuKind::Kernel => &["shortName", "demangledName"],
-            GpuKind::Memcpy => &["bytes", "copyKind"],
+            GpuKind::Memcpy => &["bytes", "copyKind", "srcKind", "dstKind"],
             GpuKind::Memset => &["bytes"],
         };
         let rows = self.rows(table, &required, optional)?;
@@ -422,6 +440,8 @@ impl Export {
                     name_id,
                     bytes,
                     copy_kind,
+                    src_kind: (kind == GpuKind::Memcpy).then(|| r.values[9]).flatten(),
+                    dst_kind: (kind == GpuKind::Memcpy).then(|| r.values[10]).flatten(),
                 }
             })
             .collect())
@@ -516,6 +536,59 @@ impl Export {
                 }
             })
             .collect())
+    }
+
+    /// Rows of `TARGET_INFO_CUDA_STREAM` (absent table: none).
+    pub(crate) fn stream_info(&self) -> Result<Vec<StreamInfoRow>, NsysError> {
+        let rows = self.rows(
+            STREAM_INFO,
+            &["streamId", "processId", "contextId"],
+            &["flag"],
+        )?;
+        Ok(rows
+            .into_iter()
+            .map(|r| StreamInfoRow {
+                stream: r.values[0].unwrap_or_default(),
+                pid: r.values[1].unwrap_or_default(),
+                context: r.values[2].unwrap_or_default(),
+                flag: r.values[3],
+            })
+            .collect())
+    }
+
+    /// `ENUM_CUDA_MEM_KIND` as id → name (`CUDA_MEMOPR_MEMORY_KIND_PAGEABLE`), when the
+    /// file has it; `None` otherwise.
+    pub(crate) fn memory_kinds(&self) -> Result<Option<HashMap<i64, String>>, NsysError> {
+        self.enum_names(MEM_KIND_ENUM)
+    }
+
+    /// `ENUM_CUPTI_STREAM_TYPE` as id → name (`CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL`), when
+    /// the file has it; `None` otherwise.
+    pub(crate) fn stream_flag_names(&self) -> Result<Option<HashMap<i64, String>>, NsysError> {
+        self.enum_names(STREAM_TYPE_ENUM)
+    }
+
+    /// An nsys `ENUM_*` table (`id`, `name`) as a map.
+    fn enum_names(&self, table: &str) -> Result<Option<HashMap<i64, String>>, NsysError> {
+        if !(self.has_column(table, "id") && self.has_column(table, "name")) {
+            return Ok(None);
+        }
+        let mut stmt = self
+            .conn
+            .prepare(&format!("SELECT id, name FROM {}", quote(table)))
+            .map_err(|e| sqlite_error(table, &e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<String>>(1)?))
+            })
+            .map_err(|e| sqlite_error(table, &e))?;
+        let mut map = HashMap::new();
+        for row in rows {
+            if let (Some(id), Some(name)) = row.map_err(|e| sqlite_error(table, &e))? {
+                map.insert(id, name);
+            }
+        }
+        Ok(Some(map))
     }
 
     /// The text of `StringIds` id `id`, or `None` when the table or the id is missing.
