@@ -99,7 +99,7 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
         #[command(subcommand)]
         lab: crate::lab::LabCommand,
     },
-    /// Draw a case file's timeline: an SVG picture, or a terminal sketch.
+    /// Draw the timeline of a case file or trace: SVG, PNG, or a terminal sketch.
     Render(crate::render::RenderArgs),
     /// Write one self-contained HTML page of a case, capture, lab case or trace: answers,
     /// per-stream and per-device tables, zoomable timeline panels per clock.
