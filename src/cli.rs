@@ -107,6 +107,8 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
+    /// Lessons to hand out: a measurement, a handout, answers checked against it.
+    Lesson(crate::lesson::LessonArgs),
 }
 
 /// A command's failure: what to print on stderr and the exit code.
@@ -211,6 +213,20 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Render(args) => crate::render::run(args, out),
         Command::Report(args) => crate::report::run(args, out),
         Command::Import(args) => crate::import::run(args, out),
+        Command::Lesson(args) => crate::lesson::run(args, out)
+            .map(crate::lesson::LessonOutcome::exit_code)
+            .map_err(lesson_failure),
+    }
+}
+
+/// A lesson command's error as a failure: its message and exit code (a closed pipe is exit 0).
+fn lesson_failure(e: crate::lesson::LessonError) -> Failure {
+    match e {
+        crate::lesson::LessonError::Write(io) => Failure::from(io),
+        other => Failure {
+            code: other.exit_code(),
+            message: other.to_string(),
+        },
     }
 }
 

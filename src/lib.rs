@@ -42,6 +42,7 @@ pub mod form;
 pub mod import;
 pub mod interval;
 pub mod lab;
+pub mod lesson;
 pub mod output;
 pub mod render;
 pub mod report;

@@ -41,6 +41,11 @@
 //! # union_matches_the_oracle();
 //! ```
 //!
+//! For the verdicts of SPEC §4–§5 there is the same pair one level up: [`devices`] draws whole
+//! programs over several devices, streams and clock instances, and [`coverage`] holds
+//! [`coverage::CoverageModel`], a naive reading of SPEC §4 that says which work each host wait
+//! covers. `docs/TESTING.md` lists the laws checked with them.
+//!
 //! Ticks: tick `t` stands for the instant range `[t, t + 1)` in nanoseconds. An interval
 //! `[start, end)` covers exactly the ticks `start, start + 1, …, end − 1`, so a zero-length
 //! interval covers no tick. It still counts in [`DenseOracle::count`] and in the extent
@@ -375,6 +380,10 @@ mod tests {
 }
 
 pub mod cases;
+pub mod coverage;
+pub mod devices;
 
+#[cfg(test)]
+mod laws;
 #[cfg(test)]
 mod properties;

@@ -237,6 +237,43 @@ mod tests {
         assert_eq!(Reason::from_code("launch-overhead"), None);
     }
 
+    /// Each code has its own one-line explanation, and an unknown without a specific detail
+    /// carries it (what `worksheet` prints after the code).
+    #[test]
+    fn every_reason_has_its_own_explanation() {
+        let mut seen = std::collections::HashSet::new();
+        for r in Reason::ALL {
+            let text = r.explanation();
+            assert!(text.len() > 20 && !text.contains('\n'), "{r}: {text:?}");
+            assert!(seen.insert(text), "{r} shares its explanation");
+        }
+        let Verdict::Unknown { detail, .. } = Verdict::unknown(Reason::NoWait) else {
+            panic!("unknown is unknown")
+        };
+        assert_eq!(
+            detail,
+            "the stop does not follow a wait, so it proves nothing about completion"
+        );
+    }
+
+    #[test]
+    fn verdict_json_lists_notes_only_when_there_are_some() {
+        let bare = serde_json::to_value(Verdict::known(Nanos::new(40_000))).unwrap();
+        assert_eq!(
+            bare,
+            serde_json::json!({"verdict": "known", "value": "40 us", "value_ns": 40_000})
+        );
+        let noted = Verdict::known(Nanos::new(40_000)).with_note("makes no completion claim");
+        assert_eq!(
+            serde_json::to_value(noted).unwrap()["notes"],
+            serde_json::json!(["makes no completion claim"])
+        );
+        assert_eq!(
+            serde_json::to_value(Verdict::unknown_because(Reason::NoWait, "no wait")).unwrap(),
+            serde_json::json!({"verdict": "unknown", "reason": "no-wait", "detail": "no wait"})
+        );
+    }
+
     #[test]
     fn verdict_displays_value_or_reason() {
         assert_eq!(

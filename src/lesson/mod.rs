@@ -1,0 +1,737 @@
+//! Lessons a teacher hands out: `worksheet lesson list | start | check | key | class`.
+//!
+//! A lesson ([`model`], versioned JSON; the built-in ones live in `lessons/` and are embedded
+//! in the binary) names a measurement and asks questions whose expected answers are *engine
+//! answers*, never numbers written in the lesson. `start` runs the measurement ([`mod@measure`],
+//! behind the [`measure::Bench`] trait) and saves everything it measured into a folder with a
+//! handout and a blank answer sheet ([`sheet`]). `check` recomputes every expected answer
+//! from that folder's own case with the same engine `eval` uses ([`mod@grade`]), so every
+//! student is graded against their own machine's numbers; a run that failed a digest or is
+//! too noisy is sent back to be re-run, never graded. `key` prints the answers for the
+//! teacher; `class` summarizes many folders ([`class`]).
+//!
+//! The commands return a [`LessonOutcome`] or a [`LessonError`]; the command line maps them
+//! to exit codes (0 all right, 1 not all right or re-run, 2 malformed input, 3 no CUDA).
+
+pub mod class;
+pub mod fill;
+pub mod grade;
+pub mod measure;
+pub mod model;
+pub mod sheet;
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use comfy_table::{presets::ASCII_MARKDOWN, Table};
+
+use crate::case::{load_case_file, Case};
+use crate::error::InputError;
+use crate::output::write_output;
+
+use self::grade::{answer_key, grade, rerun_reasons, Graded, KeyItem, Mark};
+use self::measure::{measure, Bench, HostBench, MeasureError};
+use self::model::{parse_lesson, Lesson, Measurement, Statistic};
+
+/// The built-in lessons: `(id, file text)`, embedded from `lessons/`.
+pub const BUILT_IN: [(&str, &str); 6] = [
+    (
+        "three-boundaries",
+        include_str!("../../lessons/three-boundaries.json"),
+    ),
+    (
+        "overlap-arithmetic",
+        include_str!("../../lessons/overlap-arithmetic.json"),
+    ),
+    (
+        "clocks-and-boots",
+        include_str!("../../lessons/clocks-and-boots.json"),
+    ),
+    (
+        "executor-lab",
+        include_str!("../../lessons/executor-lab.json"),
+    ),
+    (
+        "warmup-statistics",
+        include_str!("../../lessons/warmup-statistics.json"),
+    ),
+    (
+        "cuda-streams",
+        include_str!("../../lessons/cuda-streams.json"),
+    ),
+];
+
+/// `worksheet lesson …`.
+#[derive(Debug, Args)]
+pub struct LessonArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: LessonCommand,
+}
+
+/// The lesson commands.
+#[derive(Debug, Subcommand)]
+pub enum LessonCommand {
+    /// List the built-in lessons.
+    List,
+    /// Run a lesson's measurement and write its folder: the data, handout.md, answers.txt.
+    #[command(
+        after_help = "Example:\n  worksheet lesson start three-boundaries -o alice\n  \
+worksheet lesson start cuda-streams -o alice-streams --simulate\n\n\
+Exit codes: 0 written, 2 a file exists (use --force) or the lesson is malformed, 3 CUDA not available (use --simulate)."
+    )]
+    Start {
+        /// A built-in lesson id (see `lesson list`) or a lesson file.
+        lesson: String,
+        /// The lesson folder to write (created if missing).
+        #[arg(short = 'o', long = "out", value_name = "DIR")]
+        out: PathBuf,
+        /// Run CUDA lessons on the built-in simulator (labelled simulated in the handout).
+        #[arg(long)]
+        simulate: bool,
+        /// Overwrite files in the folder that exist.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Check a folder's answers against the folder's own data, with feedback.
+    #[command(after_help = "Example:\n  worksheet lesson check alice\n\n\
+Exit codes: 0 every answer is right, 1 an answer is wrong or missing, or the run must be re-run,\n\
+2 the folder, lesson or answer sheet is malformed.")]
+    Check {
+        /// The lesson folder.
+        dir: PathBuf,
+        /// The answer sheet (default: DIR/answers.csv if present, else DIR/answers.txt).
+        #[arg(long, value_name = "FILE")]
+        answers: Option<PathBuf>,
+    },
+    /// Answer the folder's questions at prompts (saved after every answer; resumable).
+    #[command(after_help = "Example:\n  worksheet lesson answer alice\n\n\
+Answers are read, not graded: `worksheet lesson check` grades them.\n\
+Exit codes: 0 every question offered, 1 the input ended first (answers so far are saved), 2 a malformed folder or sheet.")]
+    Answer {
+        /// The lesson folder.
+        dir: PathBuf,
+        /// The answer sheet (default: DIR/answers.csv if present, else DIR/answers.txt).
+        #[arg(long, value_name = "FILE")]
+        answers: Option<PathBuf>,
+    },
+    /// Print the answers a folder's data implies, with the evidence (for the teacher).
+    Key {
+        /// The lesson folder.
+        dir: PathBuf,
+    },
+    /// Summarize many students' folders of one lesson.
+    #[command(
+        after_help = "Example:\n  worksheet lesson class class/*/ --export-csv class.csv\n\n\
+Exit codes: 0 summarized, 2 a folder is malformed or the folders hold different lessons."
+    )]
+    Class {
+        /// The students' lesson folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Also write one row per student as CSV.
+        #[arg(long, value_name = "FILE")]
+        export_csv: Option<PathBuf>,
+        /// Overwrite the CSV file if it exists.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+/// How a lesson command ended (errors aside).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LessonOutcome {
+    /// Done; every answer right where answers were checked.
+    Ok,
+    /// An answer is wrong or missing, or the run must be re-run.
+    NotAllRight,
+}
+
+impl LessonOutcome {
+    /// 0 or 1.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            LessonOutcome::Ok => 0,
+            LessonOutcome::NotAllRight => 1,
+        }
+    }
+}
+
+/// Why a lesson command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LessonError {
+    /// Malformed or missing input: a lesson, a folder, an answer sheet (exit 2).
+    #[error("{0}")]
+    Input(#[from] InputError),
+    /// A file could not be written, or exists without `--force` (exit 2).
+    #[error("{0}")]
+    Output(String),
+    /// The lesson needs CUDA (exit 3).
+    #[error("{0}")]
+    NoCuda(String),
+    /// The measurement failed (exit 2).
+    #[error("{0}")]
+    Measurement(String),
+    /// Writing to the output stream failed.
+    #[error("writing output: {0}")]
+    Write(#[from] io::Error),
+}
+
+impl LessonError {
+    /// The exit code: 2 for input and output errors, 3 without CUDA.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            LessonError::NoCuda(_) => 3,
+            _ => 2,
+        }
+    }
+}
+
+impl From<MeasureError> for LessonError {
+    fn from(e: MeasureError) -> Self {
+        match e {
+            MeasureError::NoCuda(m) => LessonError::NoCuda(m),
+            MeasureError::Failed(m) => LessonError::Measurement(format!("error: {m}")),
+            MeasureError::Lesson(e) => LessonError::Input(e),
+        }
+    }
+}
+
+/// Runs a lesson command on this machine.
+///
+/// # Errors
+/// [`LessonError`] for malformed input, files that exist, no CUDA, a failed measurement.
+pub fn run(args: &LessonArgs, out: &mut dyn Write) -> Result<LessonOutcome, LessonError> {
+    match &args.command {
+        LessonCommand::List => {
+            write_list(out)?;
+            Ok(LessonOutcome::Ok)
+        }
+        LessonCommand::Start {
+            lesson,
+            out: dir,
+            simulate,
+            force,
+        } => {
+            let mut bench = HostBench {
+                simulate: *simulate,
+            };
+            start(lesson, dir, *force, &mut bench, out)
+        }
+        LessonCommand::Check { dir, answers } => {
+            let result = check(dir, answers.as_deref())?;
+            write_check(&result, out)?;
+            Ok(result.outcome())
+        }
+        LessonCommand::Answer { dir, answers } => {
+            let stdin = io::stdin();
+            let end = answer_folder(dir, answers.as_deref(), &mut stdin.lock(), out)?;
+            Ok(match end {
+                fill::AnswerEnd::Complete => LessonOutcome::Ok,
+                fill::AnswerEnd::Interrupted => LessonOutcome::NotAllRight,
+            })
+        }
+        LessonCommand::Key { dir } => {
+            let folder = Folder::load(dir)?;
+            let key = folder.key()?;
+            write_key(&folder, &key, out)?;
+            Ok(LessonOutcome::Ok)
+        }
+        LessonCommand::Class {
+            dirs,
+            export_csv,
+            force,
+        } => {
+            if let Some(p) = export_csv {
+                if !force && p.exists() {
+                    return Err(exists(p));
+                }
+            }
+            let summary = class_summary(dirs)?;
+            class::write_text(&summary, out)?;
+            if let Some(p) = export_csv {
+                write_file(p, &class::csv(&summary)?, *force)?;
+                writeln!(out, "wrote {}", p.display())?;
+            }
+            Ok(LessonOutcome::Ok)
+        }
+    }
+}
+
+fn exists(p: &Path) -> LessonError {
+    LessonError::Output(format!(
+        "{}: error[exists]: the file exists; pass --force to overwrite it",
+        p.display()
+    ))
+}
+
+fn write_file(path: &Path, bytes: &[u8], force: bool) -> Result<(), LessonError> {
+    write_output(path, bytes, force).map_err(|f| LessonError::Output(f.message))
+}
+
+/// A built-in lesson by id, or a lesson file by path: `(lesson, its text)`.
+///
+/// # Errors
+/// An [`InputError`]: `unknown-lesson` (neither a built-in id nor a file), `io`, or the
+/// lesson file's own errors.
+pub fn resolve(name: &str) -> Result<(Lesson, String), InputError> {
+    if let Some((id, text)) = BUILT_IN.iter().find(|(id, _)| *id == name) {
+        return Ok((
+            parse_lesson(text, &format!("lessons/{id}.json"))?,
+            (*text).to_owned(),
+        ));
+    }
+    let path = Path::new(name);
+    if !path.is_file() {
+        return Err(InputError::new(
+            "$",
+            "unknown-lesson",
+            format!(
+                "no built-in lesson `{name}` and no such file (built-in: {})",
+                BUILT_IN.map(|(id, _)| id).join(", ")
+            ),
+        )
+        .in_file(name));
+    }
+    let text = read_text(path)?;
+    Ok((parse_lesson(&text, name)?, text))
+}
+
+fn read_text(path: &Path) -> Result<String, InputError> {
+    std::fs::read_to_string(path).map_err(|e| {
+        InputError::new("$", "io", format!("cannot read the file: {e}"))
+            .in_file(path.display().to_string())
+    })
+}
+
+/// The files `start` writes for `lesson`, in writing order.
+fn folder_files(lesson: &Lesson) -> Vec<&'static str> {
+    let mut files = vec!["lesson.json", "case.json"];
+    match lesson.raw.measurement {
+        Measurement::Fixture { .. } => {}
+        Measurement::LabExecutor { .. } => files.extend(["runs.csv", "lab.json", "report.md"]),
+        Measurement::LabStreams { .. } => files.push("report.txt"),
+    }
+    files.extend(["handout.md", "answers.txt"]);
+    files
+}
+
+/// `lesson start`: measures on `bench` and writes the lesson folder `dir`.
+///
+/// # Errors
+/// [`LessonError`]: an unknown or malformed lesson, a file that exists without `force`
+/// (refused before anything is measured), no CUDA, a failed measurement.
+pub fn start(
+    name: &str,
+    dir: &Path,
+    force: bool,
+    bench: &mut dyn Bench,
+    out: &mut dyn Write,
+) -> Result<LessonOutcome, LessonError> {
+    let (lesson, text) = resolve(name)?;
+    let files = folder_files(&lesson);
+    if !force {
+        if let Some(p) = files.iter().map(|f| dir.join(f)).find(|p| p.exists()) {
+            return Err(exists(&p));
+        }
+    }
+    let measured = measure(&lesson, bench)?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        LessonError::Output(format!(
+            "{}: error[io]: cannot create the folder: {e}",
+            dir.display()
+        ))
+    })?;
+    let shown = dir.display().to_string();
+    let handout = sheet::handout(
+        &lesson,
+        &sheet::HandoutContext {
+            dir: &shown,
+            picture_json: &measured.picture_json,
+            command: &measured.command,
+            fixture: match &lesson.raw.measurement {
+                Measurement::Fixture { case } => Some(case.as_str()),
+                _ => None,
+            },
+            simulated: measured.simulated,
+            files: measured.files.iter().map(|(n, _)| *n).collect(),
+        },
+    );
+    write_file(&dir.join("lesson.json"), text.as_bytes(), force)?;
+    write_file(&dir.join("case.json"), measured.case_json.as_bytes(), force)?;
+    for (name, bytes) in &measured.files {
+        write_file(&dir.join(name), bytes, force)?;
+    }
+    write_file(&dir.join("handout.md"), handout.as_bytes(), force)?;
+    write_file(
+        &dir.join("answers.txt"),
+        sheet::blank_sheet(&lesson).as_bytes(),
+        force,
+    )?;
+    if !measured.report.is_empty() {
+        writeln!(out, "{}", measured.report.trim_end())?;
+        writeln!(out)?;
+    }
+    writeln!(
+        out,
+        "lesson {} started in {shown}{}: wrote {}",
+        lesson.id(),
+        if measured.simulated {
+            " (SIMULATED)"
+        } else {
+            ""
+        },
+        folder_files(&lesson).join(", ")
+    )?;
+    writeln!(
+        out,
+        "next: read {shown}/handout.md, answer in {shown}/answers.txt, then: worksheet lesson check {shown}"
+    )?;
+    Ok(LessonOutcome::Ok)
+}
+
+/// A lesson folder as read back: its own copy of the lesson and its case.
+#[derive(Clone, Debug)]
+pub struct Folder {
+    /// The folder.
+    pub dir: PathBuf,
+    /// The lesson, from `DIR/lesson.json`.
+    pub lesson: Lesson,
+    /// The case, from `DIR/case.json`.
+    pub case: Case,
+}
+
+impl Folder {
+    /// Reads `dir/lesson.json` and `dir/case.json`.
+    ///
+    /// # Errors
+    /// An [`InputError`] naming the file and field.
+    pub fn load(dir: &Path) -> Result<Folder, InputError> {
+        let lesson_path = dir.join("lesson.json");
+        let lesson = parse_lesson(
+            &read_text(&lesson_path)?,
+            &lesson_path.display().to_string(),
+        )?;
+        let case = load_case_file(&dir.join("case.json"))?;
+        Ok(Folder {
+            dir: dir.to_path_buf(),
+            lesson,
+            case,
+        })
+    }
+
+    fn in_lesson_file(&self, e: InputError) -> InputError {
+        e.in_file(self.dir.join("lesson.json").display().to_string())
+    }
+
+    /// The answer key from this folder's data.
+    ///
+    /// # Errors
+    /// An [`InputError`] when the lesson names a question or series the case lacks.
+    pub fn key(&self) -> Result<Vec<KeyItem>, InputError> {
+        answer_key(&self.lesson, &self.case).map_err(|e| self.in_lesson_file(e))
+    }
+
+    /// Why the data must be re-run (empty: grade it).
+    ///
+    /// # Errors
+    /// An [`InputError`] when the lesson's re-run policy names a series the case lacks.
+    pub fn rerun(&self) -> Result<Vec<String>, InputError> {
+        rerun_reasons(&self.lesson, &self.case).map_err(|e| self.in_lesson_file(e))
+    }
+
+    /// The answer sheet: `answers` if given, else `answers.csv` if present, else
+    /// `answers.txt`; `None` when there is none.
+    fn sheet_path(&self, answers: Option<&Path>) -> Option<PathBuf> {
+        if let Some(p) = answers {
+            return Some(p.to_path_buf());
+        }
+        ["answers.csv", "answers.txt"]
+            .iter()
+            .map(|f| self.dir.join(f))
+            .find(|p| p.is_file())
+    }
+
+    /// Reads the answers of `path`.
+    ///
+    /// # Errors
+    /// An [`InputError`] for an unreadable or malformed sheet.
+    pub fn read_answers(&self, path: &Path) -> Result<Vec<(String, String)>, InputError> {
+        let text = read_text(path)?;
+        let csv_form = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+        sheet::read_sheet(&text, csv_form, &self.lesson, &path.display().to_string())
+    }
+}
+
+/// `lesson answer`: asks the folder's unanswered questions on `input`, saving the sheet
+/// after every answer.
+///
+/// # Errors
+/// [`LessonError`] for a malformed folder or sheet, or a sheet that cannot be written.
+pub fn answer_folder(
+    dir: &Path,
+    answers: Option<&Path>,
+    input: &mut dyn io::BufRead,
+    out: &mut dyn Write,
+) -> Result<fill::AnswerEnd, LessonError> {
+    let folder = Folder::load(dir)?;
+    let path = folder
+        .sheet_path(answers)
+        .unwrap_or_else(|| dir.join("answers.txt"));
+    let mut given = if path.is_file() {
+        folder.read_answers(&path)?
+    } else {
+        Vec::new()
+    };
+    let csv_form = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let end = fill::answer(
+        &folder.lesson,
+        &mut given,
+        input,
+        out,
+        |a: &[fill::Answer]| {
+            write_file(
+                &path,
+                sheet::filled_sheet(&folder.lesson, a, csv_form).as_bytes(),
+                true,
+            )
+        },
+    )?;
+    writeln!(
+        out,
+        "saved {}; grade it with: worksheet lesson check {}",
+        path.display(),
+        dir.display()
+    )?;
+    Ok(end)
+}
+
+/// The result of `lesson check`.
+#[derive(Clone, Debug)]
+pub struct CheckResult {
+    /// The lesson's id.
+    pub lesson: String,
+    /// The answer sheet read.
+    pub sheet: PathBuf,
+    /// Why nothing was graded (empty: graded).
+    pub rerun: Vec<String>,
+    /// The graded answers.
+    pub graded: Vec<Graded>,
+}
+
+impl CheckResult {
+    /// `Ok` only when graded and every answer is right.
+    pub fn outcome(&self) -> LessonOutcome {
+        if self.rerun.is_empty() && self.graded.iter().all(|g| g.mark == Mark::Right) {
+            LessonOutcome::Ok
+        } else {
+            LessonOutcome::NotAllRight
+        }
+    }
+}
+
+/// `lesson check`: grades the folder's answers against its own data.
+///
+/// # Errors
+/// An [`InputError`] for a malformed folder, lesson or answer sheet, or a missing sheet.
+pub fn check(dir: &Path, answers: Option<&Path>) -> Result<CheckResult, InputError> {
+    let folder = Folder::load(dir)?;
+    let key = folder.key()?;
+    let sheet = folder.sheet_path(answers).ok_or_else(|| {
+        InputError::new(
+            "$",
+            "io",
+            "no answer sheet: write answers.txt or answers.csv",
+        )
+        .in_file(dir.display().to_string())
+    })?;
+    let given = folder.read_answers(&sheet)?;
+    let rerun = folder.rerun()?;
+    let graded = if rerun.is_empty() {
+        grade(&folder.lesson, &key, &given)
+    } else {
+        Vec::new()
+    };
+    Ok(CheckResult {
+        lesson: folder.lesson.id().to_owned(),
+        sheet,
+        rerun,
+        graded,
+    })
+}
+
+/// Renders a check for the student.
+///
+/// # Errors
+/// Write errors of `out`.
+pub fn write_check(r: &CheckResult, out: &mut dyn Write) -> io::Result<()> {
+    if !r.rerun.is_empty() {
+        writeln!(
+            out,
+            "RE-RUN lesson {}: nothing was graded, because",
+            r.lesson
+        )?;
+        for why in &r.rerun {
+            writeln!(out, "  - {why}")?;
+        }
+        return writeln!(
+            out,
+            "Start the lesson again in a new folder (worksheet lesson start {} -o NEW-FOLDER) and answer from the new data.",
+            r.lesson
+        );
+    }
+    for g in &r.graded {
+        match g.mark {
+            Mark::Right => writeln!(out, "right    {}: {}", g.id, g.given)?,
+            Mark::Wrong => writeln!(out, "WRONG    {}: {}", g.id, g.feedback)?,
+            Mark::Missing => writeln!(out, "MISSING  {}: {}", g.id, g.feedback)?,
+        }
+    }
+    let right = r.graded.iter().filter(|g| g.mark == Mark::Right).count();
+    writeln!(
+        out,
+        "{right} of {} right (lesson {}, answers from {})",
+        r.graded.len(),
+        r.lesson,
+        r.sheet.display()
+    )
+}
+
+/// Renders the answer key for the teacher.
+///
+/// # Errors
+/// Write errors of `out`.
+pub fn write_key(folder: &Folder, key: &[KeyItem], out: &mut dyn Write) -> Result<(), LessonError> {
+    writeln!(
+        out,
+        "answer key of lesson {} from {}/case.json",
+        folder.lesson.id(),
+        folder.dir.display()
+    )?;
+    let mut t = Table::new();
+    t.load_preset(ASCII_MARKDOWN)
+        .set_header(vec!["question", "answer", "tolerance", "evidence"]);
+    for k in key {
+        t.add_row(vec![
+            k.id.clone(),
+            k.expected.to_string(),
+            if k.tolerance > crate::units::Nanos::ZERO {
+                format!("±{}", k.tolerance)
+            } else {
+                "exact".to_owned()
+            },
+            k.evidence.clone(),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    let rerun = folder.rerun()?;
+    if !rerun.is_empty() {
+        writeln!(
+            out,
+            "this folder's run must be re-run; check will not grade it:"
+        )?;
+        for why in rerun {
+            writeln!(out, "  - {why}")?;
+        }
+    }
+    Ok(())
+}
+
+/// The summary of many folders of one lesson. A folder without an answer sheet counts as
+/// all missing.
+///
+/// # Errors
+/// An [`InputError`] for a malformed folder or sheet, or folders of different lessons.
+pub fn class_summary(dirs: &[PathBuf]) -> Result<class::ClassSummary, InputError> {
+    let mut first: Option<Lesson> = None;
+    let mut students = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        let folder = Folder::load(dir)?;
+        if let Some(l) = &first {
+            if l.id() != folder.lesson.id() {
+                return Err(InputError::new(
+                    "id",
+                    "mixed-lessons",
+                    format!(
+                        "this folder holds lesson `{}`, the first one `{}`: summarize one lesson at a time",
+                        folder.lesson.id(),
+                        l.id()
+                    ),
+                )
+                .in_file(dir.join("lesson.json").display().to_string()));
+            }
+        }
+        let key = folder.key()?;
+        let given = match folder.sheet_path(None) {
+            Some(p) => folder.read_answers(&p)?,
+            None => Vec::new(),
+        };
+        let rerun = folder.rerun()?;
+        let graded = if rerun.is_empty() {
+            grade(&folder.lesson, &key, &given)
+        } else {
+            Vec::new()
+        };
+        let stat = |s: Statistic| {
+            folder
+                .lesson
+                .raw
+                .class_series
+                .as_deref()
+                .and_then(|series| grade::series_statistic(&folder.case, series, s))
+        };
+        students.push(class::Student {
+            name: dir.file_name().map_or_else(
+                || dir.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            rerun,
+            graded,
+            median: stat(Statistic::Median),
+            p90: stat(Statistic::P90),
+        });
+        if first.is_none() {
+            first = Some(folder.lesson);
+        }
+    }
+    let lesson = first.ok_or_else(|| InputError::new("$", "empty", "no folders given"))?;
+    Ok(class::summarize(&lesson, students))
+}
+
+fn write_list(out: &mut dyn Write) -> io::Result<()> {
+    let mut t = Table::new();
+    t.load_preset(ASCII_MARKDOWN)
+        .set_header(vec!["lesson", "minutes", "measures", "title"]);
+    for (id, text) in BUILT_IN {
+        let (measures, minutes, title) = match parse_lesson(text, id) {
+            Ok(l) => (
+                match &l.raw.measurement {
+                    Measurement::Fixture { case } => format!("fixture {case}"),
+                    Measurement::LabExecutor { .. } => "lab executor (real run)".to_owned(),
+                    Measurement::LabStreams { .. } => {
+                        "lab streams (CUDA, or --simulate)".to_owned()
+                    }
+                },
+                l.raw
+                    .minutes
+                    .map_or_else(|| "-".to_owned(), |m| m.to_string()),
+                l.raw.title.clone(),
+            ),
+            Err(e) => ("-".into(), "-".into(), format!("(malformed: {e})")),
+        };
+        t.add_row(vec![id.to_owned(), minutes, measures, title]);
+    }
+    writeln!(out, "{t}")?;
+    writeln!(
+        out,
+        "start one: worksheet lesson start <lesson> -o <folder>   (a lesson file's path works too)"
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,772 @@
+//! Every built-in lesson end to end on a scripted clock and the simulator: its key passes
+//! `check`, one wrong answer per question fails with its feedback, a bad run is sent back to
+//! be re-run, a class of 30 synthetic students gives the expected summary, and malformed
+//! lessons and answer sheets are refused naming the field.
+
+use std::path::{Path, PathBuf};
+
+use super::grade::{Expected, Mark};
+use super::measure::ScriptedBench;
+use super::*;
+use crate::lab::clock::{FakeClock, RunScript};
+use crate::lab::work::{Digest, ScriptedWork};
+use crate::units::Nanos;
+use crate::verdict::Reason;
+
+/// Runs of 20 us submission, work 35 us … 50.035 ms, result at 50.06 ms + `extra_us`.
+fn bench(extra_us: i64) -> ScriptedBench {
+    ScriptedBench {
+        clock: FakeClock::new(
+            Nanos::new(5_000_000_000),
+            Nanos::new(100_000_000),
+            RunScript::micros([20, 21, 35, 50_035, 50_060 + extra_us, 50_061 + extra_us]),
+        ),
+        work: ScriptedWork {
+            digest: Digest(0xfeed),
+            wrong: vec![],
+        },
+    }
+}
+
+fn started(lesson: &str, dir: &Path, bench: &mut ScriptedBench) -> String {
+    let mut out = Vec::new();
+    let outcome = start(lesson, dir, false, bench, &mut out).unwrap();
+    assert_eq!(outcome, LessonOutcome::Ok);
+    String::from_utf8(out).unwrap()
+}
+
+fn key_of(dir: &Path) -> Vec<KeyItem> {
+    Folder::load(dir).unwrap().key().unwrap()
+}
+
+fn write_answers(dir: &Path, answers: &[(String, String)]) -> PathBuf {
+    let text: String = answers
+        .iter()
+        .map(|(id, a)| format!("{id}: {a}\n"))
+        .collect();
+    let path = dir.join("answers.txt");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn right_answers(key: &[KeyItem]) -> Vec<(String, String)> {
+    key.iter()
+        .map(|k| (k.id.clone(), k.expected.to_string()))
+        .collect()
+}
+
+/// A wrong answer of the right form: off by more than the tolerance, or the other verdict.
+fn wrong_answer(k: &KeyItem) -> String {
+    let off = |v: Nanos| Nanos::new(v.as_i64() + k.tolerance.as_i64() + 1_000);
+    match &k.expected {
+        Expected::Known(v) => format!("known {}", off(*v)),
+        Expected::Unknown(_) => "known 140 us".to_owned(),
+        Expected::Duration(v) => off(*v).to_string(),
+        Expected::Count(n) => (n + 1).to_string(),
+    }
+}
+
+fn run_lesson_end_to_end(lesson: &str) -> Vec<KeyItem> {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("student");
+    started(lesson, &folder, &mut bench(0));
+    for file in folder_files(&resolve(lesson).unwrap().0) {
+        assert!(folder.join(file).is_file(), "{lesson}: {file} written");
+    }
+    // The blank sheet: everything missing, exit 1.
+    let blank = check(&folder, None).unwrap();
+    assert!(blank.graded.iter().all(|g| g.mark == Mark::Missing));
+    assert_eq!(blank.outcome(), LessonOutcome::NotAllRight);
+    // The key passes.
+    let key = key_of(&folder);
+    write_answers(&folder, &right_answers(&key));
+    let right = check(&folder, None).unwrap();
+    assert!(right.rerun.is_empty(), "{lesson}: {:?}", right.rerun);
+    assert_eq!(
+        right.outcome(),
+        LessonOutcome::Ok,
+        "{lesson}: {:?}",
+        right.graded
+    );
+    // One wrong answer per question fails, with feedback quoting the evidence.
+    for (i, k) in key.iter().enumerate() {
+        let mut answers = right_answers(&key);
+        answers[i].1 = wrong_answer(k);
+        write_answers(&folder, &answers);
+        let r = check(&folder, None).unwrap();
+        assert_eq!(r.outcome(), LessonOutcome::NotAllRight);
+        for (j, g) in r.graded.iter().enumerate() {
+            if j == i {
+                assert_eq!(g.mark, Mark::Wrong, "{lesson} {}", g.id);
+                let why = &resolve(lesson).unwrap().0.questions[i].raw.why;
+                assert!(
+                    g.feedback
+                        .starts_with(&format!("you answered `{}`, but {why}", answers[i].1)),
+                    "{}",
+                    g.feedback
+                );
+                assert!(
+                    g.feedback
+                        .contains(&format!("so the answer is {}", k.expected)),
+                    "{}",
+                    g.feedback
+                );
+                assert!(g.feedback.contains(&k.evidence), "{}", g.feedback);
+            } else {
+                assert_eq!(g.mark, Mark::Right, "{lesson} {}", g.id);
+            }
+        }
+    }
+    // The handout has every part.
+    let handout = std::fs::read_to_string(folder.join("handout.md")).unwrap();
+    for part in [
+        "## Goals",
+        "## What to run",
+        "## Timeline",
+        "timeline: ",
+        "## Questions",
+        "worksheet lesson check",
+    ] {
+        assert!(handout.contains(part), "{lesson}: {part}");
+    }
+    key
+}
+
+fn expected(key: &[KeyItem]) -> Vec<(&str, String)> {
+    key.iter()
+        .map(|k| (k.id.as_str(), k.expected.to_string()))
+        .collect()
+}
+
+#[test]
+fn three_boundaries_end_to_end() {
+    let key = run_lesson_end_to_end("three-boundaries");
+    assert_eq!(
+        expected(&key),
+        [
+            ("submission", "known 40 us".to_owned()),
+            ("completion-from-submission", "unknown (no-wait)".to_owned()),
+            ("host-completion", "known 140 us".to_owned()),
+            ("device-interval", "known 100 us".to_owned()),
+            ("phases-union", "100 us".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn overlap_arithmetic_end_to_end() {
+    let key = run_lesson_end_to_end("overlap-arithmetic");
+    assert_eq!(
+        expected(&key),
+        [
+            ("sum", "140 us".to_owned()),
+            ("union", "100 us".to_owned()),
+            ("overlap", "40 us".to_owned()),
+            ("max-depth", "2".to_owned()),
+            ("phase-1-length", "80 us".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn clocks_and_boots_end_to_end() {
+    let key = run_lesson_end_to_end("clocks-and-boots");
+    assert_eq!(
+        expected(&key),
+        [
+            ("timer-across-reboot", "unknown (cross-instance)".to_owned()),
+            ("marks-across-reboot", "unknown (cross-instance)".to_owned()),
+            ("same-boot", "known 90 us".to_owned()),
+            ("host-to-device", "unknown (cross-domain)".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn executor_lab_end_to_end_on_a_fake_clock() {
+    let key = run_lesson_end_to_end("executor-lab");
+    assert_eq!(
+        expected(&key),
+        [
+            ("submission-median", "20 us".to_owned()),
+            ("total-median", "50.06 ms".to_owned()),
+            ("completion-from-submission", "unknown (no-wait)".to_owned()),
+            ("completion-1", "known 50.06 ms".to_owned()),
+            ("jobs", "13".to_owned()),
+            ("jobs-depth", "1".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn warmup_statistics_end_to_end_on_a_fake_clock() {
+    let key = run_lesson_end_to_end("warmup-statistics");
+    assert_eq!(
+        expected(&key),
+        [
+            ("warmups", "1".to_owned()),
+            ("median", "50.06 ms".to_owned()),
+            ("p90", "50.06 ms".to_owned()),
+            ("max", "50.06 ms".to_owned()),
+            ("steady-state", "unknown (single-warmup)".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn warmup_statistics_reads_median_p90_and_max_by_nearest_rank() {
+    // Run k (k = 1..=20 measured, after one warm-up at index 0) returns 10·k us later.
+    let mut b = bench(0);
+    for k in 1..=20 {
+        b.clock = b.clock.with_run(
+            k,
+            RunScript::micros([
+                20,
+                21,
+                35,
+                50_035,
+                50_060 + 10 * k as i64,
+                50_061 + 10 * k as i64,
+            ]),
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    started("warmup-statistics", dir.path(), &mut b);
+    let key = key_of(dir.path());
+    // Ranks ceil(0.5·20) = 10, ceil(0.9·20) = 18, 20.
+    assert_eq!(key[1].expected, Expected::Duration(Nanos::new(50_160_000)));
+    assert_eq!(key[2].expected, Expected::Duration(Nanos::new(50_240_000)));
+    assert_eq!(key[3].expected, Expected::Duration(Nanos::new(50_260_000)));
+    // "To the us": 50.1604 ms is within 1 us, 50.1611 ms is not.
+    let mut answers = right_answers(&key);
+    answers[1].1 = "50.1604 ms".into();
+    write_answers(dir.path(), &answers);
+    assert_eq!(
+        check(dir.path(), None).unwrap().outcome(),
+        LessonOutcome::Ok
+    );
+    answers[1].1 = "50.1611 ms".into();
+    write_answers(dir.path(), &answers);
+    let r = check(dir.path(), None).unwrap();
+    assert_eq!(r.graded[1].mark, Mark::Wrong);
+}
+
+#[test]
+fn cuda_streams_end_to_end_on_the_simulator() {
+    let key = run_lesson_end_to_end("cuda-streams");
+    assert_eq!(key[5].expected, Expected::Unknown(Reason::CrossStream));
+    // The engine's sum, union and overlap are the numbers the lab's own report prints.
+    let dir = tempfile::tempdir().unwrap();
+    let out = started("cuda-streams", dir.path(), &mut bench(0));
+    assert!(out.contains("(SIMULATED)"), "{out}");
+    let handout = std::fs::read_to_string(dir.path().join("handout.md")).unwrap();
+    assert!(handout.contains("**SIMULATED.**"), "{handout}");
+    assert!(handout.contains("--simulate"), "{handout}");
+    let report = std::fs::read_to_string(dir.path().join("report.txt")).unwrap();
+    for k in &key[2..5] {
+        assert!(report.contains(&k.expected.to_string()), "{}", k.expected);
+    }
+}
+
+#[test]
+fn without_cuda_the_streams_lesson_asks_for_simulate() {
+    #[cfg(not(feature = "cuda"))]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let mut host = HostBench { simulate: false };
+        let e = start(
+            "cuda-streams",
+            dir.path(),
+            false,
+            &mut host,
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert_eq!(e.exit_code(), 3);
+        assert!(e.to_string().contains("--simulate"), "{e}");
+        assert!(!dir.path().join("case.json").exists());
+    }
+}
+
+#[test]
+fn the_feedback_of_a_wrong_answer_quotes_the_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    started("three-boundaries", dir.path(), &mut bench(0));
+    std::fs::write(
+        dir.path().join("answers.txt"),
+        "submission: 40us\ncompletion-from-submission: 140 us\nhost-completion: known 140 µs\n\
+         device-interval: unknown\nphases-union: 140 us\n",
+    )
+    .unwrap();
+    let r = check(dir.path(), None).unwrap();
+    let marks: Vec<Mark> = r.graded.iter().map(|g| g.mark).collect();
+    assert_eq!(
+        marks,
+        [
+            Mark::Right,
+            Mark::Wrong,
+            Mark::Right,
+            Mark::Wrong,
+            Mark::Wrong
+        ]
+    );
+    assert_eq!(
+        r.graded[1].feedback,
+        "you answered `140 us`, but the stopwatch stops before the wait, and a timestamp alone is \
+         not a completion marker, so the answer is unknown (no-wait). Evidence: the engine answers \
+         `completion-from-submission` (host-completion): unknown (no-wait), because timer \
+         `submission` stops with no host wait between its start and stop: a timestamp alone is not \
+         a completion marker. See the three-boundaries picture (the `v submission returned` mark \
+         comes before the wait `*`)."
+    );
+    assert!(
+        r.graded[3]
+            .feedback
+            .starts_with("you answered `unknown`, but both events are timing-enabled")
+            && r.graded[3]
+                .feedback
+                .contains("so the answer is known 100 us. Evidence:"),
+        "{}",
+        r.graded[3].feedback
+    );
+    let mut out = Vec::new();
+    write_check(&r, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    println!("{text}");
+    assert!(
+        text.contains("WRONG    completion-from-submission: you answered `140 us`"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&format!(
+            "2 of 5 right (lesson three-boundaries, answers from {})\n",
+            dir.path().join("answers.txt").display()
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_unknown_without_its_reason_is_wrong_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    started("three-boundaries", dir.path(), &mut bench(0));
+    std::fs::write(
+        dir.path().join("answers.txt"),
+        "completion-from-submission: unknown\n",
+    )
+    .unwrap();
+    let r = check(dir.path(), None).unwrap();
+    assert_eq!(r.graded[1].mark, Mark::Wrong);
+    assert!(
+        r.graded[1]
+            .feedback
+            .contains("so the answer is unknown (no-wait) (an unknown answer names its reason code, e.g. `unknown (no-wait)`)"),
+        "{}",
+        r.graded[1].feedback
+    );
+    assert_eq!(r.graded[0].mark, Mark::Missing);
+    assert!(r.graded[0]
+        .feedback
+        .starts_with("no answer; the question asks: How long did submission take"));
+}
+
+#[test]
+fn a_csv_sheet_is_read_like_the_text_sheet() {
+    let dir = tempfile::tempdir().unwrap();
+    started("overlap-arithmetic", dir.path(), &mut bench(0));
+    std::fs::write(
+        dir.path().join("answers.csv"),
+        "question,answer\nsum,140 us\nunion,100 us\noverlap,40 us\nmax-depth,2\nphase-1-length,80us\n",
+    )
+    .unwrap();
+    let r = check(dir.path(), None).unwrap();
+    assert_eq!(r.outcome(), LessonOutcome::Ok);
+    assert!(r.sheet.ends_with("answers.csv"));
+}
+
+#[test]
+fn a_failed_digest_or_a_noisy_run_is_re_run_never_graded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = bench(0);
+    b.work.wrong = vec![5];
+    started("executor-lab", dir.path(), &mut b);
+    let key = key_of(dir.path());
+    write_answers(dir.path(), &right_answers(&key));
+    let r = check(dir.path(), None).unwrap();
+    assert!(r.graded.is_empty());
+    assert_eq!(r.outcome(), LessonOutcome::NotAllRight);
+    assert_eq!(r.rerun.len(), 1, "{:?}", r.rerun);
+    assert!(
+        r.rerun[0]
+            .contains("in series `total` (1 of 13), `submission` (1 of 13), `wait` (1 of 13)"),
+        "{:?}",
+        r.rerun
+    );
+    let mut out = Vec::new();
+    write_check(&r, &mut out).unwrap();
+    assert!(String::from_utf8(out)
+        .unwrap()
+        .starts_with("RE-RUN lesson executor-lab: nothing was graded"));
+
+    // Noise: measured runs of 10, 100 and 200 ms (median 100 ms, MAD 90 ms > 50 %).
+    let shape =
+        |total_us: i64| RunScript::micros([20, 21, 35, total_us - 25, total_us, total_us + 1]);
+    let mut clock = FakeClock::new(
+        Nanos::new(5_000_000_000),
+        Nanos::new(1_000_000_000),
+        shape(100_000),
+    );
+    for (runs, total_us) in [([3, 4, 5], 10_000), ([10, 11, 12], 200_000)] {
+        for k in runs {
+            clock = clock.with_run(k, shape(total_us));
+        }
+    }
+    let mut b = ScriptedBench {
+        clock,
+        work: bench(0).work,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    started("executor-lab", dir.path(), &mut b);
+    write_answers(dir.path(), &right_answers(&key_of(dir.path())));
+    let r = check(dir.path(), None).unwrap();
+    assert!(r.graded.is_empty());
+    assert_eq!(r.rerun.len(), 1, "{:?}", r.rerun);
+    assert!(
+        r.rerun[0].contains("series `total` is too noisy"),
+        "{:?}",
+        r.rerun
+    );
+}
+
+#[test]
+fn start_refuses_to_overwrite_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    started("three-boundaries", dir.path(), &mut bench(0));
+    std::fs::write(dir.path().join("answers.txt"), "submission: 40 us\n").unwrap();
+    let e = start(
+        "three-boundaries",
+        dir.path(),
+        false,
+        &mut bench(0),
+        &mut Vec::new(),
+    )
+    .unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(e.to_string().contains("lesson.json: error[exists]"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("answers.txt")).unwrap(),
+        "submission: 40 us\n"
+    );
+    start(
+        "three-boundaries",
+        dir.path(),
+        true,
+        &mut bench(0),
+        &mut Vec::new(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn malformed_lessons_and_sheets_exit_2_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    // A lesson file with a misspelt field.
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, BUILT_IN[0].1.replace("\"goals\"", "\"goal\"")).unwrap();
+    let e = start(
+        bad.to_str().unwrap(),
+        &dir.path().join("x"),
+        false,
+        &mut bench(0),
+        &mut Vec::new(),
+    )
+    .unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    let text = e.to_string();
+    assert!(
+        text.contains("bad.json") && text.contains("error[unknown-field]") && text.contains("goal"),
+        "{text}"
+    );
+    // A lesson that names a case question that does not exist, found at check time.
+    let folder = dir.path().join("f");
+    started("three-boundaries", &folder, &mut bench(0));
+    let lesson = std::fs::read_to_string(folder.join("lesson.json")).unwrap();
+    std::fs::write(
+        folder.join("lesson.json"),
+        lesson.replace(
+            "\"question\": \"device-interval\"",
+            "\"question\": \"device-intervals\"",
+        ),
+    )
+    .unwrap();
+    let e = check(&folder, None).unwrap_err();
+    assert_eq!(
+        (e.path.as_str(), e.code),
+        ("questions[3].answer.question", "unknown-reference")
+    );
+    assert!(e.file.ends_with("lesson.json"), "{e}");
+    std::fs::write(folder.join("lesson.json"), &lesson).unwrap();
+    // Answer sheets: a line without `:`, an unknown question, a question twice, a bad CSV header.
+    for (name, text, path, code, line) in [
+        (
+            "answers.txt",
+            "# c\nsubmission 40 us\n",
+            "line 2",
+            "bad-syntax",
+            2,
+        ),
+        (
+            "answers.txt",
+            "submission: 40 us\nsubmision: 40 us\n",
+            "submision",
+            "unknown-question",
+            2,
+        ),
+        (
+            "answers.txt",
+            "submission: 40 us\nsubmission: 41 us\n",
+            "submission",
+            "duplicate-id",
+            2,
+        ),
+        (
+            "answers.csv",
+            "id,answer\nsubmission,40 us\n",
+            "header",
+            "bad-header",
+            1,
+        ),
+    ] {
+        let sheet = folder.join(name);
+        std::fs::write(&sheet, text).unwrap();
+        let e = check(&folder, Some(&sheet)).unwrap_err();
+        assert_eq!(
+            (e.path.as_str(), e.code, e.line),
+            (path, code, Some(line)),
+            "{e}"
+        );
+        assert!(e.file.ends_with(name));
+    }
+    // No sheet at all.
+    std::fs::remove_file(folder.join("answers.txt")).unwrap();
+    std::fs::remove_file(folder.join("answers.csv")).unwrap();
+    assert_eq!(check(&folder, None).unwrap_err().code, "io");
+    // A folder with no lesson in it.
+    let e = check(dir.path(), None).unwrap_err();
+    assert_eq!(e.code, "io");
+    assert!(e.file.ends_with("lesson.json"));
+}
+
+#[test]
+fn a_class_of_30_gives_the_expected_summary() {
+    let root = tempfile::tempdir().unwrap();
+    let mut dirs = Vec::new();
+    for s in 0..30_i64 {
+        let dir = root.path().join(format!("student-{s:02}"));
+        // Every student's machine is a little slower than the last: s us more per run.
+        started("executor-lab", &dir, &mut bench(s));
+        let key = key_of(&dir);
+        let mut answers = right_answers(&key);
+        if (20..25).contains(&s) {
+            answers[1].1 = "50 ms".into(); // the target, not the measurement
+        }
+        if s >= 25 {
+            answers[2].1 = "known 20 us".into(); // submission taken as completion
+        }
+        if s == 24 {
+            answers[2].1 = "Unknown  (NO-WAIT)".into(); // right, however written
+        }
+        if s >= 28 {
+            answers.retain(|(id, _)| id != "jobs"); // left out
+        }
+        if s == 29 {
+            answers[2].1 = "known 50.06 ms".into();
+        }
+        write_answers(&dir, &answers);
+        dirs.push(dir);
+    }
+    let summary = class_summary(&dirs).unwrap();
+    type Row<'a> = (&'a str, usize, usize, usize, Option<(&'a str, usize)>);
+    let rows: Vec<Row> = summary
+        .questions
+        .iter()
+        .map(|q| {
+            (
+                q.id.as_str(),
+                q.right,
+                q.wrong,
+                q.missing,
+                q.most_common_wrong.as_ref().map(|(a, n)| (a.as_str(), *n)),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("submission-median", 30, 0, 0, None),
+            ("total-median", 25, 5, 0, Some(("50 ms", 5))),
+            (
+                "completion-from-submission",
+                25,
+                5,
+                0,
+                Some(("known 20 us", 4))
+            ),
+            ("completion-1", 30, 0, 0, None),
+            ("jobs", 28, 0, 2, None),
+            ("jobs-depth", 30, 0, 0, None),
+        ]
+    );
+    // Every student's own numbers: the median (= P90, all runs alike) is 50.06 ms + s us.
+    for (s, st) in summary.students.iter().enumerate() {
+        let own = Some(Nanos::new(50_060_000 + 1_000 * s as i64));
+        assert_eq!((st.median, st.p90), (own, own), "{}", st.name);
+        assert_eq!(st.name, format!("student-{s:02}"));
+    }
+    assert_eq!(summary.students[0].right(), 6);
+    assert_eq!(summary.students[29].right(), 4);
+    let mut out = Vec::new();
+    class::write_text(&summary, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.starts_with("lesson executor-lab: 30 student folder(s), 30 graded, 0 to re-run"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| total-median               | 25/30 | 5     | 0       | `50 ms` (5×)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| student-07 | 6/6 right | 50.067 ms    | 50.067 ms |"),
+        "{text}"
+    );
+    let csv = String::from_utf8(class::csv(&summary).unwrap()).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 31);
+    assert!(lines[0].starts_with("student,status,right,questions,median,median_ns,p90,p90_ns,submission-median_answer,submission-median_mark"));
+    assert!(
+        lines[21].starts_with(
+            "student-20,graded,5,6,50.08 ms,50080000,50.08 ms,50080000,20 us,right,50 ms,wrong,"
+        ),
+        "{}",
+        lines[21]
+    );
+    // One lesson at a time.
+    let other = root.path().join("other");
+    started("three-boundaries", &other, &mut bench(0));
+    dirs.push(other);
+    assert_eq!(class_summary(&dirs).unwrap_err().code, "mixed-lessons");
+}
+
+#[test]
+fn every_file_in_lessons_is_built_in_and_valid() {
+    let mut files: Vec<String> = std::fs::read_dir("lessons")
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    files.sort();
+    let mut built: Vec<String> = BUILT_IN
+        .iter()
+        .map(|(id, _)| format!("{id}.json"))
+        .collect();
+    built.sort();
+    assert_eq!(files, built);
+    let readme = std::fs::read_to_string("lessons/README.md").unwrap();
+    for (id, text) in BUILT_IN {
+        let l = parse_lesson(text, id).unwrap();
+        assert_eq!(l.id(), id);
+        assert!(
+            readme.contains(&format!("| `{id}` |")),
+            "lessons/README.md lacks {id}"
+        );
+    }
+    for code in [
+        "bad-format",
+        "unsupported-version",
+        "unknown-fixture",
+        "unknown-reference",
+        "wrong-kind",
+        "bad-header",
+        "unknown-question",
+        "mixed-lessons",
+    ] {
+        assert!(
+            readme.contains(&format!("`{code}`")),
+            "lessons/README.md lacks {code}"
+        );
+    }
+    let mut out = Vec::new();
+    write_list(&mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("| cuda-streams       | 20      | lab streams (CUDA, or --simulate)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn answers_given_at_prompts_are_saved_after_each_and_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    started("overlap-arithmetic", dir.path(), &mut bench(0));
+    // An unreadable answer is asked again; an empty line skips; the input ends early.
+    let mut out = Vec::new();
+    let end = answer_folder(
+        dir.path(),
+        None,
+        &mut &b"about 140\n140 us\n\n40us\n"[..],
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(end, fill::AnswerEnd::Interrupted);
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("`about 140` cannot be read"), "{text}");
+    let sheet = std::fs::read_to_string(dir.path().join("answers.txt")).unwrap();
+    assert!(
+        sheet.contains("sum: 140 us\nunion: \noverlap: 40us\nmax-depth: \n"),
+        "{sheet}"
+    );
+    // Resumed: only the open questions are asked.
+    let mut out = Vec::new();
+    let end = answer_folder(dir.path(), None, &mut &b"100 us\n2\n80 us\n"[..], &mut out).unwrap();
+    assert_eq!(end, fill::AnswerEnd::Complete);
+    assert!(String::from_utf8(out)
+        .unwrap()
+        .starts_with("3 of 5 questions to answer"));
+    assert_eq!(
+        check(dir.path(), None).unwrap().outcome(),
+        LessonOutcome::Ok
+    );
+}
+
+#[test]
+fn a_class_counts_a_re_run_apart_and_grades_nobody_on_it() {
+    let root = tempfile::tempdir().unwrap();
+    let good = root.path().join("good");
+    started("executor-lab", &good, &mut bench(0));
+    write_answers(&good, &right_answers(&key_of(&good)));
+    let bad = root.path().join("bad");
+    let mut b = bench(0);
+    b.work.wrong = vec![4];
+    started("executor-lab", &bad, &mut b);
+    write_answers(&bad, &right_answers(&key_of(&bad)));
+    let summary = class_summary(&[good, bad]).unwrap();
+    assert!(summary
+        .questions
+        .iter()
+        .all(|q| (q.right, q.wrong, q.missing) == (1, 0, 0)));
+    assert_eq!(summary.students[1].rerun.len(), 1);
+    let mut out = Vec::new();
+    class::write_text(&summary, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.starts_with("lesson executor-lab: 2 student folder(s), 1 graded, 1 to re-run"),
+        "{text}"
+    );
+    assert!(text.contains("| bad     | re-run (not graded) |"), "{text}");
+    let csv = String::from_utf8(class::csv(&summary).unwrap()).unwrap();
+    assert!(
+        csv.lines().nth(2).unwrap().starts_with("bad,re-run,0,6,"),
+        "{csv}"
+    );
+}
