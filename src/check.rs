@@ -201,6 +201,7 @@ pub fn check_file(path: &Path) -> Result<CaseCheck, CaseError> {
 fn verdict_text(v: &ExpectVerdict) -> String {
     match v {
         ExpectVerdict::Known(value) => format!("known {value}"),
+        ExpectVerdict::Bounded(lo, hi) => format!("bounded [{lo}, {hi}]"),
         ExpectVerdict::Unknown(reason) => format!("unknown ({reason})"),
     }
 }

@@ -355,6 +355,13 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
                         String::new(),
                         notes.join("; "),
                     ),
+                    Some(Verdict::Bounded { lo, hi, notes }) => (
+                        "bounded",
+                        format!("[{lo}, {hi}]"),
+                        format!("{}..{}", lo.as_i64(), hi.as_i64()),
+                        String::new(),
+                        notes.join("; "),
+                    ),
                     Some(Verdict::Unknown { reason, detail }) => (
                         "unknown",
                         String::new(),
@@ -388,9 +395,11 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
             let mut table = new_table(&["question", "kind", "answer", "why / notes"]);
             for a in &report.answers {
                 let why = match &a.outcome {
-                    Outcome::Duration(Verdict::Known { notes, .. })
+                    Outcome::Duration(
+                        Verdict::Known { notes, .. } | Verdict::Bounded { notes, .. },
+                    )
                     | Outcome::Difference {
-                        verdict: Verdict::Known { notes, .. },
+                        verdict: Verdict::Known { notes, .. } | Verdict::Bounded { notes, .. },
                         ..
                     } => notes.join("; "),
                     Outcome::Duration(Verdict::Unknown { detail, .. })

@@ -16,6 +16,7 @@
 //! The engine is pure: it reads a validated case and returns values.
 
 mod implicit;
+mod relate;
 
 use serde::Serialize;
 
@@ -246,6 +247,7 @@ pub fn evaluate(case: &Case) -> Report {
                 Outcome::Duration(device_interval(case, &schedule, *start, *end))
             }
             Ask::Elapsed { from, to } => Outcome::Duration(elapsed(case, *from, *to)),
+            Ask::ClockOffset { a, b } => Outcome::Duration(relate::clock_offset(case, *a, *b)),
             Ask::Difference {
                 minuend,
                 subtrahend,
@@ -275,19 +277,17 @@ pub fn evaluate(case: &Case) -> Report {
 
 fn submission(case: &Case, timer: usize) -> Verdict {
     let t = &case.timers[timer];
-    let start = case.timestamp(t.start);
-    let stop = case.timestamp(t.stop);
-    match stop.since(&start) {
-        Err(reason) => Verdict::unknown_because(
-            reason,
-            format!(
-                "timer `{}` starts on clock {} and stops on clock {}",
-                t.id, start.clock, stop.clock
-            ),
-        ),
-        Ok(value) => {
-            let mut v =
-                Verdict::known(value).with_note("host submission time: makes no completion claim");
+    let (start, stop) = (case.timestamp(t.start), case.timestamp(t.stop));
+    let what = || {
+        format!(
+            "timer `{}` starts on clock {} and stops on clock {}",
+            t.id, start.clock, stop.clock
+        )
+    };
+    match relate::between(case, t.start, t.stop, &what) {
+        v @ Verdict::Unknown { .. } => v,
+        base => {
+            let mut v = base.with_note("host submission time: makes no completion claim");
             let waits: Vec<&str> = case.program[t.start_op..t.stop_op]
                 .iter()
                 .filter_map(|op| {
@@ -311,20 +311,17 @@ fn submission(case: &Case, timer: usize) -> Verdict {
 
 fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize]) -> Verdict {
     let t = &case.timers[timer];
-    let start = case.timestamp(t.start);
-    let stop = case.timestamp(t.stop);
-    let value = match stop.since(&start) {
-        Ok(v) => v,
-        Err(reason) => {
-            return Verdict::unknown_because(
-                reason,
-                format!(
-                    "timer `{}` starts on clock {} and stops on clock {}",
-                    t.id, start.clock, stop.clock
-                ),
-            )
-        }
+    let (start, stop) = (case.timestamp(t.start), case.timestamp(t.stop));
+    let what = || {
+        format!(
+            "timer `{}` starts on clock {} and stops on clock {}",
+            t.id, start.clock, stop.clock
+        )
     };
+    let base = relate::between(case, t.start, t.stop, &what);
+    if base.reason().is_some() {
+        return base;
+    }
     // Waits between the timer's start and stop in the program. A wait whose recorded return
     // is later than the stop reading (on the same clock) did not return before the stop.
     let stop_clock = case.clock(t.stop.0);
@@ -419,7 +416,7 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
             ),
         );
     }
-    let mut verdict = Verdict::known(value).with_note(format!(
+    let mut verdict = base.with_note(format!(
         "stop follows {} covering {}",
         listing(wait_names.iter().cloned()),
         if work.is_empty() {
@@ -505,14 +502,15 @@ fn device_interval(case: &Case, schedule: &Schedule, start: usize, end: usize) -
     };
     let (sa, sb) = (&case.streams[a.stream], &case.streams[b.stream]);
     let (ca, cb) = (case.clock(sa.clock), case.clock(sb.clock));
-    if let Err(reason) = cb.comparable_with(ca) {
-        return Verdict::unknown_because(
-            reason,
-            format!(
-                "event `{}` is on clock {ca}, event `{}` on clock {cb}",
-                a.id, b.id
-            ),
-        );
+    let what = || {
+        format!(
+            "event `{}` is on clock {ca}, event `{}` on clock {cb}",
+            a.id, b.id
+        )
+    };
+    let base = relate::between(case, (sa.clock, t0), (sb.clock, t1), &what);
+    if base.reason().is_some() {
+        return base;
     }
     let (Some(ra), Some(rb)) = (schedule.record_op(start), schedule.record_op(end)) else {
         return Verdict::unknown_because(
@@ -537,6 +535,9 @@ fn device_interval(case: &Case, schedule: &Schedule, start: usize, end: usize) -
             format!("event `{}` is in stream `{}` and event `{}` in stream `{}`, with no declared dependency between them", a.id, sa.id, b.id, sb.id),
         );
     }
+    if matches!(base, Verdict::Bounded { .. }) {
+        return notes.into_iter().fold(base, Verdict::with_note);
+    }
     let Some(value) = t1.checked_sub(t0) else {
         return Verdict::unknown(Reason::Overflow);
     };
@@ -550,18 +551,16 @@ fn device_interval(case: &Case, schedule: &Schedule, start: usize, end: usize) -
 
 fn elapsed(case: &Case, from: usize, to: usize) -> Verdict {
     let (a, b) = (&case.marks[from], &case.marks[to]);
-    let ta = case.timestamp((a.clock, a.at));
-    let tb = case.timestamp((b.clock, b.at));
-    match tb.since(&ta) {
-        Ok(v) => Verdict::known(v),
-        Err(reason) => Verdict::unknown_because(
-            reason,
-            format!(
-                "mark `{}` is on clock {} and mark `{}` on clock {}",
-                b.id, tb.clock, a.id, ta.clock
-            ),
-        ),
-    }
+    let what = || {
+        format!(
+            "mark `{}` is on clock {} and mark `{}` on clock {}",
+            b.id,
+            case.clock(b.clock),
+            a.id,
+            case.clock(a.clock)
+        )
+    };
+    relate::between(case, (a.clock, a.at), (b.clock, b.at), &what)
 }
 
 fn difference(case: &Case, answers: &[Answer], minuend: usize, subtrahend: usize) -> Outcome {
@@ -574,15 +573,6 @@ fn difference(case: &Case, answers: &[Answer], minuend: usize, subtrahend: usize
     };
     let (m, s) = (get(minuend), get(subtrahend));
     let verdict = match (&m, &s) {
-        (Verdict::Known { value: a, .. }, Verdict::Known { value: b, .. }) => {
-            match a.checked_sub(*b) {
-                Some(v) => Verdict::known(v).with_note(format!(
-                    "`{}` − `{}`: a difference of two durations; it does not say what caused it",
-                    case.questions[minuend].id, case.questions[subtrahend].id
-                )),
-                None => Verdict::unknown(Reason::Overflow),
-            }
-        }
         (Verdict::Unknown { reason, .. }, _) => Verdict::unknown_because(
             *reason,
             format!("`{}` is unknown ({reason})", case.questions[minuend].id),
@@ -591,6 +581,12 @@ fn difference(case: &Case, answers: &[Answer], minuend: usize, subtrahend: usize
             *reason,
             format!("`{}` is unknown ({reason})", case.questions[subtrahend].id),
         ),
+        _ => relate::subtract(&m, &s)
+            .unwrap_or_else(|| Verdict::unknown(Reason::Overflow))
+            .with_note(format!(
+                "`{}` − `{}`: a difference of two durations; it does not say what caused it",
+                case.questions[minuend].id, case.questions[subtrahend].id
+            )),
     };
     Outcome::Difference {
         verdict,

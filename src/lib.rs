@@ -44,6 +44,7 @@ pub mod interval;
 pub mod lab;
 pub mod lesson;
 pub mod output;
+pub mod relation;
 pub mod render;
 pub mod report;
 pub mod schedule;

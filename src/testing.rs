@@ -387,3 +387,6 @@ pub mod devices;
 mod laws;
 #[cfg(test)]
 mod properties;
+
+#[cfg(test)]
+mod relations;

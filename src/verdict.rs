@@ -39,11 +39,14 @@ pub enum Reason {
     Drift,
     /// The exact result does not fit in a signed 64-bit count of nanoseconds.
     Overflow,
+    /// The evidence relating two clocks conflicts: the bounds on their offset intersect
+    /// empty (SPEC §10).
+    InconsistentRelation,
 }
 
 impl Reason {
     /// Every reason, in the order of SPEC §5 (then the added ones).
-    pub const ALL: [Reason; 12] = [
+    pub const ALL: [Reason; 13] = [
         Reason::NoWait,
         Reason::WaitMissesWork,
         Reason::CrossDomain,
@@ -56,6 +59,7 @@ impl Reason {
         Reason::SingleWarmup,
         Reason::Drift,
         Reason::Overflow,
+        Reason::InconsistentRelation,
     ];
 
     /// The stable kebab-case code, for example `no-wait`.
@@ -73,6 +77,7 @@ impl Reason {
             Reason::SingleWarmup => "single-warmup",
             Reason::Drift => "drift",
             Reason::Overflow => "overflow",
+            Reason::InconsistentRelation => "inconsistent-relation",
         }
     }
 
@@ -91,6 +96,7 @@ impl Reason {
             Reason::SingleWarmup => "a steady-state claim needs more warm-up runs than declared and a stability check",
             Reason::Drift => "the first and last parts of the measured samples disagree",
             Reason::Overflow => "the exact result does not fit in 64-bit nanoseconds",
+            Reason::InconsistentRelation => "the evidence relating the two clocks conflicts: their offset bounds intersect empty",
         }
     }
 
@@ -120,6 +126,18 @@ pub enum Verdict {
         /// The exact duration.
         value: Nanos,
         /// What the value includes or does not claim ("makes no completion claim").
+        notes: Vec<String>,
+    },
+    /// A quantity that mixes two clocks related by evidence (SPEC §10): the value is known
+    /// to lie in the closed range `[lo, hi]`. `lo = hi` is an exact value.
+    ///
+    /// Invariants: `lo <= hi` (built by [`Verdict::bounded`]).
+    Bounded {
+        /// The smallest value the evidence allows (inclusive).
+        lo: Nanos,
+        /// The largest value the evidence allows (inclusive).
+        hi: Nanos,
+        /// Which relations the bound rests on, and what the value includes.
         notes: Vec<String>,
     },
     /// Not supported by the evidence.
@@ -156,26 +174,54 @@ impl Verdict {
         }
     }
 
-    /// Adds a note to a known verdict (no effect on an unknown).
+    /// A bounded value in `[lo, hi]` without notes; the bounds are put in order, so a
+    /// caller cannot build a reversed range.
+    pub fn bounded(lo: Nanos, hi: Nanos) -> Self {
+        Verdict::Bounded {
+            lo: lo.min(hi),
+            hi: lo.max(hi),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Adds a note to a known or bounded verdict (no effect on an unknown).
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
-        if let Verdict::Known { notes, .. } = &mut self {
+        if let Verdict::Known { notes, .. } | Verdict::Bounded { notes, .. } = &mut self {
             notes.push(note.into());
         }
         self
     }
 
-    /// The value, when known.
+    /// The value, when known exactly: a known verdict, or a bounded one with `lo = hi`.
     pub fn value(&self) -> Option<Nanos> {
         match self {
             Verdict::Known { value, .. } => Some(*value),
+            Verdict::Bounded { lo, hi, .. } if lo == hi => Some(*lo),
+            Verdict::Bounded { .. } | Verdict::Unknown { .. } => None,
+        }
+    }
+
+    /// The closed range the value lies in: `[v, v]` when known, `[lo, hi]` when bounded.
+    pub fn range(&self) -> Option<(Nanos, Nanos)> {
+        match self {
+            Verdict::Known { value, .. } => Some((*value, *value)),
+            Verdict::Bounded { lo, hi, .. } => Some((*lo, *hi)),
             Verdict::Unknown { .. } => None,
+        }
+    }
+
+    /// The notes of a known or bounded verdict (empty for an unknown).
+    pub fn notes(&self) -> &[String] {
+        match self {
+            Verdict::Known { notes, .. } | Verdict::Bounded { notes, .. } => notes,
+            Verdict::Unknown { .. } => &[],
         }
     }
 
     /// The reason, when unknown.
     pub fn reason(&self) -> Option<Reason> {
         match self {
-            Verdict::Known { .. } => None,
+            Verdict::Known { .. } | Verdict::Bounded { .. } => None,
             Verdict::Unknown { reason, .. } => Some(*reason),
         }
     }
@@ -191,10 +237,11 @@ impl From<Result<Nanos, Reason>> for Verdict {
 }
 
 impl fmt::Display for Verdict {
-    /// `known 40 us` or `unknown (no-wait)`.
+    /// `known 40 us`, `bounded [-1 us, 2.5 us]` or `unknown (no-wait)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Verdict::Known { value, .. } => write!(f, "known {value}"),
+            Verdict::Bounded { lo, hi, .. } => write!(f, "bounded [{lo}, {hi}]"),
             Verdict::Unknown { reason, .. } => write!(f, "unknown ({reason})"),
         }
     }
@@ -209,6 +256,21 @@ impl Serialize for Verdict {
                 map.serialize_entry("verdict", "known")?;
                 map.serialize_entry("value", value)?;
                 map.serialize_entry("value_ns", &value.as_i64())?;
+                if !notes.is_empty() {
+                    map.serialize_entry("notes", notes)?;
+                }
+            }
+            Verdict::Bounded { lo, hi, notes } => {
+                map.serialize_entry("verdict", "bounded")?;
+                map.serialize_entry("lo", lo)?;
+                map.serialize_entry("hi", hi)?;
+                map.serialize_entry("lo_ns", &lo.as_i64())?;
+                map.serialize_entry("hi_ns", &hi.as_i64())?;
+                let width = i128::from(hi.as_i64()) - i128::from(lo.as_i64());
+                match i64::try_from(width) {
+                    Ok(w) => map.serialize_entry("width", &Nanos::new(w))?,
+                    Err(_) => map.serialize_entry("width", &format!("{width} ns"))?,
+                }
                 if !notes.is_empty() {
                     map.serialize_entry("notes", notes)?;
                 }
@@ -272,6 +334,22 @@ mod tests {
             serde_json::to_value(Verdict::unknown_because(Reason::NoWait, "no wait")).unwrap(),
             serde_json::json!({"verdict": "unknown", "reason": "no-wait", "detail": "no wait"})
         );
+    }
+
+    #[test]
+    fn bounded_displays_its_range_and_is_exact_only_when_closed() {
+        let v = Verdict::bounded(Nanos::new(2_500), Nanos::new(-1_000));
+        assert_eq!(v.to_string(), "bounded [-1 us, 2.5 us]");
+        assert_eq!(v.value(), None);
+        assert_eq!(v.range(), Some((Nanos::new(-1_000), Nanos::new(2_500))));
+        let point = Verdict::bounded(Nanos::new(7), Nanos::new(7));
+        assert_eq!(point.value(), Some(Nanos::new(7)));
+        let json = serde_json::to_value(v.with_note("via r1")).unwrap();
+        assert_eq!(json["verdict"], "bounded");
+        assert_eq!(json["lo_ns"], -1_000);
+        assert_eq!(json["hi_ns"], 2_500);
+        assert_eq!(json["width"], "3.5 us");
+        assert_eq!(json["notes"][0], "via r1");
     }
 
     #[test]

@@ -26,10 +26,10 @@ fn stdout_of(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
-fn check_fixtures_passes_all_34_cases() {
+fn check_fixtures_passes_all_39_cases() {
     let (code, stdout, stderr) = stdout_of(&["check", "fixtures/cases", "fixtures/edge-controls"]);
     assert_eq!(code, 0, "stderr: {stderr}");
-    assert!(stdout.contains("\n34 passed, 0 failed\n"), "{stdout}");
+    assert!(stdout.contains("\n39 passed, 0 failed\n"), "{stdout}");
     insta::assert_snapshot!("check_text", stdout);
 }
 
@@ -59,7 +59,7 @@ fn check_json_report_matches_the_golden_file() {
         fs::read_to_string(golden).expect("golden file exists (bless with WORKSHEET_BLESS=1)");
     let actual: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let expected_json: serde_json::Value = serde_json::from_str(&expected).unwrap();
-    assert_eq!(actual["passed"], 34);
+    assert_eq!(actual["passed"], 39);
     assert_eq!(actual["failed"], 0);
     if actual != expected_json {
         let diff = similar_lines(&expected, &stdout);
@@ -126,7 +126,7 @@ fn a_changed_expected_value_fails_naming_case_and_both_values() {
     let out = worksheet().arg("check").arg(dir.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("33 passed, 1 failed"), "{stdout}");
+    assert!(stdout.contains("38 passed, 1 failed"), "{stdout}");
     let fail_line = stdout
         .lines()
         .find(|l| l.starts_with("FAIL "))

@@ -46,6 +46,8 @@ pub(crate) fn known(v: Nanos) -> Option<RawExpectDuration> {
         value: Some(t(v)),
         reason: None,
         attribution: None,
+        lo: None,
+        hi: None,
     })
 }
 
@@ -55,6 +57,8 @@ pub(crate) fn unknown(reason: &str) -> Option<RawExpectDuration> {
         value: None,
         reason: Some(reason.into()),
         attribution: None,
+        lo: None,
+        hi: None,
     })
 }
 

@@ -14,6 +14,7 @@
 mod error;
 mod implicit;
 pub mod raw;
+mod relations;
 mod validate;
 
 use std::path::Path;
@@ -61,6 +62,11 @@ pub struct Case {
     pub provenance: Option<serde_json::Map<String, serde_json::Value>>,
     /// Clocks, by index.
     pub clocks: Vec<ClockDef>,
+    /// Relations between clocks (SPEC §10), in file order.
+    pub relations: Vec<RelationDef>,
+    /// The relations as a graph over distinct clocks, built on first use
+    /// ([`Case::relation_graph`]).
+    relation_graph: std::sync::OnceLock<(Vec<ClockIdx>, crate::relation::Graph)>,
     /// Streams, by index.
     pub streams: Vec<StreamDef>,
     /// Events, by index.
@@ -86,6 +92,26 @@ pub struct ClockDef {
     pub id: String,
     /// Domain and instance.
     pub clock: ClockId,
+}
+
+/// A relation between two clocks: `offset(b) − offset(a) ∈ bound` (SPEC §10).
+///
+/// The bound is kept as written: `lo > hi` is not an input error but conflicting evidence,
+/// which questions across the two clocks answer as `unknown (inconsistent-relation)`.
+#[derive(Clone, Debug)]
+pub struct RelationDef {
+    /// The id given, or `clock_relations[i]`.
+    pub id: String,
+    /// Clock `a`.
+    pub a: ClockIdx,
+    /// Clock `b`.
+    pub b: ClockIdx,
+    /// The bound on `offset(b) − offset(a)`.
+    pub bound: crate::relation::Bound,
+    /// Where it comes from.
+    pub source: crate::relation::Source,
+    /// What it rests on, for people.
+    pub evidence: Vec<String>,
 }
 
 /// A declared stream.
@@ -348,6 +374,13 @@ pub enum Ask {
         /// Index of the subtrahend question.
         subtrahend: usize,
     },
+    /// `offset(b) − offset(a)` of two clocks (SPEC §10).
+    ClockOffset {
+        /// Clock `a`.
+        a: ClockIdx,
+        /// Clock `b`.
+        b: ClockIdx,
+    },
     /// Interval algebra over a set of phases.
     Intervals {
         /// The phases.
@@ -373,6 +406,7 @@ impl Ask {
             Ask::DeviceInterval { .. } => "device-interval",
             Ask::Elapsed { .. } => "elapsed",
             Ask::Difference { .. } => "difference",
+            Ask::ClockOffset { .. } => "clock-offset",
             Ask::Intervals { .. } => "intervals",
             Ask::SteadyState { .. } => "steady-state",
         }
@@ -389,6 +423,8 @@ impl Ask {
 pub enum ExpectVerdict {
     /// Known with this exact value.
     Known(Nanos),
+    /// Bounded by this closed range `[lo, hi]` (SPEC §10).
+    Bounded(Nanos, Nanos),
     /// Unknown for this reason.
     Unknown(Reason),
 }
@@ -453,6 +489,34 @@ impl Case {
     /// The question with id `id`.
     pub fn question(&self, id: &str) -> Option<&Question> {
         self.questions.iter().find(|q| q.id == id)
+    }
+
+    /// The clock relations as a graph whose nodes are distinct clocks, and each clock
+    /// index's node (the first clock index with the same domain and instance). Built once.
+    pub fn relation_graph(&self) -> &(Vec<ClockIdx>, crate::relation::Graph) {
+        self.relation_graph.get_or_init(|| {
+            let mut first: std::collections::HashMap<&ClockId, ClockIdx> =
+                std::collections::HashMap::new();
+            let canon: Vec<ClockIdx> = self
+                .clocks
+                .iter()
+                .enumerate()
+                .map(|(i, c)| *first.entry(&c.clock).or_insert(i))
+                .collect();
+            let relations: Vec<crate::relation::Relation> = self
+                .relations
+                .iter()
+                .map(|r| crate::relation::Relation {
+                    name: r.id.clone(),
+                    a: canon[r.a],
+                    b: canon[r.b],
+                    bound: r.bound,
+                    source: r.source,
+                })
+                .collect();
+            let graph = crate::relation::Graph::new(self.clocks.len(), &relations);
+            (canon, graph)
+        })
     }
 }
 

@@ -36,6 +36,9 @@ pub struct RawCase {
     /// The clocks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clocks: Vec<RawClock>,
+    /// Bounds on the offsets between clocks (SPEC §10).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clock_relations: Vec<RawClockRelation>,
     /// Device streams.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub streams: Vec<RawStream>,
@@ -73,6 +76,39 @@ pub struct RawClock {
     /// What fixes the epoch. Required; optional here so its absence is a precise error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance: Option<String>,
+}
+
+/// A relation between two clocks (SPEC §10): readings `t_a` on `a` and `t_b` on `b` name the
+/// same instant when `t_b − t_a ∈ [lo, hi]`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawClockRelation {
+    /// Name messages use (default `clock_relations[i]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Clock `a`.
+    pub a: String,
+    /// Clock `b`.
+    pub b: String,
+    /// Lower end of `offset(b) − offset(a)`, inclusive.
+    pub lo: RawTime,
+    /// Upper end of `offset(b) − offset(a)`, inclusive.
+    pub hi: RawTime,
+    /// `declared` (the user vouches for it) or `collectives` (derived from matched collectives).
+    pub source: RawRelationSource,
+    /// What the bound rests on, for people (which collectives gave each side).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
+}
+
+/// Where a clock relation comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RawRelationSource {
+    /// The user vouches for it.
+    Declared,
+    /// Derived from matched collectives on the two clocks.
+    Collectives,
 }
 
 /// A device stream.
@@ -335,6 +371,19 @@ pub enum RawQuestion {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<RawExpectDuration>,
     },
+    /// `offset(b) − offset(a)` of two clocks: exact (0) on one clock, bounded through
+    /// relations, unknown otherwise.
+    ClockOffset {
+        /// Question id.
+        id: String,
+        /// Clock `a`.
+        a: String,
+        /// Clock `b`.
+        b: String,
+        /// Expected answer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expect: Option<RawExpectDuration>,
+    },
     /// Interval algebra over phases.
     Intervals {
         /// Question id.
@@ -368,11 +417,17 @@ pub enum RawQuestion {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExpectDuration {
-    /// `known` or `unknown`.
+    /// `known`, `bounded` or `unknown`.
     pub verdict: String,
     /// Expected value when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<RawTime>,
+    /// Expected lower end when bounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lo: Option<RawTime>,
+    /// Expected upper end when bounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hi: Option<RawTime>,
     /// Expected reason code when unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -478,6 +533,7 @@ impl RawCase {
             description: None,
             provenance: None,
             clocks: Vec::new(),
+            clock_relations: Vec::new(),
             streams: Vec::new(),
             events: Vec::new(),
             phases: Vec::new(),

@@ -21,7 +21,7 @@ use crate::verdict::Reason;
 type Result<T> = std::result::Result<T, CaseError>;
 
 /// Ids of one kind, checked for emptiness and uniqueness as they are added.
-struct IdTable<'a> {
+pub(super) struct IdTable<'a> {
     kind: &'static str,
     list: &'static str,
     index: HashMap<&'a str, usize>,
@@ -57,7 +57,7 @@ impl<'a> IdTable<'a> {
         Ok(())
     }
 
-    fn resolve(&self, id: &str, path: impl Into<String>) -> Result<usize> {
+    pub(super) fn resolve(&self, id: &str, path: impl Into<String>) -> Result<usize> {
         self.index.get(id).copied().ok_or_else(|| {
             let mut known: Vec<&&str> = self.index.keys().collect();
             known.sort();
@@ -81,7 +81,7 @@ impl<'a> IdTable<'a> {
 }
 
 /// Parses a raw time value at `path`.
-fn time(value: &RawTime, path: impl Into<String>) -> Result<Nanos> {
+pub(super) fn time(value: &RawTime, path: impl Into<String>) -> Result<Nanos> {
     let path = path.into();
     match value {
         RawTime::Text(text) => {
@@ -121,6 +121,27 @@ fn expect_verdict(raw: &RawExpectDuration, path: &str) -> Result<ExpectVerdict> 
             })?;
             Ok(ExpectVerdict::Known(time(value, format!("{path}.value"))?))
         }
+        "bounded" => {
+            let end = |v: &Option<RawTime>, name: &str| {
+                let v = v.as_ref().ok_or_else(|| {
+                    CaseError::new(
+                        format!("{path}.{name}"),
+                        "missing-field",
+                        format!("a bounded expectation needs `lo` and `hi` (`{name}` is missing)"),
+                    )
+                })?;
+                time(v, format!("{path}.{name}"))
+            };
+            let (lo, hi) = (end(&raw.lo, "lo")?, end(&raw.hi, "hi")?);
+            if lo > hi {
+                return Err(CaseError::new(
+                    format!("{path}.hi"),
+                    "bad-value",
+                    format!("a bounded expectation needs lo ≤ hi (lo {lo}, hi {hi})"),
+                ));
+            }
+            Ok(ExpectVerdict::Bounded(lo, hi))
+        }
         "unknown" => {
             let code = raw.reason.as_deref().ok_or_else(|| {
                 CaseError::new(
@@ -137,7 +158,7 @@ fn expect_verdict(raw: &RawExpectDuration, path: &str) -> Result<ExpectVerdict> 
         other => Err(CaseError::new(
             format!("{path}.verdict"),
             "unknown-variant",
-            format!("`{other}` is not a verdict: expected `known` or `unknown`"),
+            format!("`{other}` is not a verdict: expected `known`, `bounded` or `unknown`"),
         )),
     }
 }
@@ -174,7 +195,7 @@ fn expect_intervals(raw: &Option<RawExpectIntervals>, path: &str) -> Result<Opti
             return Err(CaseError::new(
                 format!("{path}.verdict"),
                 "unknown-variant",
-                format!("`{other}` is not a verdict: expected `known` or `unknown`"),
+                format!("`{other}` is not a verdict: expected `known`, `bounded` or `unknown`"),
             ))
         }
         _ => {
@@ -304,6 +325,8 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
             clock: ClockId::new(c.domain.clone(), instance),
         });
     }
+
+    let relations = super::relations::relations(&raw.clock_relations, &clock_ids)?;
 
     // Streams.
     let mut stream_ids = IdTable::new("stream", "streams");
@@ -804,6 +827,14 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 },
                 expect_duration(expect, &expect_path)?,
             ),
+            RawQuestion::ClockOffset { id, a, b, expect } => (
+                id,
+                Ask::ClockOffset {
+                    a: clock_ids.resolve(a, field("a"))?,
+                    b: clock_ids.resolve(b, field("b"))?,
+                },
+                expect_duration(expect, &expect_path)?,
+            ),
             RawQuestion::Difference {
                 id,
                 minuend,
@@ -891,6 +922,8 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
         description: raw.description.clone(),
         provenance: raw.provenance.clone(),
         clocks,
+        relations,
+        relation_graph: std::sync::OnceLock::new(),
         streams,
         events,
         phases,

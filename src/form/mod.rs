@@ -547,7 +547,8 @@ pub fn write_check_text(r: &FormCheck, out: &mut dyn Write) -> io::Result<()> {
             Some(v) => {
                 writeln!(out, "  answer:   {v}")?;
                 match v {
-                    crate::verdict::Verdict::Known { notes, .. } => {
+                    crate::verdict::Verdict::Known { notes, .. }
+                    | crate::verdict::Verdict::Bounded { notes, .. } => {
                         for n in notes {
                             writeln!(out, "            note: {n}")?;
                         }

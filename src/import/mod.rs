@@ -39,6 +39,7 @@ mod copies;
 pub mod hta_compat;
 pub mod kineto;
 pub mod nsys;
+pub mod ranks;
 mod summary;
 
 use std::io::{Read, Write};
@@ -77,7 +78,13 @@ Exit codes: 0 imported, 2 the trace is malformed or unsupported, or the output e
 )]
 pub struct ImportArgs {
     /// The trace file: Kineto `*.json` / `*.json.gz`, or an Nsight Systems `*.sqlite` export.
+    /// A folder, or several files, are the ranks of one job: one multi-rank case.
     pub file: PathBuf,
+    /// More trace files: with FILE, the ranks of one job (Kineto traces; rank from
+    /// `distributedInfo`, else the argument order), imported as one case with one clock per
+    /// rank, related by their collectives.
+    #[arg(value_name = "MORE")]
+    pub more: Vec<PathBuf>,
     /// Write the case here (gzipped when the name ends in `.gz`). Never overwritten without --force.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -337,6 +344,12 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     let options = ImportOptions {
         round_sub_ns: args.round_sub_ns,
     };
+    let paths: Vec<PathBuf> = std::iter::once(args.file.clone())
+        .chain(args.more.iter().cloned())
+        .collect();
+    if ranks::is_multi(&paths) {
+        return ranks::command::run(args, &paths, &options, out);
+    }
     let imported = import_path(&args.file, &options)?;
     let hta = match args.compat {
         Some(Compat::Hta) => Some(compat_hta(&args.file, &imported, &options)?),

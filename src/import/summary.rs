@@ -166,7 +166,9 @@ pub fn summarize(imported: &Imported, expect: bool) -> Result<Summary, CaseError
                     question: answer.id.clone(),
                     answer: v.to_string(),
                     why: match v {
-                        Verdict::Known { notes, .. } => notes.join("; "),
+                        Verdict::Known { notes, .. } | Verdict::Bounded { notes, .. } => {
+                            notes.join("; ")
+                        }
                         Verdict::Unknown { detail, .. } => detail.clone(),
                     },
                 });
@@ -316,6 +318,7 @@ fn embed_expectations(case: &mut RawCase, report: &Report) {
                 | RawQuestion::Submission { expect, .. }
                 | RawQuestion::DeviceInterval { expect, .. }
                 | RawQuestion::Elapsed { expect, .. }
+                | RawQuestion::ClockOffset { expect, .. }
                 | RawQuestion::SteadyState { expect, .. },
                 Outcome::Duration(v),
             ) => {
@@ -325,12 +328,24 @@ fn embed_expectations(case: &mut RawCase, report: &Report) {
                         value: Some(RawTime::from(*value)),
                         reason: None,
                         attribution: None,
+                        lo: None,
+                        hi: None,
+                    },
+                    Verdict::Bounded { lo, hi, .. } => RawExpectDuration {
+                        verdict: "bounded".into(),
+                        value: None,
+                        reason: None,
+                        attribution: None,
+                        lo: Some(RawTime::from(*lo)),
+                        hi: Some(RawTime::from(*hi)),
                     },
                     Verdict::Unknown { reason, .. } => RawExpectDuration {
                         verdict: "unknown".into(),
                         value: None,
                         reason: Some(reason.code().to_owned()),
                         attribution: None,
+                        lo: None,
+                        hi: None,
                     },
                 });
             }

@@ -37,12 +37,24 @@ fn expect_of(verdict: &Verdict) -> RawExpectDuration {
             value: Some(t(*value)),
             reason: None,
             attribution: None,
+            lo: None,
+            hi: None,
+        },
+        Verdict::Bounded { lo, hi, .. } => RawExpectDuration {
+            verdict: "bounded".into(),
+            value: None,
+            reason: None,
+            attribution: None,
+            lo: Some(t(*lo)),
+            hi: Some(t(*hi)),
         },
         Verdict::Unknown { reason, .. } => RawExpectDuration {
             verdict: "unknown".into(),
             value: None,
             reason: Some(reason.code().into()),
             attribution: None,
+            lo: None,
+            hi: None,
         },
     }
 }
@@ -272,6 +284,8 @@ fn verdict_line(v: &Verdict) -> String {
     match v {
         Verdict::Known { value, notes } if notes.is_empty() => format!("known {value}"),
         Verdict::Known { value, notes } => format!("known {value} ({})", notes.join("; ")),
+        Verdict::Bounded { notes, .. } if notes.is_empty() => v.to_string(),
+        Verdict::Bounded { notes, .. } => format!("{v} ({})", notes.join("; ")),
         Verdict::Unknown { reason, detail } => format!("unknown ({reason}): {detail}"),
     }
 }

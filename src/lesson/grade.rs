@@ -125,13 +125,20 @@ fn verdict_key(
         )
     })?;
     let why = match v {
-        Verdict::Known { notes, .. } => notes.join("; "),
+        Verdict::Known { notes, .. } | Verdict::Bounded { notes, .. } => notes.join("; "),
         Verdict::Unknown { reason, detail } if detail.is_empty() => reason.explanation().to_owned(),
         Verdict::Unknown { detail, .. } => detail.clone(),
     };
     let expected = match v {
         Verdict::Known { value, .. } => Expected::Known(*value),
         Verdict::Unknown { reason, .. } => Expected::Unknown(*reason),
+        Verdict::Bounded { .. } => {
+            return Err(InputError::new(
+                format!("{at}.question"),
+                "wrong-kind",
+                format!("question `{question}` is answered {v} (across related clocks): a lesson key is a known value or an unknown"),
+            ))
+        }
     };
     let evidence = if why.is_empty() {
         format!("the engine answers `{question}` ({}): {v}", a.kind)

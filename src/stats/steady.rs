@@ -323,7 +323,9 @@ mod tests {
     fn detail(v: &Verdict) -> &str {
         match v {
             Verdict::Unknown { detail, .. } => detail,
-            Verdict::Known { .. } => panic!("expected unknown, got {v:?}"),
+            Verdict::Known { .. } | Verdict::Bounded { .. } => {
+                panic!("expected unknown, got {v:?}")
+            }
         }
     }
 
@@ -485,6 +487,7 @@ mod tests {
                 Verdict::Known { value, .. } => {
                     prop_assert_eq!(Some(value), crate::stats::Summary::of(&set).ok().map(|s| s.median()));
                 }
+                Verdict::Bounded { .. } => prop_assert!(false, "one series, one clock: never bounded"),
                 Verdict::Unknown { reason, .. } => {
                     prop_assert!(
                         (reason == Reason::SingleWarmup && v.len() < 6)

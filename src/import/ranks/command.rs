@@ -1,0 +1,89 @@
+//! `worksheet import A B …` / `worksheet import DIR`: the multi-rank import's outcome, printed
+//! and written like a single trace's (the case with `-o`, expectations with `--expect`).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::{expand, import_ranks, summarize_ranks, RanksSummary};
+use crate::cli::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::import::{
+    gzip, summarize, ImportArgs, ImportError, ImportOptions, Imported, Summary, SummaryFormat,
+};
+use crate::output::write_output;
+
+/// Everything a multi-rank import prints: the engine's per-rank tables and the ranks' part.
+#[derive(Serialize)]
+struct Both<'a> {
+    /// The single-trace summary of the merged case (per-rank rows, prefixed ids).
+    case: &'a Summary,
+    /// Relations, collectives, stragglers.
+    ranks: &'a RanksSummary,
+}
+
+/// Runs a multi-rank import of `paths` (files, or folders of `*.json[.gz]` files).
+///
+/// # Errors
+/// A [`Failure`] with exit code 2 for malformed traces, `--compat`, or an output file that
+/// exists without `--force`.
+pub fn run(
+    args: &ImportArgs,
+    paths: &[PathBuf],
+    options: &ImportOptions,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    if args.compat.is_some() {
+        return Err(ImportError::new(
+            "$",
+            "unsupported-format",
+            "--compat reproduces a peer's numbers for one trace: import the ranks one at a time for it",
+        )
+        .into());
+    }
+    let files = expand(paths)?;
+    let multi = import_ranks(&files, options)?;
+    let internal = |e: crate::case::CaseError| {
+        Failure {
+        message: format!(
+            "error[internal]: the merged multi-rank case does not validate ({e}); please report this with the traces"
+        ),
+        code: EXIT_INPUT,
+    }
+    };
+    let ranks = summarize_ranks(&multi).map_err(internal)?;
+    let mut imported = Imported::from_case(
+        multi.case.clone(),
+        format!("{} ranks of one job", multi.ranks.len()),
+    );
+    imported.notes.clone_from(&multi.notes);
+    let mut summary = summarize(&imported, args.expect).map_err(internal)?;
+    if let Some(path) = &args.output {
+        let bytes = if path.to_string_lossy().ends_with(".gz") {
+            gzip(summary.case_json.as_bytes())
+        } else {
+            summary.case_json.clone().into_bytes()
+        };
+        write_output(path, &bytes, args.force)?;
+        summary.written = Some((path.display().to_string(), bytes.len() as u64));
+    }
+    match args.format {
+        SummaryFormat::Text => {
+            out.write_all(summary.to_text().as_bytes())?;
+            out.write_all(b"\n")?;
+            out.write_all(ranks.to_text().as_bytes())?;
+        }
+        SummaryFormat::Json => {
+            serde_json::to_writer_pretty(
+                &mut *out,
+                &Both {
+                    case: &summary,
+                    ranks: &ranks,
+                },
+            )
+            .map_err(std::io::Error::from)?;
+            writeln!(out)?;
+        }
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,620 @@
+//! `worksheet import` of several traces that are ranks of one job: **one multi-rank case**.
+//!
+//! Each file is imported by the single-trace importer ([`crate::import::import_path`]), in
+//! parallel (at most one trace per core in flight). Its rank is `distributedInfo.rank`; a
+//! trace without one takes its position in the argument order, and the summary says so.
+//! The rank cases are merged with every id prefixed by `r<rank>.` (clock `r1.kineto`, stream
+//! `r1.gpu1-s7`, question `r1.stream:gpu1-s7`): **one clock per rank**, never merged, since
+//! nothing in a trace proves two ranks share a clock.
+//!
+//! The ranks' clocks are then related by their collectives (SPEC §10,
+//! [`crate::relation::collectives`]): the k-th instance of each collective (same process
+//! group and collective name, from the kernels' `args`) on two ranks bounds their offset, and
+//! the intersection over all instances becomes a `clock_relations` entry with `source:
+//! collectives` and its evidence (width, count, which instance gave each side, and the bound
+//! per window of instances, where drift shows). A collective whose instance counts differ
+//! between two ranks is not used for that pair: the traces' windows may hold different
+//! instances, and matching by order would then pair different operations. Evidence that
+//! conflicts gives no relation, and the summary says so.
+//!
+//! The case also gets, per matched instance and rank, marks at the kernel's start and end,
+//! `elapsed` questions from the reference rank's start to each other rank's start (the
+//! arrival offsets, bounded through the relations) and `clock-offset` questions of every rank
+//! against the reference. [`summary`] reads the engine's answers to them: arrival skew,
+//! transfer after the last arrival, stragglers.
+
+pub mod command;
+mod read;
+pub mod summary;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::case::raw::{
+    RawCase, RawClockRelation, RawMark, RawQuestion, RawRelationSource, RawTime,
+};
+use crate::import::{import_path, ImportError, ImportOptions, Imported};
+use crate::relation::collectives::{pair, Evidence, Instance, PairEvidence};
+
+pub use read::{rank_facts, Collective, RankFacts};
+pub use summary::{summarize_ranks, RanksSummary};
+
+/// Up to this many ranks, every pair of ranks gets a relation; past it, every rank is related
+/// to the reference rank and to the next rank (enough to join them all, O(ranks) relations).
+pub const ALL_PAIRS_UP_TO: usize = 8;
+
+/// One rank of a multi-rank import.
+#[derive(Clone, Debug)]
+pub struct RankTrace {
+    /// The file it came from.
+    pub file: String,
+    /// Its rank.
+    pub rank: u32,
+    /// Whether the rank came from the argument order (the trace names none).
+    pub rank_from_order: bool,
+    /// The rank's clock id in the merged case (`r1.kineto`).
+    pub clock: String,
+    /// What the second pass found: collectives, kernels without a group.
+    pub facts: RankFacts,
+    /// The single-trace import's format line.
+    pub format: String,
+}
+
+/// The evidence relating two ranks' clocks.
+#[derive(Clone, Debug)]
+pub struct PairRelation {
+    /// Rank `a` (the reference side).
+    pub a: u32,
+    /// Rank `b`.
+    pub b: u32,
+    /// Matched instances, the bound over all of them and per window.
+    pub evidence: PairEvidence,
+    /// Collectives left out for this pair, with why.
+    pub excluded: Vec<(String, String)>,
+    /// The relation's id in the case, when the evidence gave one.
+    pub relation: Option<String>,
+}
+
+/// One matched collective instance across the ranks that ran it.
+#[derive(Clone, Debug)]
+pub struct MatchedInstance {
+    /// `group/name`.
+    pub key: String,
+    /// Its index among that collective's instances (start order), from 0.
+    pub k: usize,
+    /// Per rank: the rank, its instance, and the elapsed question from the reference rank's
+    /// start to this rank's start (`None` for the reference itself).
+    pub per_rank: Vec<(u32, Instance, Option<String>)>,
+}
+
+/// A multi-rank import: the merged case and what was matched.
+#[derive(Clone, Debug)]
+pub struct MultiRank {
+    /// The merged case.
+    pub case: RawCase,
+    /// The ranks, in rank order.
+    pub ranks: Vec<RankTrace>,
+    /// The reference rank (the lowest).
+    pub reference: u32,
+    /// Relations between pairs of ranks.
+    pub pairs: Vec<PairRelation>,
+    /// Collective instances matched on every rank that ran the collective.
+    pub instances: Vec<MatchedInstance>,
+    /// What was assumed or left out.
+    pub notes: Vec<String>,
+}
+
+/// The trace files `paths` name: files as given, folders' `*.json` / `*.json.gz` files
+/// (not recursive), sorted by name.
+///
+/// # Errors
+/// `io` for a folder that cannot be listed.
+pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ImportError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| {
+                    ImportError::new("$", "io", format!("cannot list the folder: {e}"))
+                        .in_file(p.display().to_string())
+                })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    let n = f.to_string_lossy();
+                    f.is_file() && (n.ends_with(".json") || n.ends_with(".json.gz"))
+                })
+                .collect();
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Imports each file (in parallel, one trace per core in flight), then its collectives.
+fn import_each(
+    files: &[PathBuf],
+    options: &ImportOptions,
+) -> Result<Vec<(Imported, RankFacts)>, ImportError> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(files.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<Result<(Imported, RankFacts), ImportError>>> =
+        (0..files.len()).map(|_| None).collect();
+    let slots = std::sync::Mutex::new(&mut results);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(path) = files.get(i) else { break };
+                let one = import_path(path, options).and_then(|imported| {
+                    if imported.format.starts_with("nsys") {
+                        return Err(ImportError::new(
+                            "$",
+                            "unsupported-format",
+                            "a multi-rank import reads PyTorch profiler (Kineto) traces, whose kernels name their process group and collective; import an Nsight Systems export on its own",
+                        )
+                        .in_file(path.display().to_string()));
+                    }
+                    let facts = rank_facts(path, &imported.case)?;
+                    Ok((imported, facts))
+                });
+                if let Ok(mut slots) = slots.lock() {
+                    slots[i] = Some(one);
+                }
+            });
+        }
+    });
+    results
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            r.unwrap_or_else(|| {
+                Err(
+                    ImportError::new("$", "io", "the import of this file did not finish")
+                        .in_file(files[i].display().to_string()),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Keys whose values are ids or references to ids in a case (prefixed per rank).
+const REF_KEYS: [&str; 15] = [
+    "id",
+    "clock",
+    "stream",
+    "event",
+    "phase",
+    "timer",
+    "device",
+    "copy",
+    "from",
+    "to",
+    "minuend",
+    "subtrahend",
+    "series",
+    "a",
+    "b",
+];
+
+/// A question id `kind:rest` becomes `kind:<prefix>rest` (so `device:r1.gpu1`, and the
+/// summary's `device:` / `completion:` rows keep working); any other id gets `<prefix>` first.
+fn prefixed_question(id: &str, prefix: &str) -> String {
+    match id.split_once(':') {
+        Some((kind, rest)) => format!("{kind}:{prefix}{rest}"),
+        None => format!("{prefix}{id}"),
+    }
+}
+
+/// Prefixes every id and reference in `value` (one section of a case) with `prefix`;
+/// `questions` says the section holds questions (their ids: [`prefixed_question`]).
+fn prefix_ids(value: &mut serde_json::Value, prefix: &str, questions: bool) {
+    use serde_json::Value;
+    match value {
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| prefix_ids(v, prefix, questions)),
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                match v {
+                    Value::String(s)
+                        if questions && ["id", "minuend", "subtrahend"].contains(&k.as_str()) =>
+                    {
+                        *s = prefixed_question(s, prefix);
+                    }
+                    Value::String(s) if REF_KEYS.contains(&k.as_str()) => {
+                        *s = format!("{prefix}{s}");
+                    }
+                    Value::Array(items)
+                        if (k == "work" || k == "phases") && items.iter().all(Value::is_string) =>
+                    {
+                        for item in items {
+                            if let Value::String(s) = item {
+                                *s = format!("{prefix}{s}");
+                            }
+                        }
+                    }
+                    Value::Object(_) | Value::Array(_) if k != "expect" => {
+                        prefix_ids(v, prefix, questions);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The rank's case with every id prefixed, appended to `merged`.
+fn append_rank(merged: &mut RawCase, case: &RawCase, prefix: &str) -> Result<(), ImportError> {
+    let mut value = serde_json::to_value(case)
+        .map_err(|e| ImportError::new("$", "bad-value", e.to_string()))?;
+    let internal = |e: serde_json::Error| ImportError::new("$", "bad-value", e.to_string());
+    let map = value.as_object_mut().expect("a case is an object");
+    for section in [
+        "clocks",
+        "streams",
+        "events",
+        "phases",
+        "marks",
+        "program",
+        "series",
+        "questions",
+    ] {
+        if let Some(v) = map.get_mut(section) {
+            prefix_ids(v, prefix, section == "questions");
+        }
+    }
+    let rank: RawCase = serde_json::from_value(value).map_err(internal)?;
+    merged.clocks.extend(rank.clocks);
+    merged.streams.extend(rank.streams);
+    merged.events.extend(rank.events);
+    merged.phases.extend(rank.phases);
+    merged.marks.extend(rank.marks);
+    merged.program.extend(rank.program);
+    merged.series.extend(rank.series);
+    merged.questions.extend(rank.questions);
+    Ok(())
+}
+
+/// Which pairs of ranks (indices into the rank list) get a relation.
+fn pairs_to_relate(n: usize) -> Vec<(usize, usize)> {
+    if n <= ALL_PAIRS_UP_TO {
+        (0..n)
+            .flat_map(|a| ((a + 1)..n).map(move |b| (a, b)))
+            .collect()
+    } else {
+        let mut out: Vec<(usize, usize)> = (1..n).map(|b| (0, b)).collect();
+        out.extend((1..n.saturating_sub(1)).map(|a| (a, a + 1)));
+        out
+    }
+}
+
+/// Instances grouped by `group/name`, each list in start order.
+fn by_key(list: &[Collective]) -> BTreeMap<String, Vec<&Collective>> {
+    let mut map: BTreeMap<String, Vec<&Collective>> = BTreeMap::new();
+    for c in list {
+        map.entry(format!("{}/{}", c.instance.group, c.instance.name))
+            .or_default()
+            .push(c);
+    }
+    for v in map.values_mut() {
+        v.sort_by_key(|c| (c.instance.start, c.instance.end));
+    }
+    map
+}
+
+fn t(v: crate::units::Nanos) -> RawTime {
+    RawTime::from(v)
+}
+
+/// The evidence lines of a relation from collectives.
+fn evidence_lines(e: &Evidence, windows: &[Evidence]) -> Vec<String> {
+    let mut out = vec![
+        format!(
+            "{} matched collective instance(s); width {}",
+            e.count,
+            crate::engine::wide(e.bound.width())
+        ),
+        format!(
+            "lo {} from {}: start on b − end on a",
+            e.lo_from.value, e.lo_from.label
+        ),
+        format!(
+            "hi {} from {}: end on b − start on a",
+            e.hi_from.value, e.hi_from.label
+        ),
+    ];
+    for (i, w) in windows.iter().enumerate() {
+        out.push(format!(
+            "window {} ({} instance(s)): {}{}",
+            i + 1,
+            w.count,
+            w.bound,
+            if w.bound.is_empty() {
+                " (conflicts)"
+            } else {
+                ""
+            }
+        ));
+    }
+    out
+}
+
+/// Relations between pairs of ranks from their matched collectives, added to `case`.
+fn relate_pairs(
+    case: &mut RawCase,
+    ranks: &[RankTrace],
+    keyed: &[BTreeMap<String, Vec<&Collective>>],
+    notes: &mut Vec<String>,
+) -> Vec<PairRelation> {
+    let mut pairs = Vec::new();
+    for (ia, ib) in pairs_to_relate(ranks.len()) {
+        let (ka, kb) = (&keyed[ia], &keyed[ib]);
+        let mut excluded = Vec::new();
+        let (mut la, mut lb) = (Vec::new(), Vec::new());
+        for (key, xa) in ka {
+            match kb.get(key) {
+                Some(xb) if xb.len() == xa.len() => {
+                    la.extend(xa.iter().map(|c| c.instance.clone()));
+                    lb.extend(xb.iter().map(|c| c.instance.clone()));
+                }
+                Some(xb) => excluded.push((
+                    key.clone(),
+                    format!(
+                        "{} instance(s) on rank {}, {} on rank {}: the traces may hold different instances, so matching by order is unsafe",
+                        xa.len(), ranks[ia].rank, xb.len(), ranks[ib].rank
+                    ),
+                )),
+                None => {}
+            }
+        }
+        let window = if la.len() >= 8 {
+            la.len().div_ceil(4)
+        } else {
+            0
+        };
+        let evidence = pair(&la, &lb, window);
+        let relation = match &evidence.overall {
+            Some(e) if !e.bound.is_empty() => {
+                let id = format!("collectives:r{}-r{}", ranks[ia].rank, ranks[ib].rank);
+                case.clock_relations.push(RawClockRelation {
+                    id: Some(id.clone()),
+                    a: ranks[ia].clock.clone(),
+                    b: ranks[ib].clock.clone(),
+                    lo: t(e.bound.lo()),
+                    hi: t(e.bound.hi()),
+                    source: RawRelationSource::Collectives,
+                    evidence: evidence_lines(e, &evidence.windows),
+                });
+                Some(id)
+            }
+            Some(e) => {
+                notes.push(format!(
+                    "ranks {} and {}: the collectives conflict ({} from {} is above {} from {}): no relation",
+                    ranks[ia].rank, ranks[ib].rank, e.lo_from.value, e.lo_from.label, e.hi_from.value, e.hi_from.label
+                ));
+                None
+            }
+            None => None,
+        };
+        pairs.push(PairRelation {
+            a: ranks[ia].rank,
+            b: ranks[ib].rank,
+            evidence,
+            excluded,
+            relation,
+        });
+    }
+
+    pairs
+}
+
+/// Marks and questions per matched instance (the reference is the lowest rank that ran it),
+/// added to `case`.
+fn instance_questions(
+    case: &mut RawCase,
+    ranks: &[RankTrace],
+    keyed: &[BTreeMap<String, Vec<&Collective>>],
+) -> Vec<MatchedInstance> {
+    let mut instances = Vec::new();
+    let keys: std::collections::BTreeSet<&String> = keyed.iter().flat_map(BTreeMap::keys).collect();
+    for key in keys {
+        let holders: Vec<usize> = (0..ranks.len())
+            .filter(|&i| keyed[i].contains_key(key))
+            .collect();
+        let counts: Vec<usize> = holders.iter().map(|&i| keyed[i][key].len()).collect();
+        if holders.len() < 2 || counts.iter().any(|&c| c != counts[0]) {
+            continue;
+        }
+        let lists: Vec<&Vec<&Collective>> = holders.iter().map(|&i| &keyed[i][key]).collect();
+        for k in 0..counts[0] {
+            let mut per_rank = Vec::new();
+            let ref_mark = format!("r{}.{key}#{k}:start", ranks[holders[0]].rank);
+            for (&i, list) in holders.iter().zip(&lists) {
+                let c = list[k];
+                let r = ranks[i].rank;
+                for (end, at) in [("start", c.instance.start), ("end", c.instance.end)] {
+                    case.marks.push(RawMark {
+                        id: format!("r{r}.{key}#{k}:{end}"),
+                        clock: ranks[i].clock.clone(),
+                        at: t(at),
+                    });
+                }
+                let question = (i != holders[0]).then(|| {
+                    let id = format!("arrival:{key}#{k}:r{r}");
+                    case.questions.push(RawQuestion::Elapsed {
+                        id: id.clone(),
+                        from: ref_mark.clone(),
+                        to: format!("r{r}.{key}#{k}:start"),
+                        expect: None,
+                    });
+                    id
+                });
+                per_rank.push((r, c.instance.clone(), question));
+            }
+            instances.push(MatchedInstance {
+                key: key.clone(),
+                k,
+                per_rank,
+            });
+        }
+    }
+    instances
+}
+
+/// Imports `files` (ranks of one job) as one case; see the module docs.
+///
+/// # Errors
+/// Any file's import error; `bad-value` when two files claim the same rank, or fewer than two
+/// files are given.
+pub fn import_ranks(files: &[PathBuf], options: &ImportOptions) -> Result<MultiRank, ImportError> {
+    if files.len() < 2 {
+        return Err(ImportError::new(
+            "$",
+            "bad-value",
+            "a multi-rank import needs at least two trace files (or a folder holding them)",
+        ));
+    }
+    let imported = import_each(files, options)?;
+    let mut notes = Vec::new();
+    let any_without_rank = imported.iter().any(|(_, f)| f.rank.is_none());
+    let mut ranks: Vec<(RankTrace, Imported)> = Vec::new();
+    for (i, (imp, facts)) in imported.into_iter().enumerate() {
+        let file = files[i].display().to_string();
+        let (rank, from_order) = match (any_without_rank, facts.rank) {
+            (false, Some(r)) => (r, false),
+            _ => (u32::try_from(i).unwrap_or(u32::MAX), true),
+        };
+        if let Some((other, _)) = ranks.iter().find(|(r, _)| r.rank == rank) {
+            return Err(ImportError::new(
+                "distributedInfo.rank",
+                "bad-value",
+                format!("rank {rank} is also the rank of {}: the files are not distinct ranks of one job", other.file),
+            )
+            .in_file(file));
+        }
+        let clock = imp
+            .case
+            .clocks
+            .first()
+            .map_or_else(|| "kineto".to_owned(), |c| c.id.clone());
+        ranks.push((
+            RankTrace {
+                file,
+                rank,
+                rank_from_order: from_order,
+                clock: format!("r{rank}.{clock}"),
+                facts,
+                format: imp.format.clone(),
+            },
+            imp,
+        ));
+    }
+    if any_without_rank {
+        notes.push(
+            "at least one trace has no distributedInfo.rank: every file's rank is its position in the argument order (folders: name order)".to_owned(),
+        );
+    }
+    ranks.sort_by_key(|(r, _)| r.rank);
+    let sizes: std::collections::BTreeSet<u32> = ranks
+        .iter()
+        .filter_map(|(r, _)| r.facts.world_size)
+        .collect();
+    if sizes.len() > 1 {
+        notes.push(format!(
+            "the traces name different world sizes ({}): they may not be ranks of one job",
+            sizes
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let mut case = RawCase::new("ranks");
+    case.description = Some(format!(
+        "{} ranks of one job, one clock per rank, related by their collectives (SPEC §10)",
+        ranks.len()
+    ));
+    for (r, imp) in &ranks {
+        append_rank(&mut case, &imp.case, &format!("r{}.", r.rank))
+            .map_err(|e| e.in_file(&r.file))?;
+    }
+    let mut provenance = serde_json::Map::new();
+    provenance.insert(
+        "ranks".into(),
+        serde_json::Value::Array(
+            ranks
+                .iter()
+                .map(|(r, imp)| {
+                    serde_json::json!({"rank": r.rank, "file": r.file, "clock": r.clock,
+                        "rank_from_order": r.rank_from_order, "provenance": imp.case.provenance})
+                })
+                .collect(),
+        ),
+    );
+    case.provenance = Some(provenance);
+    let ranks: Vec<RankTrace> = ranks.into_iter().map(|(r, _)| r).collect();
+    let keyed: Vec<BTreeMap<String, Vec<&Collective>>> =
+        ranks.iter().map(|r| by_key(&r.facts.collectives)).collect();
+
+    let pairs = relate_pairs(&mut case, &ranks, &keyed, &mut notes);
+    let instances = instance_questions(&mut case, &ranks, &keyed);
+    let reference = ranks.first().map_or(0, |r| r.rank);
+    for r in ranks.iter().skip(1) {
+        case.questions.push(RawQuestion::ClockOffset {
+            id: format!("offset:r{reference}:r{}", r.rank),
+            a: ranks[0].clock.clone(),
+            b: r.clock.clone(),
+            expect: None,
+        });
+    }
+    Ok(MultiRank {
+        case,
+        ranks,
+        reference,
+        pairs,
+        instances,
+        notes,
+    })
+}
+
+/// Whether `paths` ask for a multi-rank import: more than one path, or a folder.
+pub fn is_multi(paths: &[PathBuf]) -> bool {
+    paths.len() > 1 || paths.iter().any(|p| Path::is_dir(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_references_are_prefixed_but_not_words() {
+        let mut v = serde_json::json!([
+            {"op": "launch", "phase": "k#1"},
+            {"op": "host-wait", "id": "w", "device": "gpu0", "clock": "kineto", "at": "5 us"},
+            {"kind": "intervals", "id": "stream:s", "phases": ["k#1", "k#2"], "expect": {"verdict": "known", "value": "1 us"}}
+        ]);
+        prefix_ids(&mut v, "r1.", true);
+        assert_eq!(v[0]["phase"], "r1.k#1");
+        assert_eq!(v[0]["op"], "launch");
+        assert_eq!(v[1]["device"], "r1.gpu0");
+        assert_eq!(v[1]["at"], "5 us");
+        assert_eq!(v[2]["phases"][1], "r1.k#2");
+        assert_eq!(v[2]["id"], "stream:r1.s");
+        assert_eq!(v[2]["kind"], "intervals");
+        assert_eq!(v[2]["expect"]["verdict"], "known");
+    }
+
+    #[test]
+    fn small_jobs_relate_every_pair_large_ones_a_star_and_a_chain() {
+        assert_eq!(pairs_to_relate(3), vec![(0, 1), (0, 2), (1, 2)]);
+        let big = pairs_to_relate(10);
+        assert_eq!(big.len(), 9 + 8);
+        assert!(big.contains(&(0, 9)) && big.contains(&(8, 9)));
+    }
+}

@@ -1,0 +1,230 @@
+//! What a multi-rank import needs from each rank's trace beyond the single-trace import: the
+//! rank, and which kernels are collectives of which process group.
+//!
+//! The single-trace import ([`crate::import::import_path`]) makes the rank's case; this pass
+//! reads the trace text once more for the kernels' `args` (`"Collective name"`,
+//! `"Process Group Name"`, `correlation`, `device`, `stream`), which the case does not keep,
+//! and finds each collective's phase in the case by its correlation and stream. The phase's
+//! exact times are the case's, so both passes agree to the nanosecond.
+
+use std::borrow::Cow;
+use std::io::Read;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::case::raw::{RawCase, RawTime};
+use crate::import::{ImportError, MAX_TRACE_BYTES};
+use crate::relation::collectives::Instance;
+use crate::units::{parse_value, Nanos};
+
+/// One collective kernel of one rank, placed on the rank's clock.
+#[derive(Clone, Debug)]
+pub struct Collective {
+    /// Process group, name and exact times.
+    pub instance: Instance,
+    /// The phase id in the rank's case (before the rank prefix).
+    pub phase: String,
+}
+
+/// What the second pass found in one trace.
+#[derive(Clone, Debug, Default)]
+pub struct RankFacts {
+    /// `distributedInfo.rank`, when the trace says.
+    pub rank: Option<u32>,
+    /// `distributedInfo.world_size`, when the trace says.
+    pub world_size: Option<u32>,
+    /// Collective kernels with a process group name, in trace order.
+    pub collectives: Vec<Collective>,
+    /// NCCL kernels without `"Process Group Name"` / `"Collective name"` in their args.
+    pub without_group: usize,
+    /// Point-to-point kernels (send / recv), left out: only two peers take part in each.
+    pub point_to_point: usize,
+    /// NCCL kernels whose phase was not found in the case (no correlation, or skipped).
+    pub without_phase: usize,
+    /// The names of the NCCL kernels without a group, a few of them, for the message.
+    pub ungrouped_names: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Top<'a> {
+    #[serde(rename = "traceEvents", borrow, default)]
+    trace_events: Vec<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Ev<'a> {
+    #[serde(borrow, default)]
+    cat: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    args: Option<KernelArgs>,
+}
+
+#[derive(Deserialize)]
+struct KernelArgs {
+    #[serde(default)]
+    correlation: Option<i64>,
+    #[serde(default)]
+    device: Option<i64>,
+    #[serde(default)]
+    stream: Option<i64>,
+    #[serde(rename = "Collective name", default)]
+    collective: Option<String>,
+    #[serde(rename = "Process Group Name", default)]
+    group: Option<String>,
+}
+
+/// The trace's text, gunzipped, with the single-trace import's size cap.
+fn text_of(path: &Path) -> Result<String, ImportError> {
+    let file = path.display().to_string();
+    let io = |e: std::io::Error| {
+        ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(MAX_TRACE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    let bytes = if crate::case::is_gzip(&bytes) {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes.as_slice())
+            .take(MAX_TRACE_BYTES + 1)
+            .read_to_end(&mut out)
+            .map_err(io)?;
+        out
+    } else {
+        bytes
+    };
+    if bytes.len() as u64 > MAX_TRACE_BYTES {
+        return Err(ImportError::new(
+            "$",
+            "too-large",
+            format!("the trace text is larger than {MAX_TRACE_BYTES} bytes"),
+        )
+        .in_file(&file));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        ImportError::new("$", "bad-syntax", format!("the trace is not UTF-8 ({e})")).in_file(&file)
+    })
+}
+
+fn time(t: &RawTime) -> Option<Nanos> {
+    match t {
+        RawTime::Text(text) => parse_value(text).ok(),
+        RawTime::Number(_) => None,
+    }
+}
+
+/// The correlation a Kineto phase id carries: `name#232` or `name#232.2` → 232.
+fn correlation_of(phase_id: &str) -> Option<i64> {
+    let (_, tail) = phase_id.rsplit_once('#')?;
+    tail.split('.').next()?.parse().ok()
+}
+
+/// Reads `path` again for its collectives and finds them in `case` (the rank's imported case).
+///
+/// # Errors
+/// The file cannot be read again, or is not a JSON object with `traceEvents` (the
+/// single-trace import has accepted it, so this means it changed in between).
+pub fn rank_facts(path: &Path, case: &RawCase) -> Result<RankFacts, ImportError> {
+    let text = text_of(path)?;
+    let file = path.display().to_string();
+    let top: Top<'_> = serde_json::from_str(&text)
+        .map_err(|e| ImportError::new("traceEvents", "bad-syntax", e.to_string()).in_file(&file))?;
+    let mut facts = RankFacts::default();
+    if let Some(info) = case
+        .provenance
+        .as_ref()
+        .and_then(|p| p.get("distributedInfo"))
+    {
+        let num = |k: &str| {
+            info.get(k)
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|v| u32::try_from(v).ok())
+        };
+        facts.rank = num("rank");
+        facts.world_size = num("world_size");
+    }
+    let phase_by_corr: std::collections::HashMap<(i64, &str), &crate::case::raw::RawPhase> = case
+        .phases
+        .iter()
+        .filter_map(|p| Some(((correlation_of(&p.id)?, p.stream.as_deref()?), p)))
+        .collect();
+    for raw in top.trace_events {
+        let Ok(ev) = serde_json::from_str::<Ev<'_>>(raw.get()) else {
+            continue;
+        };
+        let is_nccl_kernel = ev
+            .cat
+            .as_deref()
+            .is_some_and(|c| c.eq_ignore_ascii_case("kernel"))
+            && ev
+                .name
+                .as_deref()
+                .is_some_and(|n| n.to_ascii_lowercase().contains("nccl"));
+        if !is_nccl_kernel {
+            continue;
+        }
+        let Some(args) = ev.args else {
+            facts.without_group += 1;
+            continue;
+        };
+        let (Some(group), Some(name)) = (args.group, args.collective) else {
+            facts.without_group += 1;
+            if facts.ungrouped_names.len() < 3 {
+                let n = ev.name.as_deref().unwrap_or("?");
+                let short = n.split('(').next().unwrap_or(n).to_owned();
+                if !facts.ungrouped_names.contains(&short) {
+                    facts.ungrouped_names.push(short);
+                }
+            }
+            continue;
+        };
+        let lower = name.to_ascii_lowercase();
+        if lower.contains("send") || lower.contains("recv") {
+            facts.point_to_point += 1;
+            continue;
+        }
+        let stream = match (args.device, args.stream) {
+            (Some(d), Some(s)) => format!("gpu{d}-s{s}"),
+            _ => {
+                facts.without_phase += 1;
+                continue;
+            }
+        };
+        let found = args
+            .correlation
+            .and_then(|c| phase_by_corr.get(&(c, stream.as_str())))
+            .and_then(|p| Some((p.id.clone(), time(&p.start)?, time(&p.end)?)));
+        match found {
+            Some((phase, start, end)) => facts.collectives.push(Collective {
+                instance: Instance {
+                    group,
+                    name,
+                    start,
+                    end,
+                },
+                phase,
+            }),
+            None => facts.without_phase += 1,
+        }
+    }
+    Ok(facts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn correlations_are_read_from_phase_ids() {
+        assert_eq!(correlation_of("ncclDevKernel_AllReduce#232"), Some(232));
+        assert_eq!(correlation_of("x#232.2"), Some(232));
+        assert_eq!(correlation_of("x#u7"), None);
+        assert_eq!(correlation_of("annotation-1:x"), None);
+    }
+}

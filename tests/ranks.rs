@@ -1,0 +1,348 @@
+//! Multi-rank imports (issue 13, SPEC §10) on real traces: the H200 ×2 trace (one host clock,
+//! so the true offset is about 0; rank 1 a straggler by construction in two steps), a copy
+//! with rank 1's clock shifted by a known +250 µs, and two ranks of a 128-rank job whose
+//! kernels carry no process group.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use worksheet::import::ranks::summary::Split;
+use worksheet::import::ranks::{import_ranks, summarize_ranks, MultiRank};
+use worksheet::import::ImportOptions;
+
+const RANK0: &str = "tests/data/ranks/rank0.json.gz";
+const RANK1: &str = "tests/data/ranks/rank1.json.gz";
+
+fn import(files: &[&Path]) -> MultiRank {
+    let files: Vec<PathBuf> = files.iter().map(|p| p.to_path_buf()).collect();
+    import_ranks(&files, &ImportOptions::default()).expect("imports")
+}
+
+/// The bound on offset(r1) − offset(r0) that the collectives give, in ns.
+fn bound(m: &MultiRank) -> (i64, i64) {
+    let rel = m
+        .case
+        .clock_relations
+        .iter()
+        .find(|r| r.a == "r0.kineto" && r.b == "r1.kineto")
+        .expect("a relation between rank 0 and rank 1");
+    let ns = |t: &worksheet::case::raw::RawTime| match t {
+        worksheet::case::raw::RawTime::Text(s) => {
+            worksheet::units::parse_value(s).unwrap().as_i64()
+        }
+        worksheet::case::raw::RawTime::Number(_) => panic!("times are text"),
+    };
+    (ns(&rel.lo), ns(&rel.hi))
+}
+
+/// A copy of rank 1's trace with its clock moved by `shift_ns`: `baseTimeNanoseconds` is the
+/// origin every `ts` counts from, so every timestamp moves by exactly that much.
+fn shifted_rank1(dir: &Path, shift_ns: i64) -> PathBuf {
+    shifted_copy(RANK1, dir, shift_ns)
+}
+
+/// A copy of the rank trace at `source` with its clock moved by `shift_ns`.
+fn shifted_copy(source: &str, dir: &Path, shift_ns: i64) -> PathBuf {
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(source).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    let key = "\"baseTimeNanoseconds\": ";
+    let at = text.find(key).expect("the trace has a base time") + key.len();
+    let end = at + text[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
+    let base: i64 = text[at..end].parse().unwrap();
+    let shifted = format!("{}{}{}", &text[..at], base + shift_ns, &text[end..]);
+    let path = dir.join("rank1-shifted.json");
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(shifted.as_bytes())
+        .unwrap();
+    path
+}
+
+#[test]
+fn h200_two_ranks_bound_contains_the_true_offset_zero() {
+    let m = import(&[Path::new(RANK0), Path::new(RANK1)]);
+    let (lo, hi) = bound(&m);
+    // Exact, from the kernels: lo = start_1(#2) − end_0(#2), hi = end_1(#0) − start_0(#0).
+    assert_eq!((lo, hi), (-223_562, 227_827));
+    assert!(lo <= 0 && 0 <= hi, "one host clock: the true offset is ~0");
+    // The width is the sum of the shortest all-reduce kernels on both sides (~225 us each):
+    // the SPEC §10 rule cannot give less on this trace (see the issue's closing note).
+    assert_eq!(hi - lo, 451_389);
+    let p = &m.pairs[0];
+    let e = p.evidence.overall.as_ref().unwrap();
+    assert_eq!(e.count, 8);
+    assert_eq!(e.lo_from.label, "0/allreduce#2");
+    assert_eq!(e.hi_from.label, "0/allreduce#0");
+    assert_eq!(p.evidence.windows.len(), 4);
+    assert!(p
+        .evidence
+        .windows
+        .iter()
+        .all(|w| w.bound.contains(worksheet::units::Nanos::ZERO)));
+}
+
+#[test]
+fn a_shift_of_250_us_moves_the_bound_by_exactly_250_us() {
+    let dir = tempfile::tempdir().unwrap();
+    let shifted = shifted_rank1(dir.path(), 250_000);
+    let m = import(&[Path::new(RANK0), &shifted]);
+    let (lo, hi) = bound(&m);
+    assert_eq!((lo, hi), (-223_562 + 250_000, 227_827 + 250_000));
+    assert!(lo <= 250_000 && 250_000 <= hi);
+    // Skew, transfer and stragglers do not move: they are true-time answers.
+    let a = summarize_ranks(&import(&[Path::new(RANK0), Path::new(RANK1)])).unwrap();
+    let b = summarize_ranks(&m).unwrap();
+    for (x, y) in a.collectives.iter().zip(&b.collectives) {
+        assert_eq!(x.skew, y.skew, "{}", x.instance);
+        assert_eq!(x.transfer, y.transfer, "{}", x.instance);
+        assert_eq!(x.last, y.last, "{}", x.instance);
+    }
+}
+
+#[test]
+fn rank1_is_the_straggler_of_steps_3_and_6() {
+    let s = summarize_ranks(&import(&[Path::new(RANK0), Path::new(RANK1)])).unwrap();
+    assert_eq!(s.collectives.len(), 8);
+    let late: Vec<(&str, Option<u32>)> = s
+        .collectives
+        .iter()
+        .map(|c| (c.instance.as_str(), c.last))
+        .collect();
+    // Profiled steps 2..9: steps 3 and 6 are the all-reduces #1 and #4.
+    for (k, (name, last)) in late.iter().enumerate() {
+        assert_eq!(*last, [1, 4].contains(&k).then_some(1), "{name}");
+    }
+    // On the shared host clock rank 1 arrived 1.444495 ms after rank 0 at #1: inside the bound.
+    let Some(Split::Bounded { lo_ns, hi_ns }) = &s.collectives[1].lateness else {
+        panic!("bounded lateness")
+    };
+    assert!(
+        *lo_ns <= 1_444_495 && 1_444_495 <= *hi_ns,
+        "[{lo_ns}, {hi_ns}]"
+    );
+    assert_eq!((*lo_ns, *hi_ns), (1_216_668, 1_668_057));
+    let r1 = s.stragglers.iter().find(|r| r.rank == 1).unwrap();
+    assert_eq!(r1.last, 2);
+    assert_eq!(s.ambiguous_last, 6);
+    // Where the arrival bound is as wide as the kernel, the time is not split.
+    assert!(matches!(s.collectives[2].skew, Split::Unknown { .. }));
+    // Where it is split, skew and transfer are bounded and the transfer fits in the kernel.
+    let c = &s.collectives[1];
+    assert_eq!(
+        c.transfer,
+        Split::Bounded {
+            lo_ns: 3_200,
+            hi_ns: 454_589
+        }
+    );
+    // On the shared clock: end_0(#1) − start_1(#1) = 226.762 us, and rank 1 came 1.444495 ms late.
+    assert!(
+        matches!(c.transfer, Split::Bounded { lo_ns, hi_ns } if lo_ns <= 226_762 && 226_762 <= hi_ns)
+    );
+    assert!(
+        matches!(c.skew, Split::Bounded { lo_ns, hi_ns } if lo_ns <= 1_444_495 && 1_444_495 <= hi_ns)
+    );
+}
+
+#[test]
+fn cross_rank_answers_are_bounded_or_unknown_never_a_bare_number() {
+    let m = import(&[Path::new(RANK0), Path::new(RANK1)]);
+    let case = worksheet::case::validate(m.case.clone(), "ranks").unwrap();
+    let report = worksheet::engine::evaluate(&case);
+    let mut cross = 0;
+    for a in &report.answers {
+        if a.id.starts_with("arrival:") || a.id.starts_with("offset:") {
+            cross += 1;
+            let v = a.outcome.verdict().unwrap();
+            assert!(
+                matches!(
+                    v,
+                    worksheet::verdict::Verdict::Bounded { .. }
+                        | worksheet::verdict::Verdict::Unknown { .. }
+                ),
+                "{}: {v}",
+                a.id
+            );
+        }
+        if let worksheet::engine::Outcome::Intervals(set) = &a.outcome {
+            assert!(
+                set.per_clock.len() <= 1,
+                "{}: a rank's set stays on its clock",
+                a.id
+            );
+        }
+    }
+    assert_eq!(cross, 8 + 1);
+}
+
+#[test]
+fn sampled_ranks_of_a_128_rank_job_say_why_they_give_no_bound() {
+    let m = import(&[
+        Path::new("tests/data/traces/sampled_rank-0.json.gz"),
+        Path::new("tests/data/traces/sampled_rank-1.json.gz"),
+    ]);
+    assert!(m.case.clock_relations.is_empty());
+    let s = summarize_ranks(&m).unwrap();
+    assert_eq!(
+        s.offsets,
+        vec![(
+            "offset:r0:r1".to_owned(),
+            "unknown (cross-instance)".to_owned()
+        )]
+    );
+    assert_eq!(s.unusable.len(), 2);
+    assert!(s.unusable[0].contains("10 NCCL kernel(s) (ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t) carry no \"Process Group Name\""), "{}", s.unusable[0]);
+    assert!(s.collectives.is_empty());
+}
+
+#[test]
+fn the_same_rank_twice_or_one_file_is_refused() {
+    let one = import_ranks(&[PathBuf::from(RANK0)], &ImportOptions::default()).unwrap_err();
+    assert_eq!(one.code, "bad-value");
+    let twice = import_ranks(
+        &[PathBuf::from(RANK0), PathBuf::from(RANK0)],
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(twice.code, "bad-value");
+    assert!(
+        twice.to_string().contains("rank 0 is also the rank of"),
+        "{twice}"
+    );
+}
+
+#[test]
+fn a_folder_imports_as_one_case_that_check_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ranks.json.gz");
+    let assert = Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(["import", "tests/data/ranks", "--expect", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let text = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.contains("| 0 → 1 | bounded [-223.562 us, 227.827 us] | 451.389 us | 8"),
+        "{text}"
+    );
+    assert!(
+        text.contains("stragglers (6 instance(s) with no certain last rank)"),
+        "{text}"
+    );
+    let check = Command::cargo_bin("worksheet")
+        .unwrap()
+        .arg("check")
+        .arg(&out)
+        .assert()
+        .success();
+    let report = String::from_utf8(check.get_output().stdout.clone()).unwrap();
+    assert!(
+        report.contains("bounded [-223.562 us, 227.827 us]"),
+        "{report}"
+    );
+    let json = Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(
+            [RANK0, RANK1, "--format", "json"]
+                .map(|a| a.to_owned())
+                .iter()
+                .fold(vec!["import".to_owned()], |mut v, a| {
+                    v.push(a.clone());
+                    v
+                }),
+        )
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&json.get_output().stdout).unwrap();
+    assert_eq!(v["ranks"]["relations"][0]["bound"]["lo_ns"], -223_562);
+    assert_eq!(v["ranks"]["relations"][0]["bound"]["hi_ns"], 227_827);
+}
+
+/// Rank 1's trace with every timestamp from `from_us` on moved by `jump_us` (a clock that
+/// jumps mid-trace): the integer part of each `"ts"` is edited as text, so it stays exact.
+fn jumping_rank1(dir: &Path, from_us: u64, jump_us: u64) -> PathBuf {
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(RANK1).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    let key = "\"ts\": ";
+    while let Some(i) = rest.find(key) {
+        let at = i + key.len();
+        out.push_str(&rest[..at]);
+        let digits = rest[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
+        let ts: u64 = rest[at..at + digits].parse().unwrap();
+        let moved = if ts >= from_us { ts + jump_us } else { ts };
+        out.push_str(&moved.to_string());
+        rest = &rest[at + digits..];
+    }
+    out.push_str(rest);
+    let path = dir.join("rank1-jumping.json");
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+#[test]
+fn a_clock_that_jumps_mid_trace_gives_no_relation_and_windows_that_disagree() {
+    let dir = tempfile::tempdir().unwrap();
+    // Between all-reduce #3 (ends ~5195546171755 us) and #4 (starts ~5195546174170 us).
+    let jumping = jumping_rank1(dir.path(), 5_195_546_173_000, 1_000);
+    let m = import(&[Path::new(RANK0), &jumping]);
+    assert!(
+        m.case.clock_relations.is_empty(),
+        "conflicting evidence gives no relation"
+    );
+    assert!(
+        m.notes
+            .iter()
+            .any(|n| n.contains("the collectives conflict")),
+        "{:?}",
+        m.notes
+    );
+    let windows = &m.pairs[0].evidence.windows;
+    assert_eq!(windows.len(), 4);
+    // Before the jump the windows contain 0; after it, +1 ms and not 0.
+    let ms = worksheet::units::Nanos::new(1_000_000);
+    assert!(windows[0].bound.contains(worksheet::units::Nanos::ZERO));
+    assert!(
+        windows[3].bound.contains(ms) && !windows[3].bound.contains(worksheet::units::Nanos::ZERO)
+    );
+    let s = summarize_ranks(&m).unwrap();
+    assert!(
+        matches!(&s.relations[0].bound, Split::Unknown { why } if why.starts_with("inconsistent-relation"))
+    );
+    assert_eq!(s.offsets[0].1, "unknown (cross-instance)");
+}
+
+const SYNC_RANK0: &str = "tests/data/ranks-sync/rank0.json.gz";
+const SYNC_RANK1: &str = "tests/data/ranks-sync/rank1.json.gz";
+
+/// The same job with four one-float all-reduces after each step's host sync: short
+/// collectives entered nearly together bound the offset to a few µs, and the true offset 0
+/// (one host clock) lies inside. The bound is narrower than 10 µs, as issue 13 asks.
+#[test]
+fn h200_short_all_reduces_bound_the_offset_within_10_us() {
+    let m = import(&[Path::new(SYNC_RANK0), Path::new(SYNC_RANK1)]);
+    let (lo, hi) = bound(&m);
+    assert_eq!((lo, hi), (-3_967, 4_525));
+    assert!(lo <= 0 && 0 <= hi, "one host clock: the true offset is ~0");
+    assert!(hi - lo < 10_000, "width {} ns", hi - lo);
+    let e = m.pairs[0].evidence.overall.as_ref().unwrap();
+    assert_eq!(e.count, 40);
+    assert_eq!(e.lo_from.label, "0/allreduce#33");
+    assert_eq!(e.hi_from.label, "0/allreduce#18");
+    // Shifting rank 1's clock moves the tight bound by exactly the shift, too.
+    let dir = tempfile::tempdir().unwrap();
+    let shifted = shifted_copy(SYNC_RANK1, dir.path(), 250_000);
+    let (slo, shi) = bound(&import(&[Path::new(SYNC_RANK0), &shifted]));
+    assert_eq!((slo, shi), (-3_967 + 250_000, 4_525 + 250_000));
+}
