@@ -206,6 +206,7 @@ fn place(case: &Case, ask: &Ask) -> Option<(usize, i64, i64, String)> {
 pub fn verdict_label(id: &str, v: &Verdict) -> String {
     match v {
         Verdict::Known { value, .. } => format!("{id}: {value}"),
+        Verdict::Bounded { lo, hi, .. } => format!("{id}: {lo} … {hi}"),
         Verdict::Unknown { reason, .. } => format!("{id}: unknown ({reason})"),
     }
 }
@@ -229,7 +230,10 @@ pub fn answer_bars(case: &Case, report: &Report, c: usize, view: (i64, i64)) -> 
             continue;
         };
         let (kind, detail) = match verdict {
-            Verdict::Known { notes, .. } => (BarKind::Known, notes.join("; ")),
+            // A bounded answer is a bracket too; its label and tooltip give the range.
+            Verdict::Known { notes, .. } | Verdict::Bounded { notes, .. } => {
+                (BarKind::Known, notes.join("; "))
+            }
             Verdict::Unknown { reason, detail } => (
                 BarKind::Unknown,
                 format!("{} {detail}", reason.explanation()),

@@ -55,6 +55,9 @@ fn verdict_rows(report: &Report) -> String {
         let (verdict, value, detail) = match &a.outcome {
             Outcome::Duration(v) | Outcome::Difference { verdict: v, .. } => match v {
                 Verdict::Known { value, notes } => ("known", value.to_string(), notes.join("; ")),
+                Verdict::Bounded { lo, hi, notes } => {
+                    ("bounded", format!("[{lo}, {hi}]"), notes.join("; "))
+                }
                 Verdict::Unknown { reason, detail } => {
                     ("unknown", format!("({reason})"), detail.clone())
                 }
@@ -289,7 +292,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
 <style>{CSS}</style></head>
 <body>
 <header><h1>worksheet report: {name}</h1>
-<p class="meta">{input} — {source}. {n} question(s): {known} known, {unknown} unknown. Every value below is exact (integer nanoseconds, printed exactly).</p>
+<p class="meta">{input} — {source}. {n} question(s): {known} known or bounded, {unknown} unknown. Every value below is exact (integer nanoseconds, printed exactly).</p>
 {desc}</header>
 <section id="verdicts"><h2>Answers</h2>
 <table class="verdicts"><thead><tr><th>question</th><th>kind</th><th>verdict</th><th>value / reason</th><th>detail</th></tr></thead><tbody>
