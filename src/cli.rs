@@ -9,36 +9,29 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use crate::capture::command::CaptureArgs;
 use crate::case::load_case_file;
 use crate::check::{check_paths, CheckReport};
 use crate::engine::{evaluate, Outcome, Report};
-use crate::error::InputError;
+pub use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_NO_CUDA, EXIT_OK};
 use crate::verdict::Verdict;
 
-/// Exit code: everything checked agrees.
-pub const EXIT_OK: u8 = 0;
-/// Exit code: a check failed (an expectation disagrees, a form has contradictions).
-pub const EXIT_FAILED: u8 = 1;
-/// Exit code: bad usage or malformed input.
-pub const EXIT_INPUT: u8 = 2;
-
 const AFTER_HELP: &str = "\
-Examples:
-  worksheet check fixtures/                            replay and check every case
-  worksheet eval fixtures/cases/three-boundaries.json  every answer of one case, with reasons
+Examples (replay and check every case; every answer of one case):
+  worksheet check fixtures/
+  worksheet eval fixtures/cases/three-boundaries.json
 
 Exit codes: 0 all checks pass, 1 a check failed, 2 usage or input error,
 3 CUDA not available (capture, lab streams).
-Reason codes (unknown verdicts): no-wait, wait-misses-work, cross-domain, cross-instance,
-timing-disabled, event-incomplete, cross-stream, empty-set, not-causal, single-warmup, drift, overflow.";
+Reason codes (unknown verdicts): no-wait, wait-misses-work, cross-domain,
+cross-instance, timing-disabled, event-incomplete, cross-stream, empty-set,
+not-causal, single-warmup, drift, overflow, incomparable.";
 
 /// Honest GPU and async timing: exact per-clock interval algebra, and "unknown, with a
 /// reason" wherever the evidence does not support a claim.
 #[derive(Debug, Parser)]
-#[command(name = "worksheet", version, about, after_help = AFTER_HELP)]
+#[command(name = "worksheet", version, about, after_help = AFTER_HELP, max_term_width = 80)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
@@ -86,9 +79,11 @@ Exit codes: 0 evaluated, 2 the file is malformed or missing."
     /// Measure the three boundaries of a %globaltimer spin kernel on a CUDA GPU (feature
     /// `cuda`) and write them as a capture file, a per-run CSV and a summary table.
     #[command(
-        after_help = "Example:\n  worksheet capture --out fixtures/captures/h200-capture.json\n  worksheet capture --simulate --runs 20\n\n\
-Exit codes: 0 captured and every relation holds, 1 a replayed check or relation fails, 2 a file cannot be written,\n\
-3 CUDA not available (built without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed."
+        after_help = "Examples:\n  worksheet capture -o capture.json\n  worksheet capture --simulate --runs 20\n\n\
+Exit codes: 0 captured and every law holds (ordering, containment, quantum;\n\
+host tendencies are printed as observations, never the exit code), 1 a replayed\n\
+check or law fails, 2 a file cannot be written, 3 CUDA not available (built\n\
+without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed."
     )]
     Capture(CaptureArgs),
     /// Boundary-declaration forms: print a blank, fill it in, check it, answer it from a capture.
@@ -107,44 +102,84 @@ Exit codes: 0 captured and every relation holds, 1 a replayed check or relation 
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
+    /// Compare two runs (captures, lab reports, cases, imported traces): same, faster,
+    /// slower or ambiguous per measurement, with the change and the noise.
+    #[command(after_help = COMPARE_HELP)]
+    Compare(CompareArgs),
     /// Lessons to hand out: a measurement, a handout, answers checked against it.
     Lesson(crate::lesson::LessonArgs),
 }
 
-/// A command's failure: what to print on stderr and the exit code.
-#[derive(Debug)]
-pub struct Failure {
-    /// Message lines.
-    pub message: String,
-    /// Exit code.
-    pub code: u8,
+const COMPARE_HELP: &str = "\
+Examples:
+  worksheet compare before.json after.json
+  worksheet compare base.json new.json --threshold 2 --fail-on slower
+  worksheet compare base.json new.json --format markdown
+
+Exit codes: 0 compared (whatever the verdicts), 1 a row matches --fail-on,
+2 a file is malformed, missing or not a run.";
+
+/// Arguments of `worksheet compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// The reference run.
+    pub base: PathBuf,
+    /// The run compared with it.
+    pub new: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CompareFormatArg::Text)]
+    pub format: CompareFormatArg,
+    /// The smallest change that counts, in percent (default 5).
+    #[arg(long, value_name = "PCT", default_value = "5")]
+    pub threshold: String,
+    /// Exit 1 when a row is slower; or slower, ambiguous or unknown; or anything but same.
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOnArg>,
 }
 
-impl From<InputError> for Failure {
-    /// Malformed input: the message names file, field and code; exit 2.
-    fn from(e: InputError) -> Self {
-        Failure {
-            message: e.to_string(),
-            code: EXIT_INPUT,
-        }
-    }
+/// Output format of `compare`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormatArg {
+    /// A table for people.
+    Text,
+    /// The versioned JSON report.
+    Json,
+    /// A Markdown table.
+    Markdown,
 }
 
-impl From<io::Error> for Failure {
-    /// A closed pipe (`worksheet check | head`) is a normal end: exit 0, say nothing.
-    fn from(e: io::Error) -> Self {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            Failure {
-                message: String::new(),
-                code: EXIT_OK,
-            }
-        } else {
-            Failure {
-                message: format!("error: writing output: {e}"),
-                code: EXIT_INPUT,
-            }
-        }
-    }
+/// `--fail-on` of `compare`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOnArg {
+    /// A row is slower.
+    Slower,
+    /// A row is slower, ambiguous or unknown.
+    Ambiguous,
+    /// A row is anything but same.
+    Any,
+}
+
+fn run_compare(args: &CompareArgs, out: &mut dyn Write) -> Result<u8, Failure> {
+    use crate::compare::{render::CompareFormat, FailOn, Options};
+    let threshold_ppm = crate::compare::parse_threshold(&args.threshold)
+        .map_err(|e| Failure::input(format!("error: --threshold: {e}")))?;
+    let comparison =
+        crate::compare::compare_files(&args.base, &args.new, Options { threshold_ppm })?;
+    let format = match args.format {
+        CompareFormatArg::Text => CompareFormat::Text,
+        CompareFormatArg::Json => CompareFormat::Json,
+        CompareFormatArg::Markdown => CompareFormat::Markdown,
+    };
+    crate::compare::render::write(&comparison, format, out)?;
+    let fail_on = args.fail_on.map(|f| match f {
+        FailOnArg::Slower => FailOn::Slower,
+        FailOnArg::Ambiguous => FailOn::Ambiguous,
+        FailOnArg::Any => FailOn::Any,
+    });
+    Ok(match fail_on {
+        Some(f) if comparison.fails(f) => EXIT_FAILED,
+        _ => EXIT_OK,
+    })
 }
 
 /// Parses `args` and runs the command, writing to stdout and stderr; returns the exit code.
@@ -182,6 +217,13 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
     match &cli.command {
         Command::Check { paths, format } => {
             let paths = if paths.is_empty() {
+                // The default only makes sense inside a checkout; elsewhere say what is missing.
+                if !std::path::Path::new("fixtures").is_dir() {
+                    return Err(Failure::input(
+                        "error: no case files given, and there is no `fixtures/` folder here \
+                         (run `worksheet check FILE|FOLDER...`, or run it in the repository)",
+                    ));
+                }
                 vec![PathBuf::from("fixtures")]
             } else {
                 paths.clone()
@@ -213,6 +255,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Render(args) => crate::render::run(args, out),
         Command::Report(args) => crate::report::run(args, out),
         Command::Import(args) => crate::import::run(args, out),
+        Command::Compare(args) => run_compare(args, out),
         Command::Lesson(args) => crate::lesson::run(args, out)
             .map(crate::lesson::LessonOutcome::exit_code)
             .map_err(lesson_failure),
@@ -230,12 +273,13 @@ fn lesson_failure(e: crate::lesson::LessonError) -> Failure {
     }
 }
 
-fn new_table(header: &[&str]) -> Table {
-    let mut table = Table::new();
-    table
-        .load_preset(ASCII_MARKDOWN)
-        .set_header(header.to_vec());
-    table
+use crate::table::{new_table, word_cell};
+use comfy_table::Cell;
+
+/// The exact nanoseconds of a display value (`known 6.811 us`, `140 us`), if it is one.
+fn exact_ns(text: &str) -> Option<i64> {
+    let value = text.strip_prefix("known ").unwrap_or(text);
+    crate::units::parse_value(value).ok().map(|n| n.as_i64())
 }
 
 /// Renders a check report.
@@ -246,16 +290,40 @@ pub fn write_check(report: &CheckReport, format: Format, out: &mut dyn Write) ->
     match format {
         Format::Json => {
             let mut value = serde_json::to_value(report)?;
+            value["format"] = "worksheet-check".into();
+            value["version"] = 1.into();
             value["passed"] = report.passed().into();
             value["failed"] = report.failed().into();
+            // Exact integers beside the display strings (`known 6.811 us` → 6811).
+            if let Some(cases) = value["cases"].as_array_mut() {
+                for check in cases
+                    .iter_mut()
+                    .filter_map(|c| c["checks"].as_array_mut())
+                    .flatten()
+                {
+                    for field in ["expected", "actual"] {
+                        let ns = check[field].as_str().and_then(exact_ns);
+                        check[format!("{field}_ns")] = ns.into();
+                    }
+                }
+            }
             serde_json::to_writer_pretty(&mut *out, &value)?;
             writeln!(out)
         }
         Format::Csv => {
             let mut w = csv::Writer::from_writer(out);
             w.write_record([
-                "case", "file", "question", "field", "expected", "actual", "result",
+                "case",
+                "file",
+                "question",
+                "field",
+                "expected",
+                "expected_ns",
+                "actual",
+                "actual_ns",
+                "result",
             ])?;
+            let ns = |s: &str| exact_ns(s).map(|v| v.to_string()).unwrap_or_default();
             for case in &report.cases {
                 for c in &case.checks {
                     w.write_record([
@@ -264,7 +332,9 @@ pub fn write_check(report: &CheckReport, format: Format, out: &mut dyn Write) ->
                         &c.question,
                         &c.field,
                         &c.expected,
+                        &ns(&c.expected),
                         &c.actual,
+                        &ns(&c.actual),
                         if c.passed { "pass" } else { "FAIL" },
                     ])?;
                 }
@@ -290,15 +360,11 @@ pub fn write_check(report: &CheckReport, format: Format, out: &mut dyn Write) ->
                         format!("{}.{}", c.question, c.field)
                     };
                     table.add_row(vec![
-                        case.case.clone(),
-                        question,
-                        c.expected.clone(),
-                        c.actual.clone(),
-                        if c.passed {
-                            "pass".into()
-                        } else {
-                            "FAIL".into()
-                        },
+                        Cell::new(&case.case),
+                        Cell::new(question),
+                        Cell::new(&c.expected),
+                        Cell::new(&c.actual),
+                        word_cell(if c.passed { "pass" } else { "FAIL" }),
                     ]);
                 }
             }
@@ -338,7 +404,10 @@ pub fn write_check(report: &CheckReport, format: Format, out: &mut dyn Write) ->
 pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, report)?;
+            let mut value = serde_json::to_value(report)?;
+            value["format"] = "worksheet-eval".into();
+            value["version"] = 1.into();
+            serde_json::to_writer_pretty(&mut *out, &value)?;
             writeln!(out)
         }
         Format::Csv => {
@@ -369,13 +438,27 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
                         reason.to_string(),
                         detail.clone(),
                     ),
-                    None => (
-                        "intervals",
-                        String::new(),
-                        String::new(),
-                        String::new(),
-                        a.headline(),
-                    ),
+                    // The same verdict as JSON: known with the union as the value, or
+                    // unknown when the set mixes clocks.
+                    None => match &a.outcome {
+                        Outcome::Intervals(set) => match (set.combined_unknown, set.single()) {
+                            (None, Some(an)) => (
+                                "known",
+                                crate::engine::wide(an.union_ns),
+                                an.union_ns.to_string(),
+                                String::new(),
+                                a.headline(),
+                            ),
+                            (reason, _) => (
+                                "unknown",
+                                String::new(),
+                                String::new(),
+                                reason.map(|r| r.to_string()).unwrap_or_default(),
+                                a.headline(),
+                            ),
+                        },
+                        _ => unreachable!("only interval answers have no duration verdict"),
+                    },
                 };
                 w.write_record([
                     report.case.as_str(),
@@ -424,7 +507,12 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
                         None => String::new(),
                     },
                 };
-                table.add_row(vec![a.id.clone(), a.kind.to_owned(), a.headline(), why]);
+                table.add_row(vec![
+                    Cell::new(&a.id),
+                    Cell::new(a.kind),
+                    word_cell(&a.headline()),
+                    Cell::new(why),
+                ]);
             }
             writeln!(out, "{table}")?;
             Ok(())

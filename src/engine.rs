@@ -206,9 +206,14 @@ impl Serialize for AnalysisJson<'_> {
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("count", &a.count)?;
         map.serialize_entry("sum", &wide(a.sum_ns))?;
+        map.serialize_entry("sum_ns", &a.sum_ns)?;
         map.serialize_entry("union", &wide(a.union_ns))?;
+        map.serialize_entry("union_ns", &a.union_ns)?;
         match a.span_ns() {
-            Some(s) => map.serialize_entry("span", &wide(s))?,
+            Some(s) => {
+                map.serialize_entry("span", &wide(s))?;
+                map.serialize_entry("span_ns", &s)?;
+            }
             None => map.serialize_entry(
                 "span",
                 &serde_json::json!({"verdict": "unknown", "reason": Reason::EmptySet.code()}),
@@ -221,7 +226,9 @@ impl Serialize for AnalysisJson<'_> {
             .collect();
         map.serialize_entry("gaps", &gaps)?;
         map.serialize_entry("gap_total", &wide(a.gap_total_ns()))?;
+        map.serialize_entry("gap_total_ns", &a.gap_total_ns())?;
         map.serialize_entry("overlap", &wide(a.overlap_ns()))?;
+        map.serialize_entry("overlap_ns", &a.overlap_ns())?;
         let regions: Vec<_> = a
             .overlap_regions
             .iter()

@@ -82,11 +82,41 @@ pub(crate) fn serde_data_code(message: &str) -> &'static str {
 
 /// A serde_json message without its " at line L column C" suffix (readers report the line
 /// in its own place).
+///
+/// Rust type names in serde's "expected …" become words a user knows: `expected u32` →
+/// `expected an integer`, `expected f64` → `expected a number`.
 pub(crate) fn without_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message.to_owned(),
-    }
+    let message = match message.rfind(" at line ") {
+        Some(i) => &message[..i],
+        None => message,
+    };
+    plain_types(message)
+}
+
+fn plain_types(message: &str) -> String {
+    const INTEGERS: [&str; 12] = [
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+    ];
+    let Some(at) = message.rfind("expected ") else {
+        return message.to_owned();
+    };
+    let (head, tail) = message.split_at(at + "expected ".len());
+    let word_end = tail
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(tail.len());
+    let (word, rest) = tail.split_at(word_end);
+    let plain = if INTEGERS.contains(&word) {
+        if word.starts_with('u') {
+            "a non-negative integer"
+        } else {
+            "an integer"
+        }
+    } else if word == "f32" || word == "f64" {
+        "a number"
+    } else {
+        return message.to_owned();
+    };
+    format!("{head}{plain}{rest}")
 }
 
 #[cfg(test)]
@@ -109,5 +139,26 @@ mod tests {
             without_position("EOF while parsing a list at line 3 column 0"),
             "EOF while parsing a list"
         );
+    }
+
+    #[test]
+    fn rust_type_names_become_words() {
+        assert_eq!(
+            without_position("invalid type: string \"1\", expected u32 at line 3 column 14"),
+            "invalid type: string \"1\", expected a non-negative integer"
+        );
+        assert_eq!(
+            without_position("invalid type: map, expected i64"),
+            "invalid type: map, expected an integer"
+        );
+        assert_eq!(
+            without_position("invalid type: string \"x\", expected f64"),
+            "invalid type: string \"x\", expected a number"
+        );
+        assert_eq!(
+            without_position("invalid type: integer `1`, expected a string"),
+            "invalid type: integer `1`, expected a string"
+        );
+        assert_eq!(without_position("expected u32x"), "expected u32x");
     }
 }

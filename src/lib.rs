@@ -34,13 +34,16 @@ pub mod case;
 pub mod check;
 pub mod cli;
 pub mod clock;
+pub mod compare;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod engine;
 pub mod error;
+pub mod exit;
 pub mod form;
 pub mod import;
 pub mod interval;
+pub mod kind;
 pub mod lab;
 pub mod lesson;
 pub mod output;
@@ -49,6 +52,7 @@ pub mod render;
 pub mod report;
 pub mod schedule;
 pub mod stats;
+pub mod table;
 #[cfg(any(test, feature = "proptest"))]
 pub mod testing;
 pub mod units;

@@ -8,13 +8,26 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Failure, EXIT_INPUT};
+use crate::exit::{Failure, EXIT_INPUT};
 
-/// Fails when `path` exists and `force` is off (checked early, before any work).
+/// Fails when `path` exists and `force` is off, or when its folder does not exist (checked
+/// early, before any work, so a long measurement never ends in a write that cannot happen).
 ///
 /// # Errors
 /// A [`Failure`] with exit code 2.
 pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
+    if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !dir.is_dir() {
+            return Err(Failure {
+                message: format!(
+                    "{}: error[io]: cannot write the file: the folder `{}` does not exist",
+                    path.display(),
+                    dir.display()
+                ),
+                code: EXIT_INPUT,
+            });
+        }
+    }
     if !force && path.exists() {
         return Err(Failure {
             message: format!(

@@ -42,11 +42,14 @@ pub enum Reason {
     /// The evidence relating two clocks conflicts: the bounds on their offset intersect
     /// empty (SPEC §10).
     InconsistentRelation,
+    /// A comparison of two runs whose devices, clocks, workloads or configurations differ
+    /// (`worksheet compare`).
+    Incomparable,
 }
 
 impl Reason {
     /// Every reason, in the order of SPEC §5 (then the added ones).
-    pub const ALL: [Reason; 13] = [
+    pub const ALL: [Reason; 14] = [
         Reason::NoWait,
         Reason::WaitMissesWork,
         Reason::CrossDomain,
@@ -60,6 +63,7 @@ impl Reason {
         Reason::Drift,
         Reason::Overflow,
         Reason::InconsistentRelation,
+        Reason::Incomparable,
     ];
 
     /// The stable kebab-case code, for example `no-wait`.
@@ -78,6 +82,7 @@ impl Reason {
             Reason::Drift => "drift",
             Reason::Overflow => "overflow",
             Reason::InconsistentRelation => "inconsistent-relation",
+            Reason::Incomparable => "incomparable",
         }
     }
 
@@ -97,6 +102,7 @@ impl Reason {
             Reason::Drift => "the first and last parts of the measured samples disagree",
             Reason::Overflow => "the exact result does not fit in 64-bit nanoseconds",
             Reason::InconsistentRelation => "the evidence relating the two clocks conflicts: their offset bounds intersect empty",
+            Reason::Incomparable => "the two runs differ in device, clock, workload or configuration, so no change between them is measured",
         }
     }
 

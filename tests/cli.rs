@@ -92,11 +92,11 @@ fn check_csv_has_one_row_per_comparison() {
     let mut lines = stdout.lines();
     assert_eq!(
         lines.next(),
-        Some("case,file,question,field,expected,actual,result")
+        Some("case,file,question,field,expected,expected_ns,actual,actual_ns,result")
     );
     assert_eq!(
         lines.next(),
-        Some("three-boundaries,fixtures/cases/three-boundaries.json,submission,verdict,known 40 us,known 40 us,pass")
+        Some("three-boundaries,fixtures/cases/three-boundaries.json,submission,verdict,known 40 us,40000,known 40 us,40000,pass")
     );
     assert_eq!(stdout.lines().count(), 1 + 8);
 }

@@ -435,6 +435,7 @@ fn series(g: &Group, case: &mut RawCase) {
             continue;
         }
         s.id = format!("{}-{suffix}", g.id());
+        let label = super::report::label_in_mode(suffix, label, g.mode);
         s.label = Some(format!("{label}, spin {}, {}", g.spin, g.mode.describe()));
         case.questions.push(RawQuestion::SteadyState {
             id: format!("{}-steady", s.id),

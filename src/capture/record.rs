@@ -413,15 +413,74 @@ pub struct CaptureRecord {
     pub demos: Demos,
 }
 
+/// Fewest distinct non-zero readings before a step (quantum) is stated. The GCD of a few
+/// readings can be a multiple of the true tick (two readings of 64 and 128 ns say 64 when
+/// the timer ticks in 32 ns); with this many distinct values a spurious doubling needs
+/// every one of them to fall on the coarser grid.
+pub const MIN_DISTINCT_FOR_STEP: usize = 10;
+
+/// A step as the readings support it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepEvidence {
+    /// The GCD of the readings, stated only with at least [`MIN_DISTINCT_FOR_STEP`] distinct
+    /// non-zero values.
+    pub step: Option<i64>,
+    /// How many distinct non-zero readings there were.
+    pub distinct: usize,
+}
+
+impl StepEvidence {
+    /// The evidence of `values`.
+    pub fn of(values: impl IntoIterator<Item = i64>) -> StepEvidence {
+        let mut v: Vec<i64> = values
+            .into_iter()
+            .map(i64::abs)
+            .filter(|x| *x != 0)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        let distinct = v.len();
+        StepEvidence {
+            step: if distinct >= MIN_DISTINCT_FOR_STEP {
+                common_step(v)
+            } else {
+                None
+            },
+            distinct,
+        }
+    }
+
+    /// One phrase: `a multiple of 32 ns (41 distinct readings)` or why it is unknown.
+    pub fn describe(&self, what: &str) -> String {
+        match self.step {
+            Some(s) => format!(
+                "every {what} is a multiple of {s} ns ({} distinct readings)",
+                self.distinct
+            ),
+            None => format!(
+                "unknown: {} distinct non-zero {what}s, fewer than the {MIN_DISTINCT_FOR_STEP} \
+                 needed to state a step",
+                self.distinct
+            ),
+        }
+    }
+}
+
 impl CaptureRecord {
-    /// The event clock's step: the GCD of every elapsed reading of the capture.
+    /// The event clock's step: the GCD of every elapsed reading of the capture, when enough
+    /// distinct readings support it ([`StepEvidence`]).
     pub fn event_step(&self) -> Option<i64> {
+        self.event_step_evidence().step
+    }
+
+    /// The evidence for [`CaptureRecord::event_step`].
+    pub fn event_step_evidence(&self) -> StepEvidence {
         let runs = self
             .groups
             .iter()
             .flat_map(|g| g.runs.iter())
             .filter_map(|r| r.device_interval());
-        common_step(
+        StepEvidence::of(
             self.calibration
                 .consecutive
                 .iter()
@@ -431,14 +490,20 @@ impl CaptureRecord {
         )
     }
 
-    /// The `%globaltimer` step: the GCD of every body reading.
+    /// The `%globaltimer` step: the GCD of every body reading, when enough distinct readings
+    /// support it.
     pub fn globaltimer_step(&self) -> Option<i64> {
-        common_step(
+        self.globaltimer_step_evidence().step
+    }
+
+    /// The evidence for [`CaptureRecord::globaltimer_step`].
+    pub fn globaltimer_step_evidence(&self) -> StepEvidence {
+        StepEvidence::of(
             self.groups
                 .iter()
                 .flat_map(|g| g.runs.iter())
                 .filter_map(|r| r.body)
-                .flat_map(|(a, b)| [b - a]),
+                .map(|(a, b)| b - a),
         )
     }
 }
@@ -482,6 +547,35 @@ pub fn utc_from_unix(secs: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_step_needs_enough_distinct_readings() {
+        // Two distinct readings of a 32 ns timer: their GCD says 64, so nothing is stated.
+        let two = StepEvidence::of([64, 128, 64, 128, 128]);
+        assert_eq!(
+            two,
+            StepEvidence {
+                step: None,
+                distinct: 2
+            }
+        );
+        assert!(two
+            .describe("elapsed reading")
+            .starts_with("unknown: 2 distinct"));
+        // Ten distinct multiples of 32 (one of them odd): the tick is stated.
+        let ten = StepEvidence::of((1..=10).map(|k| 32 * (2 * k + 1)).chain([0, 0]));
+        assert_eq!(
+            ten,
+            StepEvidence {
+                step: Some(32),
+                distinct: 10
+            }
+        );
+        assert_eq!(
+            ten.describe("elapsed reading"),
+            "every elapsed reading is a multiple of 32 ns (10 distinct readings)"
+        );
+    }
 
     #[test]
     fn f32_milliseconds_round_to_the_event_step() {

@@ -13,9 +13,17 @@
 //! | `completion-covers-device` | every group: median host completion ≥ median device interval |
 //! | `body-covers-spin` | every group: median kernel body ≥ the asked spin length |
 //! | `device-covers-body` | every group: median device interval ≥ median body − 1 µs (two clocks) |
-//! | `submission-independent-of-spin` | per mode: the submission medians across spin lengths stay within a factor of 2 and under the shortest spin |
-//! | `held-keeps-launch-out` | per spin: held median device interval ≤ idle median device interval |
 //! | `unknowns-stay-unknown` | the demonstrations keep their verdicts and reasons |
+//! | `readings-on-quantum` | every device interval is a multiple of the event step the capture states (only when it states one) |
+//!
+//! Those are **laws**: a sound capture satisfies them, and `worksheet capture` exits 1 when one
+//! fails. Two more rows are **observations** about the host and the driver, printed but never
+//! the exit code, because a sound capture can contradict them:
+//!
+//! | observation | what usually holds |
+//! |---|---|
+//! | `submission-independent-of-spin` | per mode: the submission medians across spin lengths stay within a factor of 2 and under the shortest spin (fails whenever a spin is shorter than the submission) |
+//! | `held-keeps-launch-out` | per spin: held median device interval ≤ idle median device interval |
 
 use serde::Serialize;
 
@@ -30,6 +38,8 @@ use crate::verdict::{Reason, Verdict};
 pub struct Relation {
     /// Relation id (see the module table).
     pub id: &'static str,
+    /// A law (a failure is a failed capture) or an observation (printed, never the exit code).
+    pub law: bool,
     /// Whether it holds.
     pub holds: bool,
     /// What was compared.
@@ -81,6 +91,10 @@ fn detailed_runs(report: &Report) -> Vec<String> {
 fn relation(id: &'static str, failures: Vec<String>, checked: usize, what: &str) -> Relation {
     Relation {
         id,
+        law: !matches!(
+            id,
+            "submission-independent-of-spin" | "held-keeps-launch-out"
+        ),
         holds: failures.is_empty() && checked > 0,
         detail: if checked == 0 {
             format!("nothing to check: {what}")
@@ -271,5 +285,46 @@ pub fn check(case: &Case, report: &Report) -> Vec<Relation> {
         checked,
         "timing-disabled, event-incomplete, cross-stream, wait-misses-work stay unknown; their controls known",
     ));
+    if let Some(r) = quantum(case) {
+        out.push(r);
+    }
     out
+}
+
+/// Every device interval of the series is a multiple of the stated event step; `None` when
+/// the capture states none (too few distinct readings: nothing is claimed, nothing checked).
+fn quantum(case: &Case) -> Option<Relation> {
+    let step = case
+        .provenance
+        .as_ref()?
+        .get("calibration")?
+        .get("event_step_ns")?
+        .as_i64()
+        .filter(|s| *s > 0)?;
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for s in case
+        .series
+        .iter()
+        .filter(|s| s.id.ends_with("-device-interval") || s.id == "calibration-consecutive-events")
+    {
+        for v in s.measured.iter().chain(&s.warmup) {
+            checked += 1;
+            if v.as_i64() % step != 0 {
+                bad.push(format!("{}: {v}", s.id));
+            }
+        }
+    }
+    bad.truncate(5);
+    Some(relation(
+        "readings-on-quantum",
+        bad,
+        checked,
+        &format!("every device interval is a multiple of the stated event step {step} ns"),
+    ))
+}
+
+/// Whether every law holds (observations do not count).
+pub fn laws_hold(list: &[Relation]) -> bool {
+    list.iter().filter(|r| r.law).all(|r| r.holds)
 }

@@ -113,8 +113,19 @@ pub fn summary_rows(rec: &CaptureRecord) -> Vec<SummaryRow> {
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
+    crate::table::fit(&mut t);
     t.load_preset(ASCII_MARKDOWN).set_header(header.to_vec());
     t
+}
+
+/// A boundary's label in a mode: held-mode host completion is timed from just before the
+/// release of the gate, not from the submission, so it gets its own label.
+pub fn label_in_mode(boundary: &str, label: &'static str, mode: Mode) -> &'static str {
+    if boundary == "host-completion" && mode == Mode::Held {
+        "host completion from the release (host clock)"
+    } else {
+        label
+    }
 }
 
 /// The summary table: median / P90 / max per spin length, mode and boundary.
@@ -136,7 +147,7 @@ pub fn summary_table(rec: &CaptureRecord) -> String {
         t.add_row(vec![
             row.spin.to_string(),
             row.mode.describe().to_owned(),
-            row.label.to_owned(),
+            label_in_mode(row.boundary, row.label, row.mode).to_owned(),
             n,
             failed,
             med,
@@ -149,14 +160,11 @@ pub fn summary_table(rec: &CaptureRecord) -> String {
 
 /// One paragraph: the event clock's step and the floor of two consecutive events.
 pub fn calibration_text(rec: &CaptureRecord) -> String {
-    let step = match rec.event_step() {
-        Some(s) => format!("every elapsed reading is a multiple of {s} ns"),
-        None => "no non-zero elapsed reading".to_owned(),
-    };
-    let gt = match rec.globaltimer_step() {
-        Some(s) => format!("%globaltimer body readings are multiples of {s} ns"),
-        None => "no %globaltimer reading".to_owned(),
-    };
+    let step = rec.event_step_evidence().describe("elapsed reading");
+    let gt = format!(
+        "%globaltimer: {}",
+        rec.globaltimer_step_evidence().describe("body reading")
+    );
     let floor = SampleSet::from_runs(&[], &rec.calibration.consecutive)
         .ok()
         .and_then(|s| Summary::of(&s).ok());

@@ -734,6 +734,7 @@ fn wide(ns: i128) -> String {
 /// interval algebra.
 pub fn streams_report(r: &StreamsRecord) -> String {
     let mut t = Table::new();
+    crate::table::fit(&mut t);
     t.load_preset(ASCII_MARKDOWN).set_header(vec![
         "pipeline",
         "runs",
@@ -792,6 +793,7 @@ pub fn streams_report(r: &StreamsRecord) -> String {
     }
     let d = &r.concurrent.instrumented;
     let mut t = Table::new();
+    crate::table::fit(&mut t);
     t.load_preset(ASCII_MARKDOWN).set_header(vec![
         "instrumented concurrent run",
         "ops",

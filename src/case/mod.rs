@@ -542,7 +542,8 @@ pub enum Loaded {
 /// # Errors
 /// [`CaseError`] with the file, JSON path and code of the first problem.
 pub fn load_case_str(text: &str, file: &str) -> Result<Case, CaseError> {
-    let raw = parse_raw(text).map_err(|e| e.in_file(file))?;
+    let raw =
+        parse_raw(text).map_err(|e| crate::kind::not_a_case(text).unwrap_or(e).in_file(file))?;
     validate(raw, &default_name(file)).map_err(|e| e.in_file(file))
 }
 
@@ -564,7 +565,8 @@ pub fn load_case_file(path: &Path) -> Result<Case, CaseError> {
 pub fn load_for_check(path: &Path) -> Result<Loaded, CaseError> {
     let file = path.display().to_string();
     let text = read_case_text(path)?;
-    let mut raw = parse_raw(&text).map_err(|e| e.in_file(&file))?;
+    let mut raw =
+        parse_raw(&text).map_err(|e| crate::kind::not_a_case(&text).unwrap_or(e).in_file(&file))?;
     match raw.expect_error.take() {
         None => validate(raw, &default_name(&file))
             .map(|c| Loaded::Case(Box::new(c)))

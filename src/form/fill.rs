@@ -80,7 +80,22 @@ fn default_for(form: &RawForm, path: &str) -> Option<String> {
         "statistics" => Some("median, p90, max".to_owned()),
         "steady_state" => Some("no".to_owned()),
         "keep_all_samples" | "keep_failures" => Some("yes".to_owned()),
-        "included" => Some("measured-work".to_owned()),
+        // The steps of `order` between `start` and `stop` (a wait is not work); never a
+        // default that `order` would refuse.
+        "included" => match &form.order {
+            None => Some("measured-work".to_owned()),
+            Some(order) => {
+                let at = |s: &str| order.iter().position(|o| o == s);
+                let (start, stop) = (at("start")?, at("stop")?);
+                let inside: Vec<&str> = order
+                    .get(start + 1..stop)?
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|s| *s != "wait")
+                    .collect();
+                (!inside.is_empty()).then(|| inside.join(", "))
+            }
+        },
         _ => None,
     }
 }
@@ -88,7 +103,12 @@ fn default_for(form: &RawForm, path: &str) -> Option<String> {
 fn prompt(out: &mut dyn Write, form: &RawForm, field: &Field) -> io::Result<()> {
     let (answered, total) = progress(form);
     writeln!(out)?;
-    writeln!(out, "[{}/{}] {}", answered + 1, total, field.path)?;
+    // The total grows when the question or the wait's scope is answered: say so.
+    let scope_open = form.wait.as_ref().and_then(|w| w.scope).is_none();
+    let may_grow =
+        form.question.is_none() || (fields::Applies::Waiting.needed_by(form) && scope_open);
+    let more = if may_grow { ", more may follow" } else { "" };
+    writeln!(out, "[{}/{}{more}] {}", answered + 1, total, field.path)?;
     writeln!(out, "  {}", field.help)?;
     if !field.choices.is_empty() {
         let numbered: Vec<String> = field
@@ -241,4 +261,25 @@ pub fn fill(
         end: FillEnd::Complete,
         accepted,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form_with_order(order: &str) -> RawForm {
+        let text = format!(r#"{{"format": "worksheet-form", "version": 1, "order": {order}}}"#);
+        crate::form::format::parse_json(&text).unwrap()
+    }
+
+    #[test]
+    fn the_included_default_comes_from_order() {
+        // review D13: `order` without `measured-work` offered a default it then refused
+        let form = form_with_order(r#"["start", "kernel", "copy", "wait", "stop", "cleanup"]"#);
+        assert_eq!(default_for(&form, "included"), Some("kernel, copy".into()));
+        let form = form_with_order(r#"["start", "stop"]"#);
+        assert_eq!(default_for(&form, "included"), None);
+        let form = form_with_order(r#"["setup", "kernel"]"#);
+        assert_eq!(default_for(&form, "included"), None);
+    }
 }

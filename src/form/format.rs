@@ -602,7 +602,9 @@ fn unknown_field(field: &str) -> FormError {
 /// [`FormError`] with the file and field of the first problem.
 pub fn load_form_str(text: &str, format: FileFormat, file: &str) -> Result<Form, FormError> {
     let raw = match format {
-        FileFormat::Json => parse_json(text),
+        FileFormat::Json => {
+            parse_json(text).map_err(|e| crate::kind::not_a_form(text).unwrap_or(e))
+        }
         FileFormat::Csv => parse_csv(text),
     }
     .map_err(|e| e.in_file(file))?;

@@ -50,7 +50,7 @@ use clap::{Args, Subcommand, ValueEnum};
 pub use error::{FormError, FORM_ERROR_CODES};
 pub use model::{validate, Form, QuestionKind, RawForm};
 
-use crate::cli::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
+use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use capture::{answer_from_case, CaptureAnswer};
 use check::{check, Finding, Problem};
 use fill::{fill, progress, FillEnd};
@@ -129,7 +129,9 @@ Exit codes: 0 written, 2 the file exists (use --force) or cannot be written."
     #[command(
         after_help = "Answers are read line by line from standard input, so a pipe drives it too:\n  printf 'host-completion\\n...' | worksheet form fill my.json\n\
 Without a terminal, --set fills fields directly:\n  worksheet form fill my.json --set wait.scope=event --set wait.event=end --no-prompt\n\n\
-Exit codes: 0 saved (complete or interrupted; run it again to go on), 2 the form is malformed or a --set value is refused."
+Exit codes: 0 saved (complete, or ended with end of input; run it again to go\n\
+on), 130 interrupted by Ctrl-C (every answer given so far is already saved),\n\
+2 the form is malformed or a --set value is refused."
     )]
     Fill {
         /// The form (created blank when it does not exist).
@@ -145,12 +147,12 @@ Exit codes: 0 saved (complete or interrupted; run it again to go on), 2 the form
         question: Option<QuestionArg>,
     },
     /// List every contradiction in forms; with --capture, answer each form's question.
-    #[command(
-        after_help = "Example:\n  worksheet form check my.json\n  worksheet form check worksheets/seed-host-completion.json --capture fixtures/cases/three-boundaries.json\n\n\
-Exit codes: 0 every form is complete, without contradictions (and, with --capture, the capture agrees and\n\
-answers known), 1 a form has unanswered fields or contradictions (or the capture disagrees or answers unknown),\n\
-2 a form or the capture is malformed or missing."
-    )]
+    #[command(after_help = "Examples:\n  worksheet form check my.json\n  \
+worksheet form check my.json --capture fixtures/cases/three-boundaries.json\n\n\
+Exit codes: 0 every form is complete, without contradictions (and, with\n\
+--capture, the capture agrees and answers known), 1 a form has unanswered\n\
+fields or contradictions (or the capture disagrees or answers unknown),\n\
+2 a form or the capture is malformed or missing.")]
     Check {
         /// Form files (.json or .csv) or folders of them.
         #[arg(required = true)]
@@ -478,7 +480,12 @@ fn check_files(
     }
     match format {
         CheckFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &results).map_err(io::Error::from)?;
+            let report = serde_json::json!({
+                "format": "worksheet-form-check",
+                "version": 1,
+                "results": results,
+            });
+            serde_json::to_writer_pretty(&mut *out, &report).map_err(io::Error::from)?;
             writeln!(out)?;
         }
         CheckFormat::Text => {

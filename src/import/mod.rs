@@ -48,7 +48,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 
 use crate::case::raw::RawCase;
-use crate::cli::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 
 pub use summary::{summarize, Summary};
@@ -71,10 +71,15 @@ pub enum SummaryFormat {
 /// Arguments of `worksheet import`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  worksheet import trace.json.gz -o trace-case.json\n  worksheet import trace.json.gz --format json\n  worksheet import trace.json.gz -o trace-case.json.gz --expect   (then: worksheet check trace-case.json.gz)\n  worksheet import report.sqlite -o report-case.json.gz\n\n\
+    after_help = "Examples:\n  worksheet import trace.json.gz -o trace-case.json\n  \
+worksheet import trace.json.gz --format json\n  \
+worksheet import trace.json.gz -o trace-case.json.gz --expect\n  \
+worksheet check trace-case.json.gz\n  \
+worksheet import report.sqlite -o report-case.json.gz\n\n\
 Reads PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzipped, and Nsight Systems SQLite exports \
 (`nsys export --type sqlite`, opened read-only). Without -o, only the summary is printed.\n\
-Exit codes: 0 imported, 2 the trace is malformed or unsupported, or the output exists (use --force)."
+Exit codes: 0 imported, 2 the trace is malformed or unsupported, or the output\n\
+exists (use --force)."
 )]
 pub struct ImportArgs {
     /// The trace file: Kineto `*.json` / `*.json.gz`, or an Nsight Systems `*.sqlite` export.
@@ -267,7 +272,8 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
                 .read_to_end(&mut bytes)
                 .map_err(io_err)?;
             let text = decode_text(bytes, &file, MAX_TRACE_BYTES)?;
-            kineto::import_text(&text, &case_name(path), options).map_err(|e| e.in_file(&file))
+            kineto::import_text(&text, &case_name(path), options)
+                .map_err(|e| crate::kind::not_a_trace(&text).unwrap_or(e).in_file(&file))
         }
     }
 }
@@ -380,6 +386,8 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         }
         SummaryFormat::Json => {
             let mut value = serde_json::to_value(&summary).map_err(std::io::Error::from)?;
+            value["format"] = "worksheet-import".into();
+            value["version"] = 1.into();
             if let (Some(hta), Some(map)) = (&hta, value.as_object_mut()) {
                 let hta = serde_json::to_value(hta).map_err(std::io::Error::from)?;
                 map.insert("compat_hta".to_owned(), hta);

@@ -105,7 +105,8 @@ pub struct CompletionRow {
 pub struct Summary {
     /// Case name.
     pub case: String,
-    /// The trace format read.
+    /// The trace format read (in JSON `trace_format`: `format` names the report's own format).
+    #[serde(rename = "trace_format")]
     pub format: String,
     /// The clocks: `id (domain, instance)`, `; `-separated when the trace has several.
     pub clock: String,
@@ -367,6 +368,7 @@ fn cut(text: &str, max: usize) -> String {
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
+    crate::table::fit(&mut t);
     t.load_preset(ASCII_MARKDOWN).set_header(header.to_vec());
     t
 }
@@ -464,12 +466,14 @@ impl Summary {
             }
             s.push_str(&format!("{t}\n"));
         }
-        s.push('\n');
-        let mut t = table(&["trace", "count / detail"]);
-        for (k, v) in &self.facts {
-            t.add_row(vec![k.clone(), v.clone()]);
+        if !self.facts.is_empty() {
+            s.push('\n');
+            let mut t = table(&["trace", "count / detail"]);
+            for (k, v) in &self.facts {
+                t.add_row(vec![k.clone(), v.clone()]);
+            }
+            s.push_str(&format!("{t}\n"));
         }
-        s.push_str(&format!("{t}\n"));
         if !self.notes.is_empty() {
             s.push_str("\nnotes:\n");
             for n in &self.notes {

@@ -304,6 +304,7 @@ fn share_line(a: &Analysis) -> String {
 /// The statistics table, with aligned numbers.
 fn stats_table(a: &Analysis) -> Table {
     let mut table = Table::new();
+    crate::table::fit(&mut table);
     table.load_preset(ASCII_MARKDOWN).set_header(vec![
         "interval",
         "from → to (one host clock)",
@@ -626,6 +627,8 @@ pub fn json(lab: &LabRun, a: &Analysis, command: &str) -> String {
         })
     });
     let value = json!({
+        "format": "worksheet-lab-executor",
+        "version": 1,
         "lab": "executor",
         "command": command,
         "config": {

@@ -50,7 +50,7 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
-use crate::cli::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
+use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 use crate::render::{model, text};
 use crate::units::Nanos;
@@ -64,17 +64,20 @@ use self::work::HashWork;
 pub enum LabCommand {
     /// Submit a calibrated hash task to a thread pool; time submission, wait and completion.
     #[command(
-        after_help = "Example:\n  worksheet lab executor --runs 30 --target-ms 50 --export-csv runs.csv --export-case case.json\n\n\
-Exit codes: 0 every digest matched, 1 a run returned a wrong digest (kept and reported), \
-2 usage error or an export file exists (use --force)."
+        after_help = "Examples:\n  worksheet lab executor --runs 30 --target-ms 50 --export-csv runs.csv\n  \
+worksheet lab executor --export-json report.json --export-case case.json\n\n\
+Exit codes: 0 every digest matched, 1 a run returned a wrong digest (kept and\n\
+reported), 2 usage error or an export file exists (use --force)."
     )]
     Executor(ExecutorArgs),
     /// Copy in, compute, copy out on a CUDA GPU (feature `cuda`): serial on one stream vs
     /// chunked over K streams, output verified, every stream's intervals captured.
     #[command(
-        after_help = "Example:\n  worksheet lab streams --mib 64 --streams 4 --chunks 16 --out lab-streams.json\n  worksheet lab streams --simulate\n\n\
-Exit codes: 0 measured and verified, 1 an output is wrong or a replayed check fails, 2 a file cannot be written,\n\
-3 CUDA not available (built without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed."
+        after_help = "Examples:\n  worksheet lab streams --mib 64 --streams 4 --chunks 16 -o streams.json\n  \
+worksheet lab streams --simulate\n\n\
+Exit codes: 0 measured and verified, 1 an output is wrong or a replayed check\n\
+fails, 2 a file cannot be written, 3 CUDA not available (built without the\n\
+`cuda` feature, no libcuda or NVRTC, no device) or the device failed."
     )]
     Streams(crate::capture::command::StreamsArgs),
 }
@@ -164,8 +167,18 @@ fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure>
         &args.export_markdown,
         &args.export_case,
     ];
-    for path in exports.into_iter().flatten() {
-        refuse_existing(path, args.force)?;
+    // Every export target is checked before the measurement; all problems at once.
+    let refused: Vec<String> = exports
+        .into_iter()
+        .flatten()
+        .filter_map(|path| refuse_existing(path, args.force).err())
+        .map(|f| f.message)
+        .collect();
+    if !refused.is_empty() {
+        return Err(Failure {
+            message: refused.join("\n"),
+            code: EXIT_INPUT,
+        });
     }
     let threads = args.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -205,44 +218,48 @@ fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure>
     let report = report_text(&lab, &analysis, case_name, &command)?;
     out.write_all(report.as_bytes())?;
 
+    // Each export is written on its own: one that fails does not stop the others.
     let mut written = Vec::new();
-    if let Some(p) = &args.export_csv {
-        write_output(p, &export::csv(&lab), args.force)?;
-        written.push(("raw log (CSV)", p));
-    }
-    if let Some(p) = &args.export_json {
-        write_output(
-            p,
-            export::json(&lab, &analysis, &command).as_bytes(),
-            args.force,
-        )?;
-        written.push(("report (JSON)", p));
-    }
-    if let Some(p) = &args.export_markdown {
-        write_output(
-            p,
-            export::markdown(&lab, &analysis, &command).as_bytes(),
-            args.force,
-        )?;
-        written.push(("report (Markdown)", p));
-    }
-    if let Some(p) = &args.export_case {
-        let case = export::case_file(&lab, case_name, &command);
-        write_output(p, case.to_json_pretty().as_bytes(), args.force)?;
-        written.push(("case file", p));
-    }
+    let mut failed = Vec::new();
+    let mut export =
+        |what: &'static str, p: &Option<std::path::PathBuf>, bytes: &dyn Fn() -> Vec<u8>| {
+            if let Some(p) = p {
+                match write_output(p, &bytes(), args.force) {
+                    Ok(()) => written.push((what, p.clone())),
+                    Err(f) => failed.push(f.message),
+                }
+            }
+        };
+    export("raw log (CSV)", &args.export_csv, &|| export::csv(&lab));
+    export("report (JSON)", &args.export_json, &|| {
+        export::json(&lab, &analysis, &command).into_bytes()
+    });
+    export("report (Markdown)", &args.export_markdown, &|| {
+        export::markdown(&lab, &analysis, &command).into_bytes()
+    });
+    export("case file", &args.export_case, &|| {
+        export::case_file(&lab, case_name, &command)
+            .to_json_pretty()
+            .into_bytes()
+    });
     if !written.is_empty() {
         writeln!(out)?;
         for (what, path) in &written {
             writeln!(out, "wrote {what}: {}", path.display())?;
         }
-        if let Some(p) = &args.export_case {
+        if let Some((_, p)) = written.iter().find(|(w, _)| *w == "case file") {
             writeln!(
                 out,
                 "replay: worksheet check {0}\ndraw:   worksheet render {0} -o timeline.svg",
                 p.display()
             )?;
         }
+    }
+    if !failed.is_empty() {
+        return Err(Failure {
+            message: failed.join("\n"),
+            code: EXIT_INPUT,
+        });
     }
     Ok(exit_code(&analysis))
 }

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::case::{load_case_file, load_case_str, Case};
-use crate::cli::Failure;
+use crate::exit::Failure;
 
 /// What the input was read as.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use crate::cli::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 
 /// What `render` draws.
@@ -47,9 +47,11 @@ pub enum RenderFormat {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  worksheet render fixtures/cases/three-boundaries.json -o three-boundaries.svg\n  worksheet render labs/executor/case.json --focus job-15 --format text\n  \
-worksheet render trace-case.json --window '1.2 ms..1.5 ms' --clock gpu0 -o zoom.png\n\n\
-The format follows the output's extension (.svg, .png, .txt); any other extension is refused.\n\n\
-Exit codes: 0 drawn, 2 the case is malformed, the focus id or window is bad, the extension is unknown, or the output exists (use --force)."
+worksheet render trace.json.gz --window '1.2 ms..1.5 ms' --clock gpu0 -o zoom.png\n\n\
+The format follows the output's extension (.svg, .png, .txt); any other\n\
+extension is refused.\n\n\
+Exit codes: 0 drawn, 2 the case is malformed, the focus id or window is bad,\n\
+the extension is unknown, or the output exists (use --force)."
 )]
 pub struct RenderArgs {
     /// The case file (a fixture, a capture, or a lab's case file), or a trace (Kineto JSON /

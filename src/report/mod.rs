@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::cli::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 
 /// Arguments of `worksheet report`.

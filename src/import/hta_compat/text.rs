@@ -57,6 +57,7 @@ impl HtaCompat {
             self.hta_version
         );
         let mut t = comfy_table::Table::new();
+        crate::table::fit(&mut t);
         t.load_preset(ASCII_MARKDOWN).set_header(vec![
             "breakdown",
             "kernel time (span)",

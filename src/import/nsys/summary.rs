@@ -162,6 +162,7 @@ impl ExportInfo {
 
 fn table() -> Table {
     let mut t = Table::new();
+    crate::table::fit(&mut t);
     t.load_preset(ASCII_MARKDOWN);
     t
 }

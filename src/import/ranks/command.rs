@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::{expand, import_ranks, summarize_ranks, RanksSummary};
-use crate::cli::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::import::{
     gzip, summarize, ImportArgs, ImportError, ImportOptions, Imported, Summary, SummaryFormat,
 };

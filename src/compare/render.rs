@@ -1,0 +1,113 @@
+//! A comparison for people (text table, Markdown) and for programs (JSON, schema
+//! `schemas/worksheet-compare.schema.json`).
+
+use std::io::{self, Write};
+
+use super::{Comparison, Row, RowVerdict};
+use crate::table::{new_table, word_cell};
+
+/// The output formats of `worksheet compare`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareFormat {
+    /// A table that fits the terminal.
+    Text,
+    /// The versioned JSON report.
+    Json,
+    /// A Markdown table (for a pull request).
+    Markdown,
+}
+
+fn verdict_text(r: &Row) -> String {
+    match (r.verdict, r.reason) {
+        (RowVerdict::Unknown, Some(reason)) => format!("unknown ({reason})"),
+        (v, _) => v.word().to_owned(),
+    }
+}
+
+fn median_text(side: Option<&super::Side>) -> String {
+    match side {
+        None => "-".into(),
+        Some(s) => match (&s.median, s.unknown) {
+            (Some(m), _) if s.count > 1 => format!("{m} (n={})", s.count),
+            (Some(m), _) => m.clone(),
+            (None, Some(reason)) => format!("unknown ({reason})"),
+            (None, None) => "-".into(),
+        },
+    }
+}
+
+fn summary_line(c: &Comparison) -> String {
+    let order = [
+        "slower",
+        "faster",
+        "ambiguous",
+        "unknown",
+        "same",
+        "new",
+        "gone",
+    ];
+    let parts: Vec<String> = order
+        .iter()
+        .filter_map(|k| c.counts.get(k).map(|n| format!("{n} {k}")))
+        .collect();
+    format!("{} (threshold {})", parts.join(", "), c.threshold)
+}
+
+/// Writes the comparison.
+///
+/// # Errors
+/// Write errors of `out`.
+pub fn write(c: &Comparison, format: CompareFormat, out: &mut dyn Write) -> io::Result<()> {
+    match format {
+        CompareFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, c)?;
+            writeln!(out)
+        }
+        CompareFormat::Text => {
+            writeln!(out, "base {}\nnew  {}", c.base, c.new)?;
+            let mut t = new_table(&["what", "base", "new", "change", "noise", "verdict", "why"]);
+            for r in &c.rows {
+                t.add_row(vec![
+                    comfy_table::Cell::new(format!("{} {}", r.group, r.name)),
+                    comfy_table::Cell::new(median_text(r.base.as_ref())),
+                    comfy_table::Cell::new(median_text(r.new.as_ref())),
+                    comfy_table::Cell::new(r.change.clone().unwrap_or_default()),
+                    comfy_table::Cell::new(r.noise.clone().unwrap_or_default()),
+                    word_cell(&verdict_text(r)),
+                    comfy_table::Cell::new(&r.why),
+                ]);
+            }
+            writeln!(out, "{t}")?;
+            writeln!(out, "{}", summary_line(c))
+        }
+        CompareFormat::Markdown => {
+            writeln!(
+                out,
+                "Comparison of `{}` (base) and `{}` (new)\n",
+                c.base, c.new
+            )?;
+            writeln!(
+                out,
+                "| what | base | new | change | noise | verdict | why |"
+            )?;
+            writeln!(out, "|---|---|---|---|---:|---|---|")?;
+            let cell = |s: &str| s.replace('|', "\\|");
+            for r in &c.rows {
+                writeln!(
+                    out,
+                    "| {} {} | {} | {} | {} | {} | **{}** | {} |",
+                    r.group,
+                    cell(&r.name),
+                    cell(&median_text(r.base.as_ref())),
+                    cell(&median_text(r.new.as_ref())),
+                    r.change.clone().unwrap_or_default(),
+                    r.noise.clone().unwrap_or_default(),
+                    verdict_text(r),
+                    cell(&r.why)
+                )?;
+            }
+            writeln!(out, "\n{}", summary_line(c))?;
+            writeln!(out, "\nMethod: {}.", c.method)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! Every JSON report validates against its schema in `schemas/`: the real output of each
+//! command, run through the binary, checked with the `jsonschema` crate. A report that
+//! drops a field, or a schema that drifts, fails here.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn run(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_worksheet"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}"))
+}
+
+fn validate(kind: &str, value: &Value) {
+    let path = format!("schemas/worksheet-{kind}.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .take(5)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{kind}: {errors:#?}");
+    assert_eq!(value["format"], format!("worksheet-{kind}"));
+    assert_eq!(value["version"], 1);
+}
+
+#[test]
+fn check_eval_form_check_and_compare_reports_validate() {
+    validate("check", &run(&["check", "fixtures/", "--format", "json"]));
+    for case in [
+        "three-boundaries",
+        "overlapping-phases",
+        "cross-clock-subtraction",
+    ] {
+        let file = format!("fixtures/cases/{case}.json");
+        validate("eval", &run(&["eval", &file, "--format", "json"]));
+    }
+    validate(
+        "form-check",
+        &run(&["form", "check", "worksheets/", "--format", "json"]),
+    );
+    let capture = "fixtures/captures/h200-capture.json";
+    validate(
+        "compare",
+        &run(&["compare", capture, capture, "--format", "json"]),
+    );
+    validate(
+        "compare",
+        &run(&[
+            "compare",
+            capture,
+            "fixtures/captures/cuda-example.json",
+            "--format",
+            "json",
+        ]),
+    );
+}
+
+#[test]
+fn import_and_lab_reports_validate() {
+    validate(
+        "import",
+        &run(&[
+            "import",
+            "tests/data/traces/event_sync_trace.json.gz",
+            "--format",
+            "json",
+        ]),
+    );
+    validate(
+        "import",
+        &run(&[
+            "import",
+            "tests/data/nsys/mordred_report1.sqlite",
+            "--format",
+            "json",
+        ]),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("lab.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_worksheet"))
+        .args([
+            "lab",
+            "executor",
+            "--runs",
+            "3",
+            "--warmup",
+            "1",
+            "--target-ms",
+            "2",
+        ])
+        .arg("--export-json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    validate("lab-executor", &report);
+    // the committed report from before versioning still compares (read by its `lab` key)
+    assert!(Path::new("labs/executor/report.json").exists());
+}
+
+#[test]
+fn case_files_validate_captures_included() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("cap.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_worksheet"))
+        .args(["capture", "--simulate", "--runs", "5", "--out"])
+        .arg(&cap)
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some_and(|c| c <= 1));
+    for file in [
+        cap.as_path(),
+        Path::new("fixtures/captures/h200-capture.json"),
+        Path::new("fixtures/captures/h200-lab-streams.json"),
+        Path::new("fixtures/cases/three-boundaries.json"),
+        Path::new("labs/executor/case.json"),
+    ] {
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        validate("case", &value);
+    }
+}
