@@ -80,45 +80,17 @@ impl CheckReport {
 }
 
 /// Every `.json` and `.json.gz` file under `paths` (files are taken as given, folders
-/// recursively), in sorted order.
+/// recursively, through [`crate::input::walk`]: no folder is entered twice), in sorted order.
 ///
 /// # Errors
-/// `io` when a path does not exist or a folder cannot be read.
+/// The first of the walk's errors: `io` when a path does not exist or a folder cannot be
+/// read, `symlink-loop` for a link back into the walk. [`check_paths`] reports them all.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CaseError> {
-    let mut found = Vec::new();
-    for path in paths {
-        let meta = std::fs::metadata(path).map_err(|e| {
-            CaseError::new("$", "io", format!("cannot read this path: {e}"))
-                .in_file(path.display().to_string())
-        })?;
-        if meta.is_dir() {
-            walk(path, &mut found)?;
-        } else {
-            found.push(path.clone());
-        }
+    let walk = crate::input::walk(paths, &is_case_file_name);
+    match walk.errors.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(walk.files),
     }
-    Ok(found)
-}
-
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), CaseError> {
-    let io = |e: std::io::Error| {
-        CaseError::new("$", "io", format!("cannot list this folder: {e}"))
-            .in_file(dir.display().to_string())
-    };
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(io)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()
-        .map_err(io)?;
-    entries.sort();
-    for entry in entries {
-        if entry.is_dir() {
-            walk(&entry, found)?;
-        } else if is_case_file_name(&entry) {
-            found.push(entry);
-        }
-    }
-    Ok(())
 }
 
 /// Whether a file found in a folder is read as a case: `*.json` or `*.json.gz`.
@@ -131,11 +103,14 @@ fn is_case_file_name(path: &Path) -> bool {
 /// Checks every case file under `paths`.
 ///
 /// # Errors
-/// Only for paths that do not exist; files that fail to load are collected in
-/// [`CheckReport::errors`].
+/// None today (kept for callers): paths that do not exist, folders that cannot be listed,
+/// links that loop and files that fail to load are all collected in
+/// [`CheckReport::errors`], and every other file is still checked.
 pub fn check_paths(paths: &[PathBuf]) -> Result<CheckReport, CaseError> {
     let mut report = CheckReport::default();
-    for file in discover(paths)? {
+    let walk = crate::input::walk(paths, &is_case_file_name);
+    report.errors.extend(walk.errors);
+    for file in walk.files {
         match check_file(&file) {
             Ok(case) => report.cases.push(case),
             Err(e) => report.errors.push(e),
@@ -301,7 +276,8 @@ fn compare_sets(question: &str, e: &ExpectIntervals, a: &SetAnalysis, rows: &mut
     }
     if let Some(span) = &e.span {
         let actual = match a.span_ns() {
-            Some(s) => format!("known {}", wide(s)),
+            Some(s) if i64::try_from(s).is_ok() => format!("known {}", wide(s)),
+            Some(_) => format!("unknown ({})", Reason::Overflow),
             None => format!("unknown ({})", Reason::EmptySet),
         };
         rows.push(row(question, "span", verdict_text(span), actual));

@@ -474,7 +474,8 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
             w.flush()
         }
         Format::Text => {
-            writeln!(out, "case {}", report.case)?;
+            let safe = |s: &str| crate::output::printable(s).into_owned();
+            writeln!(out, "case {}", safe(&report.case))?;
             let mut table = new_table(&["question", "kind", "answer", "why / notes"]);
             for a in &report.answers {
                 let why = match &a.outcome {
@@ -508,10 +509,10 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
                     },
                 };
                 table.add_row(vec![
-                    Cell::new(&a.id),
+                    Cell::new(safe(&a.id)),
                     Cell::new(a.kind),
-                    word_cell(&a.headline()),
-                    Cell::new(why),
+                    word_cell(&safe(&a.headline())),
+                    Cell::new(safe(&why)),
                 ]);
             }
             writeln!(out, "{table}")?;

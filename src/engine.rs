@@ -158,11 +158,13 @@ impl IntervalsAnswer {
     }
 }
 
-/// Formats an `i128` nanosecond amount exactly (falls back to `ns` past `i64`).
+/// Formats an `i128` nanosecond amount exactly. Sums are computed in `i128` so that they
+/// never wrap, but a result that does not fit in 64-bit nanoseconds is reported as
+/// `unknown (overflow)`, as the `overflow` reason promises.
 pub fn wide(ns: i128) -> String {
     match i64::try_from(ns) {
         Ok(v) => Nanos::new(v).to_string(),
-        Err(_) => format!("{ns} ns"),
+        Err(_) => format!("unknown ({})", Reason::Overflow),
     }
 }
 

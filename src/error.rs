@@ -119,9 +119,132 @@ fn plain_types(message: &str) -> String {
     format!("{head}{plain}{rest}")
 }
 
+/// Refuses text that starts with a UTF-8 byte-order mark, naming it (serde_json would say
+/// only "expected value at line 1 column 1").
+///
+/// # Errors
+/// `bad-syntax` at `$`, line 1.
+pub(crate) fn refuse_bom(text: &str) -> Result<(), InputError> {
+    if text.starts_with('\u{feff}') {
+        return Err(InputError::new(
+            "$",
+            "bad-syntax",
+            "the text starts with a byte-order mark (U+FEFF, bytes EF BB BF); UTF-8 text without a BOM is expected: save the file again without it",
+        )
+        .at_line(1));
+    }
+    Ok(())
+}
+
+/// A clearer message for a JSON syntax error whose cause serde_json does not name: `NaN`
+/// or `Infinity` where a number goes (JSON has neither), and an unpaired UTF-16 surrogate
+/// escape such as `\ud800`. Names the field when the value follows a key. `None` when the
+/// error is none of these.
+pub(crate) fn explain_syntax(text: &str, err: &serde_json::Error) -> Option<String> {
+    if err.line() == 0 {
+        return None;
+    }
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(err.line() - 1)
+        .map(str::len)
+        .sum();
+    let at = (line_start + err.column()).min(text.len());
+    let from = text.floor_char_boundary_compat(at.saturating_sub(12));
+    let to = text.floor_char_boundary_compat((at + 12).min(text.len()));
+    let window = &text[from..to];
+    let field = |token_at: usize| {
+        key_before(&text[..token_at])
+            .map(|k| format!(" in field `{k}`"))
+            .unwrap_or_default()
+    };
+    for token in ["-Infinity", "Infinity", "NaN"] {
+        if let Some(i) = window.find(token) {
+            return Some(format!(
+                "`{token}`{} is not a JSON number (JSON has no NaN or Infinity); a finite number is expected",
+                field(from + i),
+            ));
+        }
+    }
+    let message = err.to_string();
+    if !(message.contains("escape") || message.contains("surrogate")) {
+        return None;
+    }
+    let lower = window.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    for i in 0..bytes.len().saturating_sub(5) {
+        if bytes[i] == b'\\'
+            && bytes[i + 1] == b'u'
+            && bytes[i + 2] == b'd'
+            && matches!(bytes[i + 3], b'8'..=b'9' | b'a'..=b'f')
+        {
+            let escape = window.get(i..i + 6).unwrap_or("\\udXXX");
+            return Some(format!(
+                "`{escape}` is half of a UTF-16 surrogate pair with no other half: JSON strings hold Unicode characters, so a surrogate escape needs its pair (like `\\ud83d\\ude00`)"
+            ));
+        }
+    }
+    None
+}
+
+/// `str::floor_char_boundary`, which is not stable on the minimum supported Rust.
+trait FloorCharBoundary {
+    fn floor_char_boundary_compat(&self, at: usize) -> usize;
+}
+
+impl FloorCharBoundary for str {
+    fn floor_char_boundary_compat(&self, mut at: usize) -> usize {
+        at = at.min(self.len());
+        while !self.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    }
+}
+
+/// The key of `"key": ` just before the end of `text`, if `text` ends with one.
+fn key_before(text: &str) -> Option<&str> {
+    let t = text
+        .trim_end()
+        .strip_suffix(':')?
+        .trim_end()
+        .strip_suffix('"')?;
+    let start = t.rfind('"')?;
+    let key = &t[start + 1..];
+    (key.len() <= 64).then_some(key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn syntax_errors_serde_does_not_name_are_named() {
+        let text = "{\n  \"ts\": 5,\n  \"dur\": NaN\n}";
+        let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+        let m = explain_syntax(text, &e).unwrap();
+        assert!(
+            m.starts_with("`NaN` in field `dur` is not a JSON number"),
+            "{m}"
+        );
+        let text = "[1, -Infinity]";
+        let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+        assert!(explain_syntax(text, &e)
+            .unwrap()
+            .starts_with("`-Infinity` is not"));
+        let text = "{\"name\": \"a\\ud800\"}";
+        let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+        let m = explain_syntax(text, &e).unwrap();
+        assert!(
+            m.starts_with("`\\ud800` is half of a UTF-16 surrogate pair"),
+            "{m}"
+        );
+        let text = "{\"a\": tru}";
+        let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+        assert_eq!(explain_syntax(text, &e), None);
+        assert_eq!(refuse_bom("\u{feff}{}").unwrap_err().code, "bad-syntax");
+        assert!(refuse_bom("{}").is_ok());
+    }
 
     #[test]
     fn serde_messages_map_to_stable_codes() {

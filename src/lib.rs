@@ -42,6 +42,7 @@ pub mod error;
 pub mod exit;
 pub mod form;
 pub mod import;
+pub mod input;
 pub mod interval;
 pub mod kind;
 pub mod lab;

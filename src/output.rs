@@ -10,11 +10,12 @@ use std::path::{Path, PathBuf};
 
 use crate::exit::{Failure, EXIT_INPUT};
 
-/// Fails when `path` exists and `force` is off, or when its folder does not exist (checked
-/// early, before any work, so a long measurement never ends in a write that cannot happen).
+/// Fails when `path` exists and `force` is off, when its folder does not exist (both
+/// checked early, before any work, so a long measurement never ends in a write that cannot
+/// happen), and when it exists as anything but a regular file, even with `force`.
 ///
 /// # Errors
-/// A [`Failure`] with exit code 2.
+/// A [`Failure`] with exit code 2: `exists` or `not-a-file`.
 pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
     if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !dir.is_dir() {
@@ -28,7 +29,10 @@ pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
             });
         }
     }
-    if !force && path.exists() {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if !force {
         return Err(Failure {
             message: format!(
                 "{}: error[exists]: the file exists; pass --force to overwrite it",
@@ -37,12 +41,87 @@ pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
             code: EXIT_INPUT,
         });
     }
+    if !meta.is_file() {
+        return Err(Failure {
+            message: format!(
+                "{}: error[not-a-file]: this is {}; --force replaces only a regular file",
+                path.display(),
+                crate::input::describe(meta.file_type())
+            ),
+            code: EXIT_INPUT,
+        });
+    }
     Ok(())
+}
+
+/// `text` made safe for a terminal: control characters (ESC, NUL, carriage return, ...;
+/// not the line feed) and the bidirectional overrides are written as escapes (`\u{1b}`),
+/// so an id from a file can neither move the cursor nor reorder the line.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The prefix of this process's temporary files: `.worksheet-PID-`.
+fn temp_prefix() -> String {
+    format!(".worksheet-{}-", std::process::id())
+}
+
+/// Removes temporary files that a killed writer left in `dir`: `.worksheet-PID-*.tmp` whose
+/// process no longer runs. Best effort: what cannot be removed stays.
+fn remove_stale_temps(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(rest) = name
+            .strip_prefix(".worksheet-")
+            .and_then(|r| r.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i32>().ok()) else {
+            continue;
+        };
+        if pid > 0 && !process_runs(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(unix)]
+fn process_runs(pid: i32) -> bool {
+    // SAFETY: kill with signal 0 sends nothing; it only asks whether the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+#[cfg(not(unix))]
+fn process_runs(_pid: i32) -> bool {
+    true
 }
 
 /// Writes `bytes` to `path` atomically: into a temporary file in the same folder, then
 /// renamed into place, so a reader never sees half a file. Without `force` an existing file
-/// is never replaced (not even one created meanwhile).
+/// is never replaced (not even one created meanwhile); with it, only a regular file is
+/// (never a device, FIFO, folder or link). Temporary files left by a killed writer in the
+/// same folder are removed first.
 ///
 /// # Errors
 /// A [`Failure`] with exit code 2 naming the path.
@@ -58,8 +137,11 @@ pub fn write_output(path: &Path, bytes: &[u8], force: bool) -> Result<(), Failur
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    refuse_existing(path, force)?;
+    remove_stale_temps(&dir);
+    let prefix = temp_prefix();
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".worksheet-").suffix(".tmp");
+    builder.prefix(&prefix).suffix(".tmp");
     // Ordinary file permissions (0666 less the umask), not the temporary file's 0600.
     #[cfg(unix)]
     {
@@ -94,6 +176,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn printable_escapes_terminal_controls() {
+        assert_eq!(printable("plain\nlines"), "plain\nlines");
+        assert_eq!(printable("a\u{1b}[2Jb\0c"), "a\\u{1b}[2Jb\\u{0}c");
+        assert_eq!(printable("x\u{202e}y\tz"), "x\\u{202e}y\\u{9}z");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn force_replaces_only_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let err = write_output(&fifo, b"x", true).unwrap_err();
+        assert!(err.message.contains("error[not-a-file]"), "{}", err.message);
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        let err = write_output(&link, b"x", true).unwrap_err();
+        assert!(err.message.contains("symbolic link"), "{}", err.message);
+        let err = write_output(dir.path(), b"x", true).unwrap_err();
+        assert!(err.message.contains("a folder"), "{}", err.message);
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    }
+
+    #[test]
     fn write_output_never_clobbers_without_force() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("out.svg");
@@ -108,6 +217,15 @@ mod tests {
         assert!(refuse_existing(&p, true).is_ok());
         // No temporary files are left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // One that a killed writer left (pid far above any pid_max) is removed by the next
+        // write; one of a live process (this one) stays.
+        let stale = dir.path().join(".worksheet-2147483646-abcdef.tmp");
+        let live = dir.path().join(format!("{}x.tmp", temp_prefix()));
+        std::fs::write(&stale, b"half").unwrap();
+        std::fs::write(&live, b"busy").unwrap();
+        write_output(&p, b"four", true).unwrap();
+        assert!(!stale.exists());
+        assert!(live.exists());
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

@@ -4,7 +4,7 @@
 pub use crate::error::InputError as CaseError;
 
 /// Every error code a case file can produce, for documentation and tests.
-pub const CASE_ERROR_CODES: [&str; 22] = [
+pub const CASE_ERROR_CODES: [&str; 24] = [
     "bad-syntax",
     "too-large",
     "io",
@@ -27,4 +27,6 @@ pub const CASE_ERROR_CODES: [&str; 22] = [
     "empty-id",
     "inconsistent-event",
     "bad-program",
+    "not-a-file",
+    "symlink-loop",
 ];

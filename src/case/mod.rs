@@ -594,13 +594,12 @@ pub fn load_for_check(path: &Path) -> Result<Loaded, CaseError> {
 /// bomb) is refused as `too-large` without ever holding more than the limit in memory.
 ///
 /// # Errors
-/// `io` (unreadable), `too-large`, and `bad-syntax` (not UTF-8, or a damaged gzip stream).
+/// `io` (unreadable), `not-a-file` (a FIFO, device, socket or folder: refused before any
+/// read, see [`crate::input`]), `too-large`, and `bad-syntax` (not UTF-8, or a damaged gzip
+/// stream).
 pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
     use std::io::Read;
     let file = path.display().to_string();
-    let io_err = |e: std::io::Error| {
-        CaseError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
-    };
     let too_large = |what: &str| {
         CaseError::new(
             "$",
@@ -609,15 +608,8 @@ pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
         )
         .in_file(&file)
     };
-    let handle = std::fs::File::open(path).map_err(io_err)?;
-    let mut bytes = Vec::new();
-    handle
-        .take(MAX_CASE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_err)?;
-    if bytes.len() as u64 > MAX_CASE_BYTES {
-        return Err(too_large("file"));
-    }
+    let mut bytes = crate::input::read_capped(path, MAX_CASE_BYTES, "a case file")
+        .map_err(|e| e.in_file(&file))?;
     if is_gzip(&bytes) {
         let mut text = Vec::new();
         flate2::read::MultiGzDecoder::new(bytes.as_slice())
@@ -671,6 +663,7 @@ fn default_name(file: &str) -> String {
 /// `bad-syntax`, `missing-field`, `unknown-field`, `duplicate-field`, `wrong-type`,
 /// `unknown-variant` (the file is not yet attributed).
 pub fn parse_raw(text: &str) -> Result<raw::RawCase, CaseError> {
+    crate::error::refuse_bom(text)?;
     if text.trim().is_empty() {
         return Err(CaseError::new(
             "$",
@@ -714,9 +707,10 @@ pub fn parse_raw(text: &str) -> Result<raw::RawCase, CaseError> {
             p => p,
         };
         let inner = err.inner();
-        let message = inner.to_string();
+        let message = crate::error::explain_syntax(text, inner)
+            .unwrap_or_else(|| crate::error::without_position(&inner.to_string()));
         let code = classify_serde(inner);
-        let mut e = CaseError::new(path, code, crate::error::without_position(&message));
+        let mut e = CaseError::new(path, code, message);
         if inner.line() > 0 {
             e.line = Some(inner.line());
         }

@@ -6,7 +6,7 @@
 pub use crate::error::InputError as FormError;
 
 /// Every error code a form file can produce, for documentation and tests.
-pub const FORM_ERROR_CODES: [&str; 19] = [
+pub const FORM_ERROR_CODES: [&str; 22] = [
     "io",
     "too-large",
     "bad-syntax",
@@ -26,4 +26,7 @@ pub const FORM_ERROR_CODES: [&str; 19] = [
     "bad-binding",
     "missing-binding",
     "unknown-reference",
+    "not-a-file",
+    "symlink-loop",
+    "locked",
 ];

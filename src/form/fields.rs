@@ -465,10 +465,8 @@ pub fn set(form: &mut RawForm, path: &str, value: &str) -> Result<(), String> {
     fn binding(form: &mut RawForm) -> &mut RawBinding {
         form.binding.get_or_insert_with(RawBinding::default)
     }
-    if path.ends_with(".clock.domain") && value.contains(char::is_whitespace) {
-        return Err(format!(
-            "`{value}` is not a clock domain: one word, like `host` or `device`"
-        ));
+    if path.ends_with(".clock.domain") {
+        super::model::check_domain(value, path).map_err(|e| e.message)?;
     }
     match path {
         "name" => form.name = owned(value),

@@ -316,7 +316,11 @@ pub fn to_csv(form: &RawForm) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let _ = w.write_record(["field", "value", "explanation"]);
     for path in csv_paths(form) {
-        let value = fields::get(form, path).unwrap_or_default();
+        // An empty description is answered as empty: `-`, as the CSV reader and `--set` read it.
+        let value = match fields::get(form, path) {
+            Some(v) if v.is_empty() && path == "description" => "-".to_owned(),
+            v => v.unwrap_or_default(),
+        };
         let _ = w.write_record([path, &value, fields::help(path).unwrap_or("")]);
     }
     String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 is UTF-8")
@@ -443,6 +447,7 @@ fn plain(message: &str) -> String {
 /// `bad-syntax` (with the line), `not-an-object`, `duplicate-field`, `missing-field`,
 /// `unknown-field`, `wrong-type`, `unknown-variant`, each naming the field.
 pub fn parse_json(text: &str) -> Result<RawForm, FormError> {
+    crate::error::refuse_bom(text)?;
     if text.trim().is_empty() {
         return Err(FormError::new(
             "$",
@@ -453,7 +458,8 @@ pub fn parse_json(text: &str) -> Result<RawForm, FormError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let checked: Checked = serde_path_to_error::deserialize(&mut de).map_err(|err| {
         let inner = err.inner();
-        let message = crate::error::without_position(&inner.to_string());
+        let message = crate::error::explain_syntax(text, inner)
+            .unwrap_or_else(|| crate::error::without_position(&inner.to_string()));
         let (field, code) = match inner.classify() {
             serde_json::error::Category::Data => (
                 field_of(path_of(err.path()), &message),
@@ -504,6 +510,7 @@ pub fn parse_json(text: &str) -> Result<RawForm, FormError> {
 /// `bad-syntax` (with the line), `missing-field` (no `format` or `version` row),
 /// `unknown-field`, `duplicate-field`, `bad-value`, each naming the field and the line.
 pub fn parse_csv(text: &str) -> Result<RawForm, FormError> {
+    crate::error::refuse_bom(text)?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)

@@ -40,6 +40,7 @@ mod error;
 pub mod fields;
 pub mod fill;
 pub mod format;
+pub mod guard;
 pub mod model;
 
 use std::io::{self, Write};
@@ -251,6 +252,8 @@ pub fn fill_file(
     let label = file.display().to_string();
     let fmt = FileFormat::from_path(file);
     let name = format::default_name(&label);
+    // Held until this function returns: one filler at a time.
+    let _lock = guard::FormLock::acquire(file)?;
     let mut form = if file.exists() {
         read_form(file)?.into_raw()
     } else {
@@ -260,6 +263,7 @@ pub fn fill_file(
         writeln!(out, "created {label} (blank)")?;
         f
     };
+    let mut saver = guard::Saver::new(file, fmt, &form);
     if let (Some(q), None) = (options.question, form.question) {
         form.question = Some(q);
     }
@@ -284,16 +288,15 @@ pub fn fill_file(
         })?;
     }
     let form = validate(form, &name).map_err(|e| e.in_file(&label))?;
+    if !options.sets.is_empty() {
+        saver.save(form.raw())?;
+    }
     let mut save = |f: &RawForm| {
-        write_atomic(file, render(f, fmt).as_bytes(), true)
+        saver
+            .save(f)
+            .map(|_| ())
             .map_err(|failure| io::Error::other(failure.message))
     };
-    if !options.sets.is_empty() {
-        save(form.raw()).map_err(|e| Failure {
-            message: e.to_string(),
-            code: EXIT_INPUT,
-        })?;
-    }
     if options.no_prompt {
         let (answered, total) = progress(form.raw());
         writeln!(out, "saved {label}: {answered} of {total} fields answered")?;
@@ -323,25 +326,9 @@ pub fn fill_file(
 /// # Errors
 /// [`FormError`]: `io`, `too-large`, and those of [`load_form_str`].
 pub fn read_form(path: &Path) -> Result<Form, FormError> {
-    use std::io::Read;
     let label = path.display().to_string();
-    let io_err = |e: io::Error| {
-        FormError::new("$", "io", format!("cannot read the file: {e}")).in_file(&label)
-    };
-    let handle = std::fs::File::open(path).map_err(io_err)?;
-    let mut bytes = Vec::new();
-    handle
-        .take(MAX_FORM_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_err)?;
-    if bytes.len() as u64 > MAX_FORM_BYTES {
-        return Err(FormError::new(
-            "$",
-            "too-large",
-            format!("the file is larger than {MAX_FORM_BYTES} bytes; a form is expected"),
-        )
-        .in_file(&label));
-    }
+    let bytes =
+        crate::input::read_capped(path, MAX_FORM_BYTES, "a form").map_err(|e| e.in_file(&label))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         FormError::new(
             "$",
@@ -362,32 +349,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), Fa
     crate::output::write_output(path, bytes, overwrite)
 }
 
-/// Form files under `paths`: files as given, folders searched (recursively) for `.json`
-/// and `.csv`, in path order.
-fn form_files(paths: &[PathBuf]) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        let mut list: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        list.sort();
-        for p in list {
-            if p.is_dir() {
-                walk(&p, out);
-            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("json" | "csv")) {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            walk(p, &mut out);
-        } else {
-            out.push(p.clone());
-        }
-    }
-    out
+/// Form files under `paths`: files as given, folders searched (recursively, through
+/// [`crate::input::walk`]: no folder entered twice) for `.json` and `.csv`, in path order;
+/// with the folders that could not be walked.
+fn form_files(paths: &[PathBuf]) -> crate::input::Walk {
+    crate::input::walk(paths, &|p: &Path| {
+        matches!(p.extension().and_then(|e| e.to_str()), Some("json" | "csv"))
+    })
 }
 
 /// The result of checking one form.
@@ -460,9 +428,10 @@ fn check_files(
         None => None,
     };
     let mut results = Vec::new();
-    let mut errors: Vec<String> = Vec::new();
-    let files = form_files(paths);
-    if files.is_empty() {
+    let walk = form_files(paths);
+    let mut errors: Vec<String> = walk.errors.iter().map(ToString::to_string).collect();
+    let files = walk.files;
+    if files.is_empty() && errors.is_empty() {
         return Err(Failure {
             message: "error: no form files (.json, .csv) found".to_owned(),
             code: EXIT_INPUT,

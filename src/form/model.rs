@@ -398,19 +398,95 @@ pub(crate) fn check_step_name(step: &str, field: &str) -> Result<()> {
     Ok(())
 }
 
+/// The form as every reader reads it: text values without surrounding whitespace, and an
+/// empty answer as no answer (`description` excepted: empty, or `-`, answers it as empty).
+/// The CSV and `--set` readers trim what they read; a JSON form gets the same here, so the
+/// readers agree.
+fn normalized(raw: RawForm) -> RawForm {
+    fn walk(value: &mut serde_json::Value) {
+        use serde_json::Value;
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map.iter_mut() {
+                    if let Value::String(s) = child {
+                        let trimmed = s.trim();
+                        let trimmed = if key == "description" && trimmed == "-" {
+                            ""
+                        } else {
+                            trimmed
+                        };
+                        *child = if trimmed.is_empty() && key != "description" {
+                            Value::Null
+                        } else {
+                            Value::String(trimmed.to_owned())
+                        };
+                    } else {
+                        walk(child);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    if let Value::String(s) = item {
+                        *s = s.trim().to_owned();
+                    } else {
+                        walk(item);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(&raw) else {
+        return raw;
+    };
+    walk(&mut value);
+    serde_json::from_value(value).unwrap_or(raw)
+}
+
+/// Refuses list items holding a separator: every reader must read a list alike, and the
+/// CSV and `--set` readers split at `,`/`;`.
+fn check_list_items(list: &[String], list_name: &str) -> Result<()> {
+    for (i, item) in list.iter().enumerate() {
+        if item.contains([',', ';']) {
+            return Err(bad(
+                format!("{list_name}[{i}]"),
+                "bad-value",
+                format!(
+                    "`{item}`: a name in a list cannot contain `,` or `;` (they separate entries)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A clock domain is one word (`host`, `device`), whichever reader it came through.
+pub(crate) fn check_domain(domain: &str, field: &str) -> Result<()> {
+    if domain.contains(char::is_whitespace) {
+        return Err(bad(
+            field,
+            "bad-value",
+            format!("`{domain}` is not a clock domain: one word, like `host` or `device`"),
+        ));
+    }
+    Ok(())
+}
+
 fn check_steps(list: &[String], list_name: &str, order: Option<&[String]>) -> Result<()> {
     let mut seen = HashSet::new();
     for (i, step) in list.iter().enumerate() {
         let field = format!("{list_name}[{i}]");
         check_step_name(step, &field)?;
-        if list_name != "order" && BOUNDARY_STEPS.contains(&step.as_str()) {
+        let step = step.trim();
+        if list_name != "order" && BOUNDARY_STEPS.contains(&step) {
             return Err(bad(
                 field,
                 "reserved-step",
                 format!("`{step}` is a boundary, not work: it belongs in `order` only"),
             ));
         }
-        if !seen.insert(step.as_str()) {
+        if !seen.insert(step) {
             return Err(bad(
                 field,
                 "duplicate-step",
@@ -418,7 +494,7 @@ fn check_steps(list: &[String], list_name: &str, order: Option<&[String]>) -> Re
             ));
         }
         if let Some(order) = order {
-            if !order.iter().any(|s| s == step) {
+            if !order.iter().any(|s| s.trim() == step) {
                 return Err(bad(
                     field,
                     "unknown-step",
@@ -430,7 +506,7 @@ fn check_steps(list: &[String], list_name: &str, order: Option<&[String]>) -> Re
             }
         }
     }
-    Ok(())
+    check_list_items(list, list_name)
 }
 
 fn check_binding(b: &RawBinding, question: Option<QuestionKind>) -> Result<()> {
@@ -495,6 +571,7 @@ fn check_binding(b: &RawBinding, question: Option<QuestionKind>) -> Result<()> {
 /// `empty-step`, `duplicate-step`, `reserved-step`, `unknown-step`, `bad-value`,
 /// `bad-binding`, `missing-field`.
 pub fn validate(raw: RawForm, default_name: &str) -> Result<Form> {
+    let raw = normalized(raw);
     if raw.format != FORMAT_NAME {
         return Err(bad(
             "format",
@@ -522,7 +599,17 @@ pub fn validate(raw: RawForm, default_name: &str) -> Result<Form> {
     if let Some(list) = &raw.excluded {
         check_steps(list, "excluded", order)?;
     }
+    for (boundary, name) in [(&raw.start, "start"), (&raw.stop, "stop")] {
+        if let Some(domain) = boundary
+            .as_ref()
+            .and_then(|b| b.clock.as_ref())
+            .and_then(|c| c.domain.as_deref())
+        {
+            check_domain(domain, &format!("{name}.clock.domain"))?;
+        }
+    }
     if let Some(list) = &raw.work_streams {
+        check_list_items(list, "work_streams")?;
         let mut seen = HashSet::new();
         for (i, s) in list.iter().enumerate() {
             if s.trim().is_empty() {
@@ -549,6 +636,19 @@ pub fn validate(raw: RawForm, default_name: &str) -> Result<Form> {
                     "bad-value",
                     "a dependency names two streams",
                 ));
+            }
+            // As the text form `A waits-on B, ...` reads them: one word each.
+            for name in [&d.stream, &d.waits_on] {
+                if name.contains(char::is_whitespace)
+                    || name.contains([',', ';'])
+                    || name.contains("<-")
+                {
+                    return Err(bad(
+                        format!("dependencies[{i}]"),
+                        "bad-value",
+                        format!("`{name}` cannot name a stream in a dependency: one word, without `,`, `;` or `<-`"),
+                    ));
+                }
             }
             if d.stream == d.waits_on {
                 return Err(bad(

@@ -252,6 +252,7 @@ struct Read {
 /// `wrong-type`, `missing-field`, `bad-value`, `inexact-value`, `overflow`,
 /// `reversed-interval`.
 pub fn import_text(text: &str, name: &str, options: &ImportOptions) -> Result<Imported> {
+    crate::error::refuse_bom(text)?;
     let first = text.trim_start().chars().next();
     let (top, events_path) = match first {
         Some('{') => {
@@ -323,7 +324,13 @@ fn parse_with_path<'a, T: Deserialize<'a>>(text: &'a str, prefix: &str) -> Resul
         let e = err.inner();
         let code = classify(e);
         // Positions help in a whole file; inside one event they would mislead.
-        let message = if prefix.is_empty() && e.line() > 0 {
+        let message = if let Some(clear) = crate::error::explain_syntax(text, e) {
+            if prefix.is_empty() && e.line() > 0 {
+                format!("{clear} (line {} column {})", e.line(), e.column())
+            } else {
+                clear
+            }
+        } else if prefix.is_empty() && e.line() > 0 {
             e.to_string()
         } else {
             crate::error::without_position(&e.to_string())
@@ -942,7 +949,18 @@ fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Impor
     let mut synced_calls: BTreeSet<i64> = BTreeSet::new();
     for row in &read.syncs {
         if let Some(c) = row.correlation {
-            synced_calls.insert(c);
+            if !synced_calls.insert(c) && read.calls.contains_key(&c) {
+                // One call waits once: a second cuda_sync row for it (a repeated row) would
+                // declare a second wait with the same id.
+                count(
+                    &mut not_mapped,
+                    format!(
+                        "{}: a second cuda_sync row for the same call (same correlation): counted once",
+                        row.kind
+                    ),
+                );
+                continue;
+            }
         }
         let call = row.correlation.and_then(|c| read.calls.get(&c));
         let Some(call) = call else {

@@ -134,7 +134,7 @@ pub use crate::error::InputError as ImportError;
 
 /// Every code a Kineto import can fail with (Nsight Systems exports add
 /// [`nsys::NSYS_ERROR_CODES`]).
-pub const IMPORT_ERROR_CODES: [&str; 10] = [
+pub const IMPORT_ERROR_CODES: [&str; 14] = [
     "io",
     "too-large",
     "bad-syntax",
@@ -145,6 +145,10 @@ pub const IMPORT_ERROR_CODES: [&str; 10] = [
     "inexact-value",
     "overflow",
     "reversed-interval",
+    "not-a-file",
+    "duplicate-field",
+    "unknown-field",
+    "unknown-variant",
 ];
 
 /// What an importer hands back: the case, and what the summary should say about the trace.
@@ -220,7 +224,7 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
     let io_err = |e: std::io::Error| {
         ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
     };
-    let mut handle = std::fs::File::open(path).map_err(io_err)?;
+    let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
     let mut head = Vec::with_capacity(16);
     (&mut handle)
         .take(16)
@@ -266,7 +270,17 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
             })
         }
         TraceFormat::KinetoJson => {
+            let len = handle.metadata().map_err(io_err)?.len();
+            if len > MAX_TRACE_BYTES {
+                return Err(ImportError::new(
+                    "$",
+                    "too-large",
+                    format!("the file is larger than {MAX_TRACE_BYTES} bytes"),
+                )
+                .in_file(&file));
+            }
             let mut bytes = head;
+            bytes.reserve(usize::try_from(len).unwrap_or(0));
             handle
                 .take(MAX_TRACE_BYTES + 1 - bytes.len() as u64)
                 .read_to_end(&mut bytes)
@@ -293,18 +307,30 @@ fn decode_text(bytes: Vec<u8>, file: &str, max: u64) -> Result<String, ImportErr
         return Err(too_large("file"));
     }
     let bytes = if crate::case::is_gzip(&bytes) {
-        let mut text = Vec::new();
+        let damaged = |e: std::io::Error| {
+            ImportError::new(
+                "$",
+                "bad-syntax",
+                format!("the gzip stream is damaged or truncated ({e})"),
+            )
+            .in_file(file)
+        };
+        // First measure the decompressed size through a small buffer, so that a gzip bomb
+        // is refused holding only its compressed bytes; then decompress into one buffer of
+        // exactly that size.
+        let size = std::io::copy(
+            &mut flate2::read::MultiGzDecoder::new(bytes.as_slice()).take(max + 1),
+            &mut std::io::sink(),
+        )
+        .map_err(damaged)?;
+        if size > max {
+            return Err(too_large("decompressed text"));
+        }
+        let mut text = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
         flate2::read::MultiGzDecoder::new(bytes.as_slice())
             .take(max + 1)
             .read_to_end(&mut text)
-            .map_err(|e| {
-                ImportError::new(
-                    "$",
-                    "bad-syntax",
-                    format!("the gzip stream is damaged or truncated ({e})"),
-                )
-                .in_file(file)
-            })?;
+            .map_err(damaged)?;
         if text.len() as u64 > max {
             return Err(too_large("decompressed text"));
         }
@@ -433,6 +459,23 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gzip_bomb_is_refused_before_its_text_is_kept() {
+        // 64 MiB of spaces in about 64 KiB of gzip, against a 1 MiB cap: the size pass
+        // stops one byte past the cap, and no buffer for the text is ever made.
+        let bomb = gzip(&vec![b' '; 64 << 20]);
+        assert!(bomb.len() < 1 << 20);
+        let err = decode_text(bomb, "bomb.json.gz", 1 << 20).unwrap_err();
+        assert_eq!(err.code, "too-large");
+        assert!(err.message.contains("decompressed text"), "{}", err.message);
+        // At the cap exactly: kept; one byte past it: refused.
+        let text = format!("{{}}{}", " ".repeat(98));
+        let ok = decode_text(gzip(text.as_bytes()), "x.json.gz", 100).unwrap();
+        assert_eq!(ok, text);
+        let err = decode_text(gzip(format!("{text} ").as_bytes()), "x.json.gz", 100).unwrap_err();
+        assert_eq!(err.code, "too-large");
+    }
 
     #[test]
     fn formats_are_recognised_by_content_then_name() {

@@ -54,6 +54,13 @@ pub(crate) fn build(
     let api_all = export.api_rows()?;
     let syncs = export.sync_rows()?;
     let event_rows = export.event_rows()?;
+    refuse_repeated_rowids(
+        gpu.iter().map(|r| (r.kind.table(), r.rowid)).chain(
+            event_rows
+                .iter()
+                .map(|e| (super::read::CUDA_EVENT, e.rowid)),
+        ),
+    )?;
     if gpu.is_empty() && api_all.is_empty() && syncs.is_empty() {
         return Err(NsysError::new(
             "$",
@@ -886,6 +893,23 @@ fn copy_kind_name(kind: Option<i64>) -> String {
         Some(n) => format!("kind {n}"),
         None => "kind unknown".into(),
     }
+}
+
+/// A table that returns one rowid twice is damaged (a valid b-tree cannot): the ids built
+/// from rowids would collide, so it is an input error naming the row, never a case that
+/// does not validate.
+fn refuse_repeated_rowids<'a>(rows: impl Iterator<Item = (&'a str, i64)>) -> Result<(), NsysError> {
+    let mut seen = std::collections::HashSet::new();
+    for (table, rowid) in rows {
+        if !seen.insert((table, rowid)) {
+            return Err(NsysError::new(
+                format!("{table}[rowid {rowid}]"),
+                "duplicate-row",
+                "the table returns this rowid twice; a rowid is unique in an intact SQLite table (a damaged file?)",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn phase_id(r: &GpuRow) -> String {

@@ -9,6 +9,7 @@ pub use crate::error::InputError as NsysError;
 /// | code | when |
 /// |---|---|
 /// | `io` | the file cannot be opened or read |
+/// | `not-a-file` | a FIFO, device, socket or folder: refused before it is opened |
 /// | `empty-file` | the file has no bytes |
 /// | `not-sqlite` | the file does not start with the SQLite header |
 /// | `truncated` | the header promises more pages than the file holds |
@@ -16,10 +17,12 @@ pub use crate::error::InputError as NsysError;
 /// | `not-nsys` | an SQLite database without any Nsight Systems table |
 /// | `no-cuda-activity` | an Nsight Systems export without CUDA rows (not traced with `--trace=cuda`) |
 /// | `missing-column` | a table lacks a column the reader needs |
+/// | `duplicate-row` | a table returns one rowid twice (a damaged file) |
 /// | `bad-row` | a row holds NULL or a non-integer where a value is needed, or ends before it starts |
 /// | `sqlite` | any other SQLite failure |
-pub const NSYS_ERROR_CODES: [&str; 10] = [
+pub const NSYS_ERROR_CODES: [&str; 12] = [
     "io",
+    "not-a-file",
     "empty-file",
     "not-sqlite",
     "truncated",
@@ -29,6 +32,7 @@ pub const NSYS_ERROR_CODES: [&str; 10] = [
     "missing-column",
     "bad-row",
     "sqlite",
+    "duplicate-row",
 ];
 
 /// Maps an SQLite error met at `location` to a code.

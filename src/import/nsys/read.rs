@@ -207,6 +207,7 @@ pub(crate) fn open(path: &Path) -> Result<Export, NsysError> {
     check_header(path)?;
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite_error("$", &e))?;
+    quick_check(&conn)?;
     let mut export = Export {
         conn,
         tables: BTreeMap::new(),
@@ -216,11 +217,35 @@ pub(crate) fn open(path: &Path) -> Result<Export, NsysError> {
     Ok(export)
 }
 
+/// `PRAGMA quick_check` before any table is read: a damaged b-tree (a rowid out of order,
+/// a page used twice) is `corrupt`, named with SQLite's first findings, instead of rows
+/// that silently repeat or go missing.
+fn quick_check(conn: &Connection) -> Result<(), NsysError> {
+    let findings: Vec<String> = conn
+        .prepare("PRAGMA quick_check(3)")
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| r.get::<_, String>(0))?
+                .collect::<Result<_, _>>()
+        })
+        .map_err(|e| sqlite_error("$", &e))?;
+    if findings.len() == 1 && findings[0] == "ok" {
+        return Ok(());
+    }
+    let text = findings.join("; ").replace('\n', "; ");
+    Err(NsysError::new(
+        "$",
+        "corrupt",
+        format!(
+            "SQLite's quick_check finds the database damaged ({text}); an intact `nsys export --type sqlite` file is expected"
+        ),
+    ))
+}
+
 /// Looks at the first 100 bytes (the SQLite header) and the file length, so that an empty,
 /// foreign or truncated file is named as such before SQLite sees it.
 fn check_header(path: &Path) -> Result<(), NsysError> {
     let io = |e: std::io::Error| NsysError::new("$", "io", format!("cannot read the file: {e}"));
-    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut file = crate::input::open_file(path)?;
     let len = file.metadata().map_err(io)?.len();
     let expected = "an Nsight Systems SQLite export (`nsys export --type sqlite`) is expected";
     if len == 0 {
@@ -603,7 +628,7 @@ impl Export {
                 .map_err(|e| sqlite_error(STRING_IDS, &e))?;
             let mut rows = stmt.query([id]).map_err(|e| sqlite_error(STRING_IDS, &e))?;
             match rows.next().map_err(|e| sqlite_error(STRING_IDS, &e))? {
-                Some(row) => row.get::<_, Option<String>>(0).ok().flatten(),
+                Some(row) => text_at(row, 0, || format!("{STRING_IDS}[id {id}].value"))?,
                 None => None,
             }
         } else {
@@ -653,7 +678,7 @@ impl Export {
             }
         };
         let sql = format!(
-            "SELECT {}, {}, {}, {}, {} FROM {TARGET_GPU} ORDER BY rowid",
+            "SELECT {}, {}, {}, {}, {}, rowid FROM {TARGET_GPU} ORDER BY rowid",
             col("id"),
             col("cuDevice"),
             col("name"),
@@ -664,29 +689,21 @@ impl Export {
             .conn
             .prepare(&sql)
             .map_err(|e| sqlite_error(TARGET_GPU, &e))?;
-        let text = |r: &rusqlite::Row, i: usize| -> Option<String> {
-            r.get::<_, Option<rusqlite::types::Value>>(i)
-                .ok()
-                .flatten()
-                .and_then(|v| match v {
-                    rusqlite::types::Value::Text(s) => Some(s),
-                    rusqlite::types::Value::Integer(n) => Some(n.to_string()),
-                    _ => None,
-                })
-        };
-        let gpus = stmt
-            .query_map([], |r| {
-                Ok(GpuInfo {
-                    id: r.get::<_, Option<i64>>(0).ok().flatten(),
-                    cu_device: r.get::<_, Option<i64>>(1).ok().flatten(),
-                    name: text(r, 2),
-                    uuid: text(r, 3),
-                    bus: text(r, 4),
-                })
-            })
-            .map_err(|e| sqlite_error(TARGET_GPU, &e))?
-            .collect::<Result<_, _>>()
-            .map_err(|e| sqlite_error(TARGET_GPU, &e))?;
+        let mut rows = stmt.query([]).map_err(|e| sqlite_error(TARGET_GPU, &e))?;
+        let mut gpus = Vec::new();
+        while let Some(r) = rows.next().map_err(|e| sqlite_error(TARGET_GPU, &e))? {
+            let rowid = r.get::<_, i64>(5).unwrap_or_default();
+            let text = |i: usize, column: &str| {
+                text_at(r, i, || format!("{TARGET_GPU}[rowid {rowid}].{column}"))
+            };
+            gpus.push(GpuInfo {
+                id: r.get::<_, Option<i64>>(0).ok().flatten(),
+                cu_device: r.get::<_, Option<i64>>(1).ok().flatten(),
+                name: text(2, "name")?,
+                uuid: text(3, "uuid")?,
+                bus: text(4, "busLocation")?,
+            });
+        }
         Ok(gpus)
     }
 
@@ -758,6 +775,36 @@ pub(crate) enum SessionStart {
 struct Row {
     rowid: i64,
     values: Vec<Option<i64>>,
+}
+
+/// The text in column `i` of `row`: NULL (and a blob) is `None`, an integer its digits; text
+/// that is not UTF-8 is `bad-row` at `at()` (like `StringIds[id 5].value`), naming the first
+/// bad byte and its offset.
+fn text_at(
+    row: &rusqlite::Row,
+    i: usize,
+    at: impl Fn() -> String,
+) -> Result<Option<String>, NsysError> {
+    use rusqlite::types::ValueRef;
+    match row.get_ref(i) {
+        Ok(ValueRef::Text(bytes)) => match std::str::from_utf8(bytes) {
+            Ok(s) => Ok(Some(s.to_owned())),
+            Err(e) => {
+                let at_byte = e.valid_up_to();
+                Err(NsysError::new(
+                    at(),
+                    "bad-row",
+                    format!(
+                        "the text is not UTF-8: byte 0x{:02x} at offset {at_byte} of {} bytes does not begin a valid sequence",
+                        bytes[at_byte],
+                        bytes.len()
+                    ),
+                ))
+            }
+        },
+        Ok(ValueRef::Integer(n)) => Ok(Some(n.to_string())),
+        _ => Ok(None),
+    }
 }
 
 /// `"name"` with embedded quotes doubled: an SQLite identifier.

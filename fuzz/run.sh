@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# A fuzz campaign for one target: fuzz/run.sh TARGET SECONDS [more libFuzzer flags]
+#
+# Targets: case form_json form_csv kineto nsys value (see fuzz/README.md).
+# Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
+# The working corpus grows in fuzz/corpus/TARGET (not committed); fuzz/seeds/TARGET is read
+# only. Crashes land in fuzz/artifacts/TARGET. Builds go to $CARGO_TARGET_DIR/fuzz when
+# CARGO_TARGET_DIR is set, else fuzz/target. One process, one core: fits a 2-core machine.
+# The last lines printed are libFuzzer's final stats (stat::number_of_executed_units ...).
+set -euo pipefail
+cd "$(dirname "$0")"
+if [ $# -lt 2 ]; then
+    echo "usage: fuzz/run.sh TARGET SECONDS [libFuzzer flags]" >&2
+    exit 2
+fi
+target=$1
+seconds=$2
+shift 2
+case "$target" in
+    value) max_len=64 ;;
+    form_json | form_csv) max_len=4096 ;;
+    nsys) max_len=8192 ;;
+    case | kineto) max_len=16384 ;;
+    *)
+        echo "unknown target $target: case form_json form_csv kineto nsys value" >&2
+        exit 2
+        ;;
+esac
+target_dir=()
+if [ -n "${CARGO_TARGET_DIR:-}" ]; then
+    target_dir=(--target-dir "$CARGO_TARGET_DIR/fuzz")
+fi
+mkdir -p "corpus/$target"
+# -O -a: optimised, with debug assertions and overflow checks; -s none: no ASan (the
+# library has no unsafe parsing code; ASan would halve the speed).
+exec cargo +nightly fuzz run "${target_dir[@]}" -O -a -s none "$target" \
+    "corpus/$target" "seeds/$target" -- \
+    -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 -timeout=10 \
+    -print_final_stats=1 "$@"

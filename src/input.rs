@@ -1,0 +1,291 @@
+//! Opening user input without ever blocking, and walking folders without ever looping.
+//!
+//! Every reader of user files (cases, forms, Kineto traces, Nsight Systems exports) opens its
+//! file through [`open_file`] (or checks it with [`require_file`] before a library such as
+//! SQLite opens it), so the rule holds in one place: only a regular file is read. A FIFO, a
+//! device, a socket or a folder is refused with `error[not-a-file]` *before* anything could
+//! block on it — `open(2)` on a FIFO with no writer waits forever, and `/dev/zero` never ends.
+//! The file is also opened with `O_NONBLOCK`, so a FIFO swapped in after the check cannot
+//! block either, and the opened descriptor is checked once more.
+//!
+//! [`walk`] lists the files under folders for `check` and `form check`: it remembers every
+//! folder it entered by (device, inode), so a symbolic link back to a folder already walked
+//! (a loop, or a second name for one folder) is never entered twice; a link that leads back
+//! to a folder being walked is reported once as `error[symlink-loop]`. A folder that cannot
+//! be listed is an `io` error, never silently skipped.
+
+use std::collections::HashSet;
+use std::fs::{File, FileType, Metadata};
+use std::path::{Path, PathBuf};
+
+use crate::error::InputError;
+
+/// What a path is, in words: `a FIFO (named pipe)`, `a folder`, ...
+pub fn describe(kind: FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a folder"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+fn not_a_file(kind: FileType) -> InputError {
+    InputError::new(
+        "$",
+        "not-a-file",
+        format!(
+            "this is {}, not a regular file; only regular files are read (a pipe or a device could block or never end)",
+            describe(kind)
+        ),
+    )
+}
+
+fn io_error(e: &std::io::Error) -> InputError {
+    InputError::new("$", "io", format!("cannot read the file: {e}"))
+}
+
+/// Checks, without opening it, that `path` is a regular file (links followed), and returns
+/// its metadata.
+///
+/// # Errors
+/// `io` (missing, unreadable), `not-a-file`. The error names no file: callers add it.
+pub fn require_file(path: &Path) -> Result<Metadata, InputError> {
+    let meta = std::fs::metadata(path).map_err(|e| io_error(&e))?;
+    if !meta.is_file() {
+        return Err(not_a_file(meta.file_type()));
+    }
+    Ok(meta)
+}
+
+/// Opens `path` for reading if, and only if, it is a regular file; never blocks.
+///
+/// # Errors
+/// `io` (missing, unreadable), `not-a-file` (a FIFO, device, socket or folder). The error
+/// names no file: callers add it with [`InputError::in_file`].
+pub fn open_file(path: &Path) -> Result<File, InputError> {
+    require_file(path)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // No effect on a regular file; makes open(2) return at once on a FIFO.
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| io_error(&e))?;
+    let meta = file.metadata().map_err(|e| io_error(&e))?;
+    if !meta.is_file() {
+        return Err(not_a_file(meta.file_type()));
+    }
+    Ok(file)
+}
+
+/// Reads a whole regular file, refusing one larger than `max` bytes without reading it
+/// (and stopping at `max + 1` bytes should it grow meanwhile).
+///
+/// # Errors
+/// `io`, `not-a-file`, `too-large` (the message names `what` is expected). No file named.
+pub fn read_capped(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, InputError> {
+    use std::io::Read;
+    let file = open_file(path)?;
+    let len = file.metadata().map_err(|e| io_error(&e))?.len();
+    let too_large = || {
+        InputError::new(
+            "$",
+            "too-large",
+            format!("the file is larger than {max} bytes; {what} is expected"),
+        )
+    };
+    if len > max {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(&e))?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// The files a folder walk found, and what it could not walk.
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// Files, in path order per folder (paths given as files come as given).
+    pub files: Vec<PathBuf>,
+    /// Folders that could not be listed (`io`), links back into the walk (`symlink-loop`)
+    /// and given paths that do not exist (`io`), each with its path as the file.
+    pub errors: Vec<InputError>,
+}
+
+#[cfg(unix)]
+fn identity(meta: &Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn identity(_meta: &Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
+/// Lists the files under `paths` that `wanted` accepts: a path given as a file is taken as
+/// it is, folders are walked recursively in sorted order. Symbolic links are followed, but
+/// no folder (by device and inode) is entered twice, so the walk always ends; a link back to
+/// a folder on the current path is reported once as `symlink-loop`.
+pub fn walk(paths: &[PathBuf], wanted: &dyn Fn(&Path) -> bool) -> Walk {
+    let mut out = Walk::default();
+    let mut seen = HashSet::new();
+    for path in paths {
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                let mut stack = Vec::new();
+                walk_dir(path, &meta, wanted, &mut seen, &mut stack, &mut out);
+            }
+            Ok(_) => out.files.push(path.clone()),
+            Err(e) => out.errors.push(
+                InputError::new("$", "io", format!("cannot read this path: {e}"))
+                    .in_file(path.display().to_string()),
+            ),
+        }
+    }
+    out
+}
+
+fn walk_dir(
+    dir: &Path,
+    meta: &Metadata,
+    wanted: &dyn Fn(&Path) -> bool,
+    seen: &mut HashSet<(u64, u64)>,
+    stack: &mut Vec<(u64, u64)>,
+    out: &mut Walk,
+) {
+    let id = identity(meta);
+    if stack.contains(&id) {
+        out.errors.push(
+            InputError::new(
+                "$",
+                "symlink-loop",
+                "this link leads back to a folder that contains it; it is not followed (the folder is walked once)",
+            )
+            .in_file(dir.display().to_string()),
+        );
+        return;
+    }
+    if !seen.insert(id) {
+        // A second name for a folder already walked: its files are already listed.
+        return;
+    }
+    let io = |e: std::io::Error| {
+        InputError::new("$", "io", format!("cannot list this folder: {e}"))
+            .in_file(dir.display().to_string())
+    };
+    let entries: Result<Vec<PathBuf>, _> =
+        std::fs::read_dir(dir).and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect());
+    let mut entries = match entries {
+        Ok(list) => list,
+        Err(e) => {
+            out.errors.push(io(e));
+            return;
+        }
+    };
+    entries.sort();
+    stack.push(id);
+    for entry in entries {
+        match std::fs::metadata(&entry) {
+            Ok(m) if m.is_dir() => walk_dir(&entry, &m, wanted, seen, stack, out),
+            // A dangling link or an unreadable entry: the reader names the problem.
+            _ => {
+                if wanted(&entry) {
+                    out.files.push(entry);
+                }
+            }
+        }
+    }
+    stack.pop();
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("x.json");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let err = open_file(&fifo).unwrap_err();
+        assert_eq!(err.code, "not-a-file");
+        assert!(err.message.contains("FIFO"), "{}", err.message);
+        let err = open_file(dir.path()).unwrap_err();
+        assert_eq!(err.code, "not-a-file");
+        assert!(err.message.contains("a folder"), "{}", err.message);
+        let err = open_file(Path::new("/dev/zero")).unwrap_err();
+        assert!(err.message.contains("character device"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_symlink_loop_is_walked_once_and_reported_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("a.json"), "{}").unwrap();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/b.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(".", root.join("self")).unwrap();
+        std::os::unix::fs::symlink("..", root.join("sub/up")).unwrap();
+        std::os::unix::fs::symlink("sub", root.join("alias")).unwrap();
+        let json = |p: &Path| p.extension().is_some_and(|e| e == "json");
+        let w = walk(&[root.to_path_buf()], &json);
+        assert_eq!(
+            w.files,
+            vec![root.join("a.json"), root.join("alias/b.json")],
+            "each file once, through the first name met in sorted order"
+        );
+        let codes: Vec<_> = w.errors.iter().map(|e| (e.code, e.file.clone())).collect();
+        assert_eq!(
+            codes,
+            vec![
+                ("symlink-loop", root.join("alias/up").display().to_string()),
+                ("symlink-loop", root.join("self").display().to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_missing_path_is_an_io_error() {
+        let w = walk(&[PathBuf::from("/nonexistent/x")], &|_| true);
+        assert!(w.files.is_empty());
+        assert_eq!(w.errors[0].code, "io");
+    }
+
+    #[test]
+    fn read_capped_refuses_by_length_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big");
+        std::fs::write(&p, vec![b'x'; 100]).unwrap();
+        assert_eq!(read_capped(&p, 100, "x").unwrap().len(), 100);
+        assert_eq!(read_capped(&p, 99, "x").unwrap_err().code, "too-large");
+    }
+}
