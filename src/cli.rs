@@ -95,8 +95,11 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
         #[command(subcommand)]
         lab: crate::lab::LabCommand,
     },
-    /// Draw a case file's timeline: an SVG picture, or a terminal sketch.
+    /// Draw the timeline of a case file or trace: SVG, PNG, or a terminal sketch.
     Render(crate::render::RenderArgs),
+    /// Write one self-contained HTML page of a case, capture, lab case or trace: answers,
+    /// per-stream and per-device tables, zoomable timeline panels per clock.
+    Report(crate::report::ReportArgs),
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
@@ -254,6 +257,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Form(args) => crate::form::run(args, out),
         Command::Lab { lab } => crate::lab::run(lab, out),
         Command::Render(args) => crate::render::run(args, out),
+        Command::Report(args) => crate::report::run(args, out),
         Command::Import(args) => crate::import::run(args, out),
         Command::Compare(args) => run_compare(args, out),
         Command::Audit(args) => match crate::audit::run(args, out) {

@@ -51,6 +51,7 @@ pub mod lesson;
 pub mod output;
 pub mod relation;
 pub mod render;
+pub mod report;
 pub mod schedule;
 pub mod stats;
 pub mod table;
