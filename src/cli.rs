@@ -26,7 +26,8 @@ Exit codes: 0 all checks pass, 1 a check failed, 2 usage or input error,
 3 CUDA not available (capture, lab streams).
 Reason codes (unknown verdicts): no-wait, wait-misses-work, cross-domain,
 cross-instance, timing-disabled, event-incomplete, cross-stream, empty-set,
-not-causal, single-warmup, drift, overflow, incomparable.";
+not-causal, single-warmup, drift, overflow, incomparable, dependency-unrecorded,
+inconsistent-relation.";
 
 /// Honest GPU and async timing: exact per-clock interval algebra, and "unknown, with a
 /// reason" wherever the evidence does not support a claim.
@@ -94,8 +95,11 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
         #[command(subcommand)]
         lab: crate::lab::LabCommand,
     },
-    /// Draw a case file's timeline: an SVG picture, or a terminal sketch.
+    /// Draw the timeline of a case file or trace: SVG, PNG, or a terminal sketch.
     Render(crate::render::RenderArgs),
+    /// Write one self-contained HTML page of a case, capture, lab case or trace: answers,
+    /// per-stream and per-device tables, zoomable timeline panels per clock.
+    Report(crate::report::ReportArgs),
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
@@ -106,6 +110,9 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     /// slower or ambiguous per measurement, with the change and the noise.
     #[command(after_help = COMPARE_HELP)]
     Compare(CompareArgs),
+    /// Audit a trace: findings with stable codes (docs/findings.md), a per-step table and an
+    /// exposed-time breakdown that adds up.
+    Audit(crate::audit::AuditArgs),
     /// Lessons to hand out: a measurement, a handout, answers checked against it.
     Lesson(crate::lesson::LessonArgs),
 }
@@ -253,9 +260,16 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Form(args) => crate::form::run(args, out),
         Command::Lab { lab } => crate::lab::run(lab, out),
         Command::Render(args) => crate::render::run(args, out),
+        Command::Report(args) => crate::report::run(args, out),
         Command::Import(args) => crate::import::run(args, out),
         Command::Export(args) => crate::export::run(args, out),
         Command::Compare(args) => run_compare(args, out),
+        Command::Audit(args) => match crate::audit::run(args, out) {
+            Ok(outcome) if outcome.failed => Ok(EXIT_FAILED),
+            Ok(_) => Ok(EXIT_OK),
+            Err(crate::audit::command::AuditError::Input(e)) => Err(e.into()),
+            Err(crate::audit::command::AuditError::Io(e)) => Err(e.into()),
+        },
         Command::Lesson(args) => crate::lesson::run(args, out)
             .map(crate::lesson::LessonOutcome::exit_code)
             .map_err(lesson_failure),

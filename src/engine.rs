@@ -399,6 +399,11 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
         })
         .collect();
     let wait_ops: Vec<usize> = waits.iter().map(|(k, _, _)| *k).collect();
+    if !missed.is_empty() && never_launched.is_empty() {
+        if let Some(why) = unrecorded_join_explains(case, &covered, work, &missed) {
+            return Verdict::unknown_because(Reason::DependencyUnrecorded, why);
+        }
+    }
     if !missed.is_empty() {
         let missed_phases: Vec<usize> = work
             .iter()
@@ -456,6 +461,42 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
         );
     }
     verdict
+}
+
+/// When every missed phase is in a stream whose join with a covered stream the trace did not
+/// record, the wait may well cover it: the answer is `dependency-unrecorded`, not
+/// `wait-misses-work`. Returns the explanation then.
+fn unrecorded_join_explains(
+    case: &Case,
+    covered: &crate::schedule::Frontier,
+    work: &[usize],
+    missed: &[&str],
+) -> Option<String> {
+    if case.unrecorded_joins.is_empty() {
+        return None;
+    }
+    let covered_streams: Vec<usize> = (0..covered.len())
+        .filter(|&s| covered[s].is_some())
+        .collect();
+    let mut pairs = Vec::new();
+    for &p in work {
+        let phase = &case.phases[p];
+        if !missed.contains(&phase.id.as_str()) {
+            continue;
+        }
+        let s = phase.stream?;
+        let (t, why) = covered_streams
+            .iter()
+            .find_map(|&t| case.unrecorded_join(s, t).map(|w| (t, w)))?;
+        pairs.push(format!(
+            "`{}` in `{}` (joined to `{}`: {why})",
+            phase.id, case.streams[s].id, case.streams[t].id
+        ));
+    }
+    Some(format!(
+        "the waits cover streams the trace joined to the streams of {}, but the trace does not record those joins, so whether the waits cover this work is unknown",
+        listing(pairs.into_iter())
+    ))
 }
 
 /// How many items a message lists before it says how many more there are.
@@ -538,6 +579,14 @@ fn device_interval(case: &Case, schedule: &Schedule, start: usize, end: usize) -
             "streams `{}` and `{}` are ordered by a declared cross-stream wait",
             sa.id, sb.id
         ));
+    } else if let Some(why) = case.unrecorded_join(a.stream, b.stream) {
+        return Verdict::unknown_because(
+            Reason::DependencyUnrecorded,
+            format!(
+                "event `{}` is in stream `{}` and event `{}` in stream `{}`: the trace shows joins between them but not which ({why})",
+                a.id, sa.id, b.id, sb.id
+            ),
+        );
     } else {
         return Verdict::unknown_because(
             Reason::CrossStream,

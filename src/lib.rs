@@ -29,6 +29,7 @@
 
 #![deny(missing_docs)]
 
+pub mod audit;
 pub mod capture;
 pub mod case;
 pub mod check;
@@ -51,6 +52,7 @@ pub mod lesson;
 pub mod output;
 pub mod relation;
 pub mod render;
+pub mod report;
 pub mod schedule;
 pub mod stats;
 pub mod table;

@@ -39,6 +39,9 @@ pub enum Reason {
     Drift,
     /// The exact result does not fit in a signed 64-bit count of nanoseconds.
     Overflow,
+    /// A trace shows that streams were joined (stream-wait or event-record calls) but not
+    /// which streams or events: their order is unknown.
+    DependencyUnrecorded,
     /// The evidence relating two clocks conflicts: the bounds on their offset intersect
     /// empty (SPEC §10).
     InconsistentRelation,
@@ -49,7 +52,7 @@ pub enum Reason {
 
 impl Reason {
     /// Every reason, in the order of SPEC §5 (then the added ones).
-    pub const ALL: [Reason; 14] = [
+    pub const ALL: [Reason; 15] = [
         Reason::NoWait,
         Reason::WaitMissesWork,
         Reason::CrossDomain,
@@ -62,6 +65,7 @@ impl Reason {
         Reason::SingleWarmup,
         Reason::Drift,
         Reason::Overflow,
+        Reason::DependencyUnrecorded,
         Reason::InconsistentRelation,
         Reason::Incomparable,
     ];
@@ -81,6 +85,7 @@ impl Reason {
             Reason::SingleWarmup => "single-warmup",
             Reason::Drift => "drift",
             Reason::Overflow => "overflow",
+            Reason::DependencyUnrecorded => "dependency-unrecorded",
             Reason::InconsistentRelation => "inconsistent-relation",
             Reason::Incomparable => "incomparable",
         }
@@ -101,6 +106,7 @@ impl Reason {
             Reason::SingleWarmup => "a steady-state claim needs more warm-up runs than declared and a stability check",
             Reason::Drift => "the first and last parts of the measured samples disagree",
             Reason::Overflow => "the exact result does not fit in 64-bit nanoseconds",
+            Reason::DependencyUnrecorded => "the trace shows the streams were joined but not which streams or events: their order is unknown",
             Reason::InconsistentRelation => "the evidence relating the two clocks conflicts: their offset bounds intersect empty",
             Reason::Incomparable => "the two runs differ in device, clock, workload or configuration, so no change between them is measured",
         }

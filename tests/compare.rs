@@ -333,10 +333,16 @@ proptest! {
         prop_assert_eq!(x.verdict.mirror(), y.verdict);
         prop_assert_eq!(x.noise_ppm, y.noise_ppm);
         if let (Some([lo, hi]), Some([lo2, hi2])) = (x.interval_ppm, y.interval_ppm) {
-            // reciprocal ends, up to the 1 ppm rounding of each printed end
-            let recip = |p: i64| 1_000_000_000_000i64 / p;
-            prop_assert!((recip(hi) - lo2).abs() <= 1 + lo2 / 100_000, "{} {}", hi, lo2);
-            prop_assert!((recip(lo) - hi2).abs() <= 1 + hi2 / 100_000, "{} {}", lo, hi2);
+            // reciprocal ends, up to the 1 ppm rounding of each printed end: an end printed
+            // as p ppm lies in (p − 1, p + 1), so its reciprocal lies between 10^12 / (p + 1)
+            // and 10^12 / (p − 1) (a small p leaves the reciprocal wide: ratios near 0)
+            let reciprocal_of = |p: i64, q: i64| {
+                let low = 1_000_000_000_000i64 / (p + 1) - 1;
+                let high = if p > 1 { 1_000_000_000_000i64 / (p - 1) + 1 } else { i64::MAX };
+                (low..=high).contains(&q)
+            };
+            prop_assert!(reciprocal_of(hi, lo2), "{} {}", hi, lo2);
+            prop_assert!(reciprocal_of(lo, hi2), "{} {}", lo, hi2);
         }
     }
 }

@@ -135,3 +135,30 @@ fn case_files_validate_captures_included() {
         validate("case", &value);
     }
 }
+
+#[test]
+fn audit_and_multi_rank_import_reports_validate() {
+    for trace in [
+        "tests/data/traces/nccl_data.json.gz",
+        "tests/data/traces/event_sync_trace.json.gz",
+        "tests/data/nsys/perlmutter-cloverleaf-cuda.sqlite",
+    ] {
+        assert!(
+            Path::new(trace).exists(),
+            "{trace}: the test data is missing"
+        );
+        let report = run(&["audit", trace, "--format", "json"]);
+        validate("audit", &report);
+        assert!(report["findings"].as_array().is_some_and(|f| !f.is_empty()));
+    }
+    let ranks = run(&[
+        "import",
+        "tests/data/ranks-sync/rank0.json.gz",
+        "tests/data/ranks-sync/rank1.json.gz",
+        "--format",
+        "json",
+    ]);
+    validate("import-ranks", &ranks);
+    assert_eq!(ranks["ranks"]["relations"][0]["bound"]["lo_ns"], -3967);
+    assert_eq!(ranks["ranks"]["relations"][0]["bound"]["hi_ns"], 4525);
+}

@@ -83,6 +83,9 @@ pub struct Case {
     pub series: Vec<SeriesDef>,
     /// Questions in file order.
     pub questions: Vec<Question>,
+    /// Stream pairs whose joins a trace showed but did not record, with what it showed:
+    /// their order is unknown (`dependency-unrecorded`).
+    pub unrecorded_joins: Vec<((StreamIdx, StreamIdx), Option<String>)>,
 }
 
 /// A declared clock.
@@ -489,6 +492,18 @@ impl Case {
     /// The question with id `id`.
     pub fn question(&self, id: &str) -> Option<&Question> {
         self.questions.iter().find(|q| q.id == id)
+    }
+
+    /// What the input says about an unrecorded join between streams `a` and `b`, when it
+    /// declares one (in either order).
+    pub fn unrecorded_join(&self, a: StreamIdx, b: StreamIdx) -> Option<&str> {
+        self.unrecorded_joins
+            .iter()
+            .find(|((x, y), _)| (*x == a && *y == b) || (*x == b && *y == a))
+            .map(|(_, why)| {
+                why.as_deref()
+                    .unwrap_or("the input declares their join unrecorded")
+            })
     }
 
     /// The clock relations as a graph whose nodes are distinct clocks, and each clock

@@ -63,6 +63,22 @@ pub struct RawCase {
     /// The case is expected not to load, with this error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect_error: Option<RawExpectError>,
+    /// Stream pairs that a trace shows were joined (stream-wait calls) without recording
+    /// which streams or events: their order is unknown (`dependency-unrecorded`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unrecorded_joins: Vec<RawUnrecordedJoin>,
+}
+
+/// Two streams whose order a trace leaves unknown: it shows joins (stream-wait or
+/// event-record calls) but not which streams or events they join.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawUnrecordedJoin {
+    /// Exactly two stream ids.
+    pub streams: Vec<String>,
+    /// What the trace shows, for people (`84 cudaStreamWaitEvent calls without cuda_sync rows`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// A clock: domain plus instance.
@@ -542,6 +558,7 @@ impl RawCase {
             series: Vec::new(),
             questions: Vec::new(),
             expect_error: None,
+            unrecorded_joins: Vec::new(),
         }
     }
 

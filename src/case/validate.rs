@@ -917,6 +917,23 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
         });
     }
 
+    let mut unrecorded_joins = Vec::with_capacity(raw.unrecorded_joins.len());
+    for (i, j) in raw.unrecorded_joins.iter().enumerate() {
+        let [a, b] = j.streams.as_slice() else {
+            return Err(CaseError::new(
+                format!("unrecorded_joins[{i}].streams"),
+                "bad-value",
+                format!(
+                    "an unrecorded join names exactly two streams, not {}",
+                    j.streams.len()
+                ),
+            ));
+        };
+        let a = stream_ids.resolve(a, format!("unrecorded_joins[{i}].streams[0]"))?;
+        let b = stream_ids.resolve(b, format!("unrecorded_joins[{i}].streams[1]"))?;
+        unrecorded_joins.push(((a, b), j.why.clone()));
+    }
+
     Ok(Case {
         name: raw.name.clone().unwrap_or_else(|| default_name.to_owned()),
         description: raw.description.clone(),
@@ -932,5 +949,6 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
         timers,
         series,
         questions,
+        unrecorded_joins,
     })
 }

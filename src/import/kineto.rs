@@ -106,6 +106,8 @@ use crate::case::raw::{
 };
 use crate::units::Nanos;
 
+pub mod trace;
+
 type Result<T> = std::result::Result<T, ImportError>;
 
 /// The clock every imported time is on.

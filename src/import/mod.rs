@@ -283,6 +283,43 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
     }
 }
 
+/// Reads the file at `path` into the audit's format-neutral model ([`crate::audit::model`]):
+/// a Kineto trace, an Nsight Systems SQLite export, or a case file (`"format":
+/// "worksheet-case"`, plain or gzipped).
+///
+/// # Errors
+/// [`ImportError`]: the same codes as [`import_path`], and a case file's own error codes.
+pub fn read_audit_trace(
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<crate::audit::model::Trace, ImportError> {
+    let file = path.display().to_string();
+    let io_err = |e: std::io::Error| {
+        ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
+    };
+    let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
+    let mut head = Vec::with_capacity(16);
+    (&mut handle)
+        .take(16)
+        .read_to_end(&mut head)
+        .map_err(io_err)?;
+    if detect(path, &head)? == TraceFormat::NsysSqlite {
+        return nsys::trace::read_trace(path);
+    }
+    let mut bytes = head;
+    handle
+        .take(MAX_TRACE_BYTES + 1 - bytes.len() as u64)
+        .read_to_end(&mut bytes)
+        .map_err(io_err)?;
+    let text = decode_text(bytes, &file, MAX_TRACE_BYTES)?;
+    let start: String = text.chars().take(512).collect();
+    if start.contains("\"worksheet-case\"") {
+        let case = crate::case::load_case_str(&text, &file)?;
+        return Ok(crate::audit::model::Trace::from_case(&case));
+    }
+    kineto::trace::read_trace(&text, options).map_err(|e| e.in_file(&file))
+}
+
 /// Bytes of a trace file → text, through the same checks as a streamed import
 /// ([`text::open`]): gunzipped when they start with the gzip magic, with the size cap `max`
 /// applied to the decompressed text too (a gzip bomb is `too-large`). The whole text is
@@ -374,11 +411,12 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     if ranks::is_multi(&paths) {
         return ranks::command::run(args, &paths, &options, out);
     }
-    let imported = import_path(&args.file, &options)?;
+    let mut imported = import_path(&args.file, &options)?;
     let hta = match args.compat {
         Some(Compat::Hta) => Some(compat_hta(&args.file, &imported, &options)?),
         None => None,
     };
+    let audit = audit_imported(&mut imported, &args.file, &options)?;
     let mut summary = summarize_owned(imported, args.expect, args.output.is_some()).map_err(|e| Failure {
         message: format!(
             "{}: error[internal]: the imported case does not validate ({e}); please report this with the trace",
@@ -386,6 +424,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         ),
         code: EXIT_INPUT,
     })?;
+    summary.audit = Some(audit);
     if let Some(path) = &args.output {
         let bytes = if path.to_string_lossy().ends_with(".gz") {
             gzip(summary.case_json.as_bytes())
@@ -417,13 +456,64 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     Ok(EXIT_OK)
 }
 
+/// Audits the trace `import` just read ([`crate::audit`]): the findings go under the summary,
+/// and for a Kineto trace the case gains the unrecorded joins and the step questions. The
+/// facts never say "0 stream waits" while stream-wait calls whose joins are unrecorded exist.
+///
+/// # Errors
+/// What [`read_audit_trace`] returns (the importer read the same file, so rarely anything).
+pub fn audit_imported(
+    imported: &mut Imported,
+    file: &Path,
+    options: &ImportOptions,
+) -> Result<crate::audit::Audit, ImportError> {
+    use crate::audit::model::CallRole;
+    let trace = read_audit_trace(file, options)?;
+    let audit = crate::audit::audit(
+        &trace,
+        &file.display().to_string(),
+        &crate::audit::AuditOptions::default(),
+    );
+    if trace.source == "kineto" {
+        kineto::trace::annotate_case(&mut imported.case, &trace, &audit);
+    }
+    let unrecorded = trace
+        .calls
+        .iter()
+        .filter(|c| CallRole::of(&c.name) == CallRole::StreamWait && !c.sync_recorded)
+        .count();
+    if unrecorded > 0 {
+        for (key, value) in &mut imported.facts {
+            if key.starts_with("stream waits") {
+                *value = format!(
+                    "{value} mapped; {unrecorded} stream-wait call(s) without a sync row: which streams they join is not recorded (dependency-unrecorded)"
+                );
+            }
+        }
+    }
+    Ok(audit)
+}
+
 /// `--compat hta`: HTA reads Kineto traces only.
 fn compat_hta(
     path: &Path,
     imported: &Imported,
     options: &ImportOptions,
 ) -> Result<hta_compat::HtaCompat, ImportError> {
-    if imported.format.starts_with("nsys") {
+    compat_hta_of(path, imported.format.starts_with("nsys"), options)
+}
+
+/// `--compat hta` of `import` and `audit`: HTA 0.5.0's temporal breakdown of the Kineto trace at
+/// `path`, with HTA's defaults (and its `HTA_DISABLE_NS_ROUNDING` switch).
+///
+/// # Errors
+/// `unsupported-format` for an Nsight Systems export (`nsys`), and the reader's errors.
+pub fn compat_hta_of(
+    path: &Path,
+    nsys: bool,
+    options: &ImportOptions,
+) -> Result<hta_compat::HtaCompat, ImportError> {
+    if nsys {
         return Err(ImportError::new(
             "$",
             "unsupported-format",

@@ -129,6 +129,9 @@ pub struct Summary {
     /// The case's pretty JSON text (with expectations when asked), as `-o` writes it.
     #[serde(skip)]
     pub case_json: String,
+    /// The audit of the same trace (`worksheet audit`): its findings print under the summary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<crate::audit::Audit>,
 }
 
 /// How big the imported case is.
@@ -271,6 +274,7 @@ pub fn summarize_owned(
         },
         written: None,
         case_json,
+        audit: None,
     })
 }
 
@@ -540,6 +544,10 @@ impl Summary {
         match &self.written {
             Some((path, bytes)) => s.push_str(&format!("written to {path} ({bytes} bytes)\n")),
             None => s.push_str("not written (pass -o FILE)\n"),
+        }
+        if let Some(audit) = &self.audit {
+            s.push_str("\naudit (`worksheet audit` prints the step table and the breakdown too; docs/findings.md explains each code)\n");
+            s.push_str(&crate::audit::render::findings_text(&audit.findings));
         }
         s
     }

@@ -290,6 +290,7 @@ pub fn report_text(
             &case,
             &model::LayoutOptions {
                 focus: Some(focus.clone()),
+                ..Default::default()
             },
         ) {
             text.push_str(&format!(

@@ -156,6 +156,7 @@ pub fn timeline(case_json: &str, focus: Option<&str>) -> String {
     };
     let options = model::LayoutOptions {
         focus: focus.map(str::to_owned),
+        ..Default::default()
     };
     match model::layout(&case, &options) {
         Ok(t) => text::render(&t, &text::TextOptions { width: 78 }),

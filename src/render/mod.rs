@@ -1,25 +1,34 @@
 //! `worksheet render`: timeline pictures of any case file — fixtures, captures, lab output.
 //!
 //! A case is first laid out ([`model::layout`]: one panel per clock, lanes per stream, bars,
-//! ticks, wait arrows, covered union / gaps / overlap), then drawn by a pure renderer that
-//! returns a `String`: [`svg::render`] for a picture, [`text::render`] for a terminal
-//! sketch. Only [`run`] touches files (through [`crate::output`]).
+//! ticks, wait arrows, and the engine's answers placed on the clocks by [`answers`]), then
+//! drawn by a pure renderer that returns a `String`: [`svg::render`] for a picture,
+//! [`text::render`] for a terminal sketch; [`png::svg_to_png`] rasterises the SVG. Lanes
+//! with more items than pixels are drawn as exact per-column density ([`density`]); labels
+//! are measured with the embedded font ([`font`]). Only [`run`] touches files (through
+//! [`crate::output`]).
 //!
 //! Two clocks never share an axis: each clock is its own panel with its own axis and unit
 //! caption, and an arrow from a wait on one clock to work on another shows what the wait
 //! covers, not a time relation.
 
+pub mod answers;
 pub mod axis;
+pub mod density;
+mod draw;
+pub mod font;
+pub mod input;
 pub mod model;
+pub mod png;
 pub mod svg;
 pub mod text;
+pub mod view;
 
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use crate::case::load_case_file;
 use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 
@@ -28,6 +37,8 @@ use crate::output::{refuse_existing, write_output};
 pub enum RenderFormat {
     /// An SVG picture.
     Svg,
+    /// A PNG picture (the SVG rasterised with the embedded font).
+    Png,
     /// A compact terminal sketch.
     Text,
 }
@@ -35,22 +46,34 @@ pub enum RenderFormat {
 /// Arguments of `worksheet render`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  worksheet render fixtures/cases/three-boundaries.json -o three-boundaries.svg\n  worksheet render labs/executor/case.json --focus job-15 --format text\n\n\
-Exit codes: 0 drawn, 2 the case is malformed, the focus id is unknown, or the\n\
-output exists (use --force)."
+    after_help = "Examples:\n  worksheet render fixtures/cases/three-boundaries.json -o three-boundaries.svg\n  worksheet render labs/executor/case.json --focus job-15 --format text\n  \
+worksheet render trace.json.gz --window '1.2 ms..1.5 ms' --clock gpu0 -o zoom.png\n\n\
+The format follows the output's extension (.svg, .png, .txt); any other\n\
+extension is refused.\n\n\
+Exit codes: 0 drawn, 2 the case is malformed, the focus id or window is bad,\n\
+the extension is unknown, or the output exists (use --force)."
 )]
 pub struct RenderArgs {
-    /// The case file (a fixture, a capture, or a lab's case file).
+    /// The case file (a fixture, a capture, or a lab's case file), or a trace (Kineto JSON /
+    /// .json.gz, Nsight Systems .sqlite), imported in memory first.
     pub file: PathBuf,
     /// Where to write the picture (default: standard output). Never overwritten without --force.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Picture format.
-    #[arg(long, value_enum, default_value_t = RenderFormat::Svg)]
-    pub format: RenderFormat,
+    /// Picture format (default: from the output's extension; SVG on standard output).
+    #[arg(long, value_enum)]
+    pub format: Option<RenderFormat>,
     /// Zoom the clock of this phase, timer, host wait, mark or event to it.
     #[arg(long, value_name = "ID")]
     pub focus: Option<String>,
+    /// Zoom one clock to a time range, for example `7.04 ms..7.08 ms` (values with units, on
+    /// the clock's own scale).
+    #[arg(long, value_name = "START..END")]
+    pub window: Option<String>,
+    /// The clock `--window` applies to (needed when the case draws more than one clock and
+    /// no --focus names one).
+    #[arg(long, value_name = "ID", requires = "window")]
+    pub clock: Option<String>,
     /// Width: pixels for SVG (default 1200), columns for text (default 100).
     #[arg(long, value_parser = clap::value_parser!(u32).range(40..=20_000))]
     pub width: Option<u32>,
@@ -59,48 +82,161 @@ pub struct RenderArgs {
     pub force: bool,
 }
 
-/// Draws the case `args.file` in `args.format`.
+/// Parses `START..END` (two values with units) into ns.
 ///
 /// # Errors
-/// [`Failure`] (exit 2) for a malformed case, an unknown focus id, or an output that exists
-/// without `--force`.
+/// A message naming what is wrong.
+pub fn parse_window(text: &str) -> Result<(i64, i64), String> {
+    let (a, b) = text
+        .split_once("..")
+        .ok_or_else(|| format!("`{text}` is not START..END (for example `7 ms..7.5 ms`)"))?;
+    let value = |v: &str| {
+        crate::units::parse_value(v)
+            .map(|n| n.as_i64())
+            .map_err(|e| format!("`{}`: {e}", v.trim()))
+    };
+    Ok((value(a)?, value(b)?))
+}
+
+/// The format to write: the one asked for, or the output's extension's; a mismatch or an
+/// unknown extension is an error (`unknown-extension`).
+fn choose_format(
+    output: Option<&Path>,
+    asked: Option<RenderFormat>,
+) -> Result<RenderFormat, Failure> {
+    let Some(path) = output else {
+        return Ok(asked.unwrap_or(RenderFormat::Svg));
+    };
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let by_ext = match ext.as_str() {
+        "svg" => Some(RenderFormat::Svg),
+        "png" => Some(RenderFormat::Png),
+        "txt" | "text" => Some(RenderFormat::Text),
+        _ => None,
+    };
+    match (asked, by_ext) {
+        (Some(a), Some(e)) if a != e => Err(Failure {
+            message: format!(
+                "{}: error[unknown-extension]: --format {} does not match the extension `.{ext}` (use .svg, .png or .txt to match)",
+                path.display(),
+                format!("{a:?}").to_lowercase()
+            ),
+            code: EXIT_INPUT,
+        }),
+        (_, Some(e)) => Ok(e),
+        (_, None) => Err(Failure {
+            message: format!(
+                "{}: error[unknown-extension]: cannot tell the picture format from the extension `{}`: name the file .svg, .png or .txt",
+                path.display(),
+                if ext.is_empty() { "(none)".to_owned() } else { format!(".{ext}") }
+            ),
+            code: EXIT_INPUT,
+        }),
+    }
+}
+
+/// Draws the case `args.file` in the chosen format.
+///
+/// # Errors
+/// [`Failure`] (exit 2) for a malformed case, an unknown focus id, a bad window, an unknown
+/// output extension, or an output that exists without `--force`.
 pub fn run(args: &RenderArgs, out: &mut dyn Write) -> Result<u8, Failure> {
+    let format = choose_format(args.output.as_deref(), args.format)?;
     if let Some(path) = &args.output {
         refuse_existing(path, args.force)?;
     }
-    let case = load_case_file(&args.file)?;
+    let file = args.file.display();
+    let window = match &args.window {
+        Some(text) => {
+            let (start, end) = parse_window(text).map_err(|m| Failure {
+                message: format!("{file}: error[bad-window]: --window {m}"),
+                code: EXIT_INPUT,
+            })?;
+            Some(model::Window {
+                clock: args.clock.clone(),
+                start,
+                end,
+            })
+        }
+        None => None,
+    };
+    let (case, _) = input::load_input(&args.file)?;
     let timeline = model::layout(
         &case,
         &model::LayoutOptions {
             focus: args.focus.clone(),
+            window,
         },
     )
     .map_err(|e| Failure {
-        message: format!("error: {e}"),
+        message: format!("{file}: error[{}]: {e}", e.code()),
         code: EXIT_INPUT,
     })?;
-    let bytes = match args.format {
-        RenderFormat::Svg => svg::render(
-            &timeline,
-            &svg::SvgOptions {
-                width: args.width.unwrap_or(1200).max(600),
-            },
-        ),
+    let svg_options = svg::SvgOptions {
+        width: args.width.unwrap_or(1200).max(600),
+    };
+    let bytes: Vec<u8> = match format {
+        RenderFormat::Svg => svg::render(&timeline, &svg_options).into_bytes(),
+        RenderFormat::Png => {
+            png::svg_to_png(&svg::render(&timeline, &svg_options)).map_err(|m| Failure {
+                message: format!("{file}: error[png]: {m}"),
+                code: EXIT_INPUT,
+            })?
+        }
         RenderFormat::Text => text::render(
             &timeline,
             &text::TextOptions {
                 width: args.width.map_or(100, |w| w as usize),
             },
-        ),
+        )
+        .into_bytes(),
     };
     match &args.output {
         Some(path) => {
-            write_output(path, bytes.as_bytes(), args.force)?;
+            write_output(path, &bytes, args.force)?;
             if io::stderr().is_terminal() {
                 let _ = writeln!(io::stderr(), "wrote {}", path.display());
             }
         }
-        None => out.write_all(bytes.as_bytes())?,
+        None => out.write_all(&bytes)?,
     }
     Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_parse_with_units_and_bad_ones_say_why() {
+        assert_eq!(parse_window("7 ms..7.5 ms"), Ok((7_000_000, 7_500_000)));
+        assert_eq!(parse_window("10us..20 us"), Ok((10_000, 20_000)));
+        assert!(parse_window("7 ms").unwrap_err().contains("START..END"));
+        assert!(parse_window("7..8 ms").is_err());
+    }
+
+    #[test]
+    fn the_format_follows_the_extension_and_unknown_ones_are_refused() {
+        let f = |p: &str, a| choose_format(Some(Path::new(p)), a);
+        assert_eq!(f("x.svg", None).unwrap(), RenderFormat::Svg);
+        assert_eq!(f("x.PNG", None).unwrap(), RenderFormat::Png);
+        assert_eq!(
+            f("x.txt", Some(RenderFormat::Text)).unwrap(),
+            RenderFormat::Text
+        );
+        for bad in [
+            f("x.jpg", None),
+            f("x", None),
+            f("x.svg", Some(RenderFormat::Png)),
+        ] {
+            assert!(bad
+                .unwrap_err()
+                .message
+                .contains("error[unknown-extension]"));
+        }
+        assert_eq!(choose_format(None, None).unwrap(), RenderFormat::Svg);
+    }
 }

@@ -23,9 +23,11 @@ use std::collections::BTreeMap;
 
 use crate::case::{Ask, Case, EventState, Op, WaitTarget};
 use crate::clock::ClockId;
-use crate::interval::{analyze, Interval};
 use crate::schedule::{merge, Schedule};
 use crate::units::Nanos;
+
+use super::view::{split_parts, window_clock};
+pub use super::view::{LayoutError, Window};
 
 /// What kind of thing a bar is (the renderers colour by it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +40,13 @@ pub enum BarKind {
     CompletionTimer,
     /// Any other host timer.
     Timer,
+    /// A range that is not work (a phase without a stream in no question: an annotation,
+    /// a profiler step), drawn as a bracket.
+    Range,
+    /// A question answered known: a bracket with its value.
+    Known,
+    /// A question answered unknown: drawn as unknown, with its reason code.
+    Unknown,
 }
 
 /// What kind of thing a tick is.
@@ -86,33 +95,44 @@ pub struct Tick {
     pub tooltip: String,
 }
 
-/// Union, gaps and overlap of the phases in one panel's view.
+/// Union, gaps and overlap of one `intervals` question on one clock, as the engine answered
+/// it (see [`super::answers`]), drawn in the panel's view.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Coverage {
+    /// The question's id.
+    pub question: String,
+    /// The clock's id.
+    pub clock_id: String,
+    /// The question's phases on this clock, in view (for the exact per-column density).
+    pub intervals: Vec<(i64, i64)>,
     /// Maximal covered stretches.
     pub union: Vec<(i64, i64)>,
     /// Uncovered stretches between the first start and the last end.
     pub gaps: Vec<(i64, i64)>,
     /// Stretches of depth ≥ 2, with their peak depth.
     pub overlaps: Vec<(i64, i64, u32)>,
-    /// One line: `union 100 us, sum 140 us, span 100 us, overlap 40 us, 0 gaps`.
+    /// One line from the engine's answer: `union 100 us, sum 140 us, span 100 us, …`.
     pub summary: String,
 }
 
 /// What a lane holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LaneKind {
+    /// The engine's answers to duration questions, as brackets.
+    Answers,
     /// Host timers.
     Timers,
     /// Host wait returns.
     Waits,
     /// One stream's phases and events.
     Stream,
-    /// Phases declared with a clock but no stream.
+    /// Phases declared with a clock but no stream, named by a question (work).
     Unstreamed,
+    /// Ranges that are not work (annotations, steps): brackets.
+    Ranges,
     /// Marks.
     Marks,
-    /// The covered union of every phase in the panel.
+    /// The covered union of one `intervals` question on this clock.
     Covered,
 }
 
@@ -129,20 +149,27 @@ pub struct Lane {
     pub rows: Vec<Vec<Bar>>,
     /// Ticks.
     pub ticks: Vec<Tick>,
-    /// For the covered lane.
-    pub coverage: Option<Coverage>,
+    /// For the covered lane, and for a stream lane whose phases are exactly an `intervals`
+    /// question's (the engine's answers for them).
+    pub coverage: Vec<Coverage>,
 }
 
 impl Lane {
-    fn new(kind: LaneKind, title: impl Into<String>, subtitle: impl Into<String>) -> Self {
+    /// An empty lane.
+    pub fn new(kind: LaneKind, title: impl Into<String>, subtitle: impl Into<String>) -> Self {
         Lane {
             kind,
             title: title.into(),
             subtitle: subtitle.into(),
             rows: Vec::new(),
             ticks: Vec::new(),
-            coverage: None,
+            coverage: Vec::new(),
         }
+    }
+
+    /// Every bar of the lane, row by row.
+    pub fn bars(&self) -> impl Iterator<Item = &Bar> {
+        self.rows.iter().flatten()
     }
 
     /// Number of rows it takes (at least one).
@@ -151,7 +178,7 @@ impl Lane {
     }
 
     fn is_empty(&self) -> bool {
-        self.rows.iter().all(Vec::is_empty) && self.ticks.is_empty() && self.coverage.is_none()
+        self.rows.iter().all(Vec::is_empty) && self.ticks.is_empty() && self.coverage.is_empty()
     }
 }
 
@@ -183,6 +210,9 @@ pub struct Panel {
     pub lanes: Vec<Lane>,
     /// Submission returns (at most [`MAX_MARKERS`]; none when there would be more).
     pub markers: Vec<Marker>,
+    /// `(k, n)` when the clock is drawn as `n` separate stretches and this is the `k`-th
+    /// (1-based): the time between stretches, empty on this clock, is left out.
+    pub part: Option<(usize, usize)>,
 }
 
 /// Where an arrow starts or ends: a point in a lane row of a panel.
@@ -198,12 +228,23 @@ pub struct Anchor {
     pub at: i64,
 }
 
-/// A host wait and one piece of work it covers.
+/// What an arrow shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrowKind {
+    /// A host wait covers a phase.
+    Wait,
+    /// A declared join (`stream-wait`): a stream's later work waits for an event.
+    Join,
+}
+
+/// A host wait and one piece of work it covers, or a declared join between two streams.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Arrow {
-    /// The wait's return tick.
+    /// What it shows.
+    pub kind: ArrowKind,
+    /// The wait's return tick (a join: the event's tick).
     pub from: Anchor,
-    /// The end of the covered phase.
+    /// The end of the covered phase (a join: the start of the waiting stream's next phase).
     pub to: Anchor,
     /// Whether the two ends lie on different clocks (the arrow then shows coverage only).
     pub cross_clock: bool,
@@ -224,8 +265,14 @@ pub struct Timeline {
     pub arrows: Vec<Arrow>,
     /// What is not drawn, and why.
     pub notes: Vec<String>,
+    /// The engine's answers that have no place in the panels (differences, steady-state
+    /// claims, durations across clocks or on untimed events): `id (kind): headline`.
+    pub unplaced: Vec<String>,
     /// The focused item, if any.
     pub focus: Option<String>,
+    /// Whether a clock is zoomed (focus or window): summaries then describe whole
+    /// questions, beyond the view.
+    pub zoomed: bool,
 }
 
 /// What to lay out.
@@ -233,6 +280,8 @@ pub struct Timeline {
 pub struct LayoutOptions {
     /// Zoom the clock of this item (phase, timer, wait, mark or event id) to the item.
     pub focus: Option<String>,
+    /// Zoom one clock to `[start, end]` (ns on that clock).
+    pub window: Option<Window>,
 }
 
 /// An id given to `focus` that the case does not have.
@@ -281,8 +330,10 @@ struct Placed {
 /// Lays out `case`.
 ///
 /// # Errors
-/// [`UnknownFocus`] when `options.focus` names nothing drawable.
-pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownFocus> {
+/// [`LayoutError`] when `options.focus` names nothing drawable, or `options.window` no clock.
+pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutError> {
+    let report = crate::engine::evaluate(case);
+    let work = super::answers::work_phases(case);
     let mut notes = Vec::new();
     let roles: BTreeMap<usize, BarKind> = case
         .questions
@@ -366,7 +417,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
     }
     if untimed_events > 0 {
         notes.push(format!(
-            "{untimed_events} event(s) without a timestamp (untimed, pending or not recorded) are not drawn"
+            "{untimed_events} event(s) carry no timestamp by design (untimed markers, pending or not recorded): they are places in the program, not times, so they have no place on an axis"
         ));
     }
     // A wait without a return time is placed at the next host reading after it, if any.
@@ -423,6 +474,20 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
         let p = if len == 0 { 1_000 } else { (len / part).max(1) };
         (a.saturating_sub(p), b.saturating_add(p))
     };
+    // A clock whose items form separate stretches far apart (a serial run, then a
+    // concurrent one) gets one panel per stretch.
+    let mut parts: BTreeMap<usize, Vec<(i64, i64)>> = BTreeMap::new();
+    for (c, _) in views.iter() {
+        let items: Vec<(i64, i64)> = placed
+            .iter()
+            .filter(|(_, p)| p.clock == *c)
+            .map(|(_, p)| (p.start, p.end))
+            .collect();
+        parts.insert(
+            *c,
+            split_parts(items).into_iter().map(|v| pad(v, 40)).collect(),
+        );
+    }
     for v in views.values_mut() {
         *v = pad(*v, 40);
     }
@@ -438,10 +503,24 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
                 id: focus.clone(),
             })?;
         views.insert(p.clock, pad((p.start, p.end), 16));
+        parts.insert(p.clock, vec![pad((p.start, p.end), 16)]);
         focus_extent = Some((p.clock, p.start, p.end));
     }
-    let in_view = |clock: usize, start: i64, end: i64| -> Option<(i64, i64, (bool, bool))> {
-        let (a, b) = *views.get(&clock)?;
+    if let Some(w) = &options.window {
+        let clock = window_clock(case, w, focus_extent.map(|f| f.0), &views)?;
+        views.insert(clock, (w.start, w.end));
+        parts.insert(clock, vec![(w.start, w.end)]);
+        // The window replaces a focus on the same clock; the focus item need not be in it.
+        if focus_extent.is_some_and(|f| f.0 == clock) {
+            focus_extent = None;
+        }
+    }
+    let in_view_of = |view: (i64, i64),
+                      clock: usize,
+                      start: i64,
+                      end: i64|
+     -> Option<(i64, i64, (bool, bool))> {
+        let (a, b) = view;
         if end < a || start > b {
             return None;
         }
@@ -460,14 +539,45 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
         panels: Vec::new(),
         arrows: Vec::new(),
         notes: Vec::new(),
+        unplaced: super::answers::unplaced(case, &report),
         focus: options.focus.clone(),
+        zoomed: options.focus.is_some() || options.window.is_some(),
     };
     // Where each phase bar and wait tick ended up: id → anchor.
     let mut anchors: BTreeMap<String, Anchor> = BTreeMap::new();
-    for (c, clock_def) in case.clocks.iter().enumerate() {
-        let Some(&view) = views.get(&c) else { continue };
+    let all_parts: Vec<(usize, usize, usize, (i64, i64))> = case
+        .clocks
+        .iter()
+        .enumerate()
+        .flat_map(|(c, _)| {
+            let mine = parts.get(&c).cloned().unwrap_or_default();
+            let n = mine.len();
+            mine.into_iter().enumerate().map(move |(k, v)| (c, k, n, v))
+        })
+        .collect();
+    for (c, part, of, view) in all_parts {
+        let clock_def = &case.clocks[c];
+        let in_view = |clock: usize, start: i64, end: i64| {
+            if clock == c {
+                in_view_of(view, clock, start, end)
+            } else {
+                None
+            }
+        };
         let clock_id = clock_def.id.as_str();
         let mut lanes: Vec<Lane> = Vec::new();
+        let (mut stream_cov, mut other_cov) = super::answers::coverages(case, &report, c, view);
+        if of > 1 {
+            // A part shows the questions that have phases in it.
+            other_cov.retain(|cov| !cov.intervals.is_empty());
+            for covs in stream_cov.values_mut() {
+                covs.retain(|cov| !cov.intervals.is_empty());
+            }
+        }
+
+        let mut answers = Lane::new(LaneKind::Answers, "answers", "eval: known value / unknown");
+        answers.rows = pack(super::answers::answer_bars(case, &report, c, view));
+        lanes.push(answers);
 
         let mut timers = Lane::new(LaneKind::Timers, "host timers", "start → stop readings");
         let timer_bars: Vec<Bar> = case
@@ -559,7 +669,6 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
         }
         lanes.push(waits);
 
-        let mut all_phases: Vec<Interval> = Vec::new();
         let phase_bar = |p: &crate::case::PhaseDef| -> Option<Bar> {
             let (s, e) = (p.interval.start().as_i64(), p.interval.end().as_i64());
             let (vs, ve, clipped) = in_view(c, s, e)?;
@@ -594,6 +703,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
                 .filter_map(phase_bar)
                 .collect();
             lane.rows = pack(bars);
+            lane.coverage = stream_cov.remove(&s).unwrap_or_default();
             for e in &case.events {
                 if let (true, EventState::Completed(at)) = (e.stream == s, e.state) {
                     if in_view(c, at.as_i64(), at.as_i64()).is_some() {
@@ -617,11 +727,32 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
         loose.rows = pack(
             case.phases
                 .iter()
-                .filter(|p| p.stream.is_none() && p.clock == c)
-                .filter_map(phase_bar)
+                .enumerate()
+                .filter(|(k, p)| p.stream.is_none() && p.clock == c && work[*k])
+                .filter_map(|(_, p)| phase_bar(p))
                 .collect(),
         );
         lanes.push(loose);
+        let mut ranges = Lane::new(
+            LaneKind::Ranges,
+            "ranges",
+            "no stream, no question: not work",
+        );
+        ranges.rows = pack(
+            case.phases
+                .iter()
+                .enumerate()
+                .filter(|(k, p)| p.clock == c && !work[*k])
+                .filter_map(|(_, p)| {
+                    phase_bar(p).map(|mut b| {
+                        b.kind = BarKind::Range;
+                        b.tooltip = format!("{} (a range, not work: in no question)", b.tooltip);
+                        b
+                    })
+                })
+                .collect(),
+        );
+        lanes.push(ranges);
         let mut marks = Lane::new(LaneKind::Marks, "marks", "timestamps");
         for m in case.marks.iter().filter(|m| m.clock == c) {
             if in_view(c, m.at.as_i64(), m.at.as_i64()).is_some() {
@@ -635,61 +766,13 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
         }
         lanes.push(marks);
 
-        for p in case.phases.iter().filter(|p| p.clock == c) {
-            let (s, e) = (p.interval.start().as_i64(), p.interval.end().as_i64());
-            if let Some((vs, ve, _)) = in_view(c, s, e) {
-                if let Ok(iv) = Interval::new(Nanos::new(vs), Nanos::new(ve)) {
-                    all_phases.push(iv);
-                }
-            }
-        }
-        if !all_phases.is_empty() {
-            let a = analyze(&all_phases);
-            let wide = crate::engine::wide;
+        for cov in other_cov {
             let mut lane = Lane::new(
                 LaneKind::Covered,
-                "covered",
-                if options.focus.is_some() {
-                    "all phases, in view"
-                } else {
-                    "all phases on this clock"
-                },
+                format!("covered: {}", cov.question),
+                "intervals question (eval)",
             );
-            let gaps: Vec<(i64, i64)> = a
-                .gaps
-                .iter()
-                .map(|g| (g.start().as_i64(), g.end().as_i64()))
-                .collect();
-            // The union is the span minus the gaps.
-            let mut union = Vec::new();
-            if let (Some(first), Some(last)) = (
-                all_phases.iter().map(|i| i.start().as_i64()).min(),
-                all_phases.iter().map(|i| i.end().as_i64()).max(),
-            ) {
-                let mut at = first;
-                for &(gs, ge) in &gaps {
-                    union.push((at, gs));
-                    at = ge;
-                }
-                union.push((at, last));
-            }
-            lane.coverage = Some(Coverage {
-                summary: format!(
-                    "union {}, sum {}, span {}, overlap {}, {} gap(s)",
-                    wide(a.union_ns),
-                    wide(a.sum_ns),
-                    a.span_ns().map(wide).unwrap_or_else(|| "-".into()),
-                    wide(a.overlap_ns()),
-                    a.gaps.len()
-                ),
-                union,
-                gaps,
-                overlaps: a
-                    .overlap_regions
-                    .iter()
-                    .map(|r| (r.span.start().as_i64(), r.span.end().as_i64(), r.max_depth))
-                    .collect(),
-            });
+            lane.coverage = vec![cov];
             lanes.push(lane);
         }
         lanes.retain(|l| !l.is_empty());
@@ -706,7 +789,27 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
                             at: bar.end,
                         },
                     );
+                    anchors.insert(
+                        format!("phase-start:{}", bar.id),
+                        Anchor {
+                            panel: panel_index,
+                            lane: li,
+                            row: ri,
+                            at: bar.start,
+                        },
+                    );
                 }
+            }
+            for tick in lane.ticks.iter().filter(|t| t.kind == TickKind::Event) {
+                anchors.insert(
+                    format!("event:{}", tick.id),
+                    Anchor {
+                        panel: panel_index,
+                        lane: li,
+                        row: 0,
+                        at: tick.at,
+                    },
+                );
             }
             for tick in lane
                 .ticks
@@ -730,6 +833,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
             view,
             lanes,
             markers,
+            part: (of > 1).then_some((part + 1, of)),
         });
     }
 
@@ -774,6 +878,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
                 ),
             };
             timeline.arrows.push(Arrow {
+                kind: ArrowKind::Wait,
                 from,
                 to,
                 cross_clock,
@@ -790,8 +895,49 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, UnknownF
         }
         merge(&mut covered, &coverage);
     }
+    join_arrows(case, &anchors, &mut timeline.arrows);
     timeline.notes = notes;
     Ok(timeline)
+}
+
+/// Declared joins: for each `stream-wait`, an arrow from the event's tick to the start of
+/// the waiting stream's next phase (the work the join holds back).
+fn join_arrows(case: &Case, anchors: &BTreeMap<String, Anchor>, arrows: &mut Vec<Arrow>) {
+    for (k, op) in case.program.iter().enumerate() {
+        let Op::StreamWait { stream, event } = op else {
+            continue;
+        };
+        // The first thing the waiting stream does after the join: a phase or an event.
+        let next = case.program[k + 1..].iter().find_map(|later| match later {
+            Op::Launch(p) if case.phases[*p].stream == Some(*stream) => Some((
+                format!("phase-start:{}", case.phases[*p].id),
+                format!("phase {}", case.phases[*p].id),
+            )),
+            Op::Record(e) if case.events[*e].stream == *stream => Some((
+                format!("event:{}", case.events[*e].id),
+                format!("event {}", case.events[*e].id),
+            )),
+            _ => None,
+        });
+        let ev = &case.events[*event];
+        let (Some((key, what)), Some(&from)) = (next, anchors.get(&format!("event:{}", ev.id)))
+        else {
+            continue;
+        };
+        let Some(&to) = anchors.get(&key) else {
+            continue;
+        };
+        arrows.push(Arrow {
+            kind: ArrowKind::Join,
+            from,
+            to,
+            cross_clock: from.panel != to.panel,
+            tooltip: format!(
+                "declared join: stream {} waits for event {} (stream {}) before its {what}",
+                case.streams[*stream].id, ev.id, case.streams[ev.stream].id,
+            ),
+        });
+    }
 }
 
 #[cfg(test)]
@@ -812,19 +958,42 @@ mod tests {
         assert_eq!(t.panels.len(), 2);
         assert_eq!(t.panels[0].clock_id, "host");
         assert_eq!(t.panels[1].clock_id, "gpu");
-        // host: timers (2 rows: submission and completion overlap) and waits
+        // host: answers (submission and completion), timers (2 rows: they overlap), waits
         let host: Vec<_> = t.panels[0].lanes.iter().map(|l| l.kind).collect();
-        assert_eq!(host, vec![LaneKind::Timers, LaneKind::Waits]);
-        assert_eq!(t.panels[0].lanes[0].rows.len(), 2);
-        // gpu: streams A and B and the covered lane
+        assert_eq!(
+            host,
+            vec![LaneKind::Answers, LaneKind::Timers, LaneKind::Waits]
+        );
+        assert_eq!(t.panels[0].lanes[1].rows.len(), 2);
+        // gpu: the device interval's bracket, streams A and B, the intervals question
         let gpu: Vec<_> = t.panels[1].lanes.iter().map(|l| l.title.as_str()).collect();
-        assert_eq!(gpu, vec!["stream A", "stream B", "covered"]);
-        let cov = t.panels[1].lanes[2].coverage.as_ref().unwrap();
+        assert_eq!(
+            gpu,
+            vec!["answers", "stream A", "stream B", "covered: phases"]
+        );
+        let cov = &t.panels[1].lanes[3].coverage[0];
         assert_eq!(cov.overlaps, vec![(7_040_000, 7_080_000, 2)]);
         assert!(cov.gaps.is_empty());
         // wait-end covers phase-1 and phase-2, both on the other clock
-        assert_eq!(t.arrows.len(), 2);
-        assert!(t.arrows.iter().all(|a| a.cross_clock));
+        let waits: Vec<&Arrow> = t
+            .arrows
+            .iter()
+            .filter(|a| a.kind == ArrowKind::Wait)
+            .collect();
+        assert_eq!(waits.len(), 2);
+        assert!(waits.iter().all(|a| a.cross_clock));
+        // the declared join: stream A waits on phase-2-done (stream B)
+        let joins: Vec<&Arrow> = t
+            .arrows
+            .iter()
+            .filter(|a| a.kind == ArrowKind::Join)
+            .collect();
+        assert_eq!(joins.len(), 1, "{:?}", t.arrows);
+        assert!(
+            joins[0].tooltip.contains("phase-2-done"),
+            "{}",
+            joins[0].tooltip
+        );
     }
 
     ///  stream A:  [p0)[p1)[p2)       one device-wide wait after all three
@@ -846,6 +1015,30 @@ mod tests {
         assert_eq!(
             t.arrows[0].tooltip,
             "host wait w covers phase p2 and the 2 phase(s) before it in stream A"
+        );
+    }
+
+    #[test]
+    fn the_lab_streams_capture_gives_serial_and_concurrent_their_own_panels() {
+        let t = layout(
+            &case("fixtures/captures/h200-lab-streams.json"),
+            &LayoutOptions::default(),
+        )
+        .unwrap();
+        let gpu: Vec<_> = t.panels.iter().filter(|p| p.clock_id == "gpu").collect();
+        assert_eq!(gpu.len(), 2);
+        assert_eq!(gpu[0].part, Some((1, 2)));
+        let titles =
+            |p: &Panel| -> Vec<String> { p.lanes.iter().map(|l| l.title.clone()).collect() };
+        assert!(
+            titles(gpu[0]).contains(&"covered: serial-all".to_owned()),
+            "{:?}",
+            titles(gpu[0])
+        );
+        assert!(
+            titles(gpu[1]).contains(&"covered: concurrent-all".to_owned()),
+            "{:?}",
+            titles(gpu[1])
         );
     }
 
@@ -877,6 +1070,7 @@ mod tests {
             &c,
             &LayoutOptions {
                 focus: Some("phase-2".into()),
+                ..Default::default()
             },
         )
         .unwrap();
@@ -885,7 +1079,8 @@ mod tests {
         assert!(layout(
             &c,
             &LayoutOptions {
-                focus: Some("nope".into())
+                focus: Some("nope".into()),
+                ..Default::default()
             }
         )
         .is_err());

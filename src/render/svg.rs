@@ -1,15 +1,30 @@
 //! The timeline as an SVG picture (a `String`; no I/O).
 //!
-//! One panel per clock, each with its own time axis and units; lanes for host timers, host
-//! wait returns, each stream, loose phases and marks; a "covered" lane with the union, the
-//! gaps (hatched) and the overlap regions (orange, with their depth); arrows from each wait
-//! to the work it covers. Labels are drawn only where they fit without overlapping anything;
-//! every element carries a `<title>` tooltip with its exact values.
+//! One panel per clock, each with its own time axis and units. On top of each panel, the
+//! **answers** lane: the engine's answer to every duration question placed on that clock, as
+//! a bracket with its value when known, hatched and outlined with its reason code when
+//! unknown. Then lanes for host timers, host wait returns, each stream, loose phases,
+//! ranges that are not work (annotations, steps: brackets, never counted) and marks; a
+//! lane per `intervals` question with the engine's union, gaps (hatched) and overlap
+//! regions (orange, with their depth). Arrows go from each wait to the work it covers, and
+//! from an event to the stream that declared a join on it.
+//!
+//! A lane with more items than the plot has room for (more than one per 4 px) is drawn as
+//! exact per-column density ([`super::density`]) instead of one rectangle per item, so
+//! the picture of a 22 000-kernel trace stays small and its gaps stay visible. Labels are
+//! measured with the embedded font and cut in the middle; none is drawn over another or
+//! past the picture's edge. Every element carries a `<title>` tooltip with exact values.
 
 use std::fmt::Write as _;
 
 use super::axis::Axis;
-use super::model::{Anchor, Bar, BarKind, Lane, LaneKind, TickKind, Timeline};
+pub use super::draw::esc;
+use super::draw::{
+    bar as draw_bar, density_strip, legend, Occupied, Scale, BAR_H, C_ARROW, C_EVENT, C_JOIN,
+    C_MARK, C_OVERLAP, C_PHASE, C_RANGE, C_SUBMIT, C_UNION, C_WAIT, LEFT, RIGHT, ROW_H,
+};
+use super::font::{fit_middle, width as text_w, FONT_FAMILY};
+use super::model::{Anchor, ArrowKind, Coverage, Lane, LaneKind, TickKind, Timeline};
 
 /// Picture options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,292 +39,222 @@ impl Default for SvgOptions {
     }
 }
 
-const LEFT: f64 = 190.0;
-const RIGHT: f64 = 44.0;
-const ROW_H: f64 = 24.0;
-const BAR_H: f64 = 16.0;
 const TICK_LANE_H: f64 = 34.0;
-const FONT: &str = "DejaVu Sans, Verdana, Arial, sans-serif";
+const SUMMARY_H: f64 = 14.0;
 
-const C_PHASE: &str = "#4e79a7";
-const C_SUBMIT: &str = "#e15759";
-const C_COMPLETE: &str = "#59a14f";
-const C_TIMER: &str = "#9c9c9c";
-const C_EVENT: &str = "#222222";
-const C_WAIT: &str = "#b07aa1";
-const C_MARK: &str = "#9c755f";
-const C_UNION: &str = "#76b7b2";
-const C_OVERLAP: &str = "#f28e2b";
-const C_ARROW: &str = "#6b4c9a";
-
-/// Escapes text for XML content and attribute values.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Estimated width in pixels of `text` at `size` px (DejaVu Sans averages about 0.6 em).
-fn text_w(text: &str, size: f64) -> f64 {
-    text.chars().count() as f64 * size * 0.62
-}
-
-fn wrap(text: &str, max_chars: usize) -> Vec<String> {
+fn wrap(text: &str, max_w: f64, size: f64) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > max_chars {
+        let candidate = if line.is_empty() {
+            word.to_owned()
+        } else {
+            format!("{line} {word}")
+        };
+        if !line.is_empty() && text_w(&candidate, size) > max_w {
             lines.push(std::mem::take(&mut line));
+            line.push_str(word);
+        } else {
+            line = candidate;
         }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
     }
     if !line.is_empty() {
         lines.push(line);
     }
     lines
-}
-
-fn bar_colour(kind: BarKind) -> (&'static str, &'static str) {
-    match kind {
-        BarKind::Phase => (C_PHASE, "#ffffff"),
-        BarKind::SubmissionTimer => (C_SUBMIT, "#ffffff"),
-        BarKind::CompletionTimer => (C_COMPLETE, "#ffffff"),
-        BarKind::Timer => (C_TIMER, "#ffffff"),
-    }
-}
-
-/// Horizontal scale of one panel.
-struct Scale {
-    a: i64,
-    b: i64,
-    plot_w: f64,
-}
-
-impl Scale {
-    fn x(&self, t: i64) -> f64 {
-        // In f64: the difference of two extreme i64 values does not fit in i64.
-        let span = (self.b as f64 - self.a as f64).max(1.0);
-        LEFT + (t as f64 - self.a as f64) / span * self.plot_w
-    }
-}
-
-/// Occupied horizontal ranges of one text line, to keep labels from overlapping.
-#[derive(Default)]
-struct Occupied(Vec<(f64, f64)>);
-
-impl Occupied {
-    fn free(&self, x0: f64, x1: f64) -> bool {
-        self.0.iter().all(|&(a, b)| x1 + 3.0 <= a || x0 >= b + 3.0)
-    }
-    fn take(&mut self, x0: f64, x1: f64) {
-        self.0.push((x0, x1));
-    }
-}
-
-fn lane_height(lane: &Lane) -> f64 {
-    match lane.kind {
-        LaneKind::Waits | LaneKind::Marks => TICK_LANE_H,
-        LaneKind::Covered => ROW_H + 16.0,
-        LaneKind::Stream if !lane.ticks.is_empty() => lane.height_rows() as f64 * ROW_H + 14.0,
-        _ => lane.height_rows() as f64 * ROW_H + 4.0,
-    }
-}
-
-/// Short form of a label: without a parenthesized remark, the part after the last `-` or
-/// space (`job-17` → `17`, `run 3 (FAILED: wrong-digest)` → `3`).
-fn short(label: &str) -> Option<&str> {
-    let head = label.split('(').next().unwrap_or(label).trim_end();
-    head.rfind(['-', ' '])
-        .map(|i| &head[i + 1..])
-        .filter(|s| !s.is_empty())
-}
-
-fn draw_bar(out: &mut String, bar: &Bar, next_start: Option<f64>, s: &Scale, y: f64) {
-    let x0 = s.x(bar.start);
-    let x1 = s.x(bar.end).max(x0 + 1.5);
-    let (fill, ink) = bar_colour(bar.kind);
-    let _ = write!(
-        out,
-        r#"<g><title>{}</title><rect x="{x0:.2}" y="{y:.2}" width="{:.2}" height="{BAR_H}" rx="2" fill="{fill}""#,
-        esc(&bar.tooltip),
-        x1 - x0
-    );
-    out.push_str("/>");
-    // A clipped end is shown as a ragged edge.
-    for (clipped, x) in [(bar.clipped.0, x0), (bar.clipped.1, x1)] {
-        if clipped {
-            let _ = write!(
-                out,
-                r##"<path d="M{x:.2},{y:.2} l-3,4 l3,4 l-3,4 l3,4" fill="none" stroke="#ffffff" stroke-width="1.5"/>"##
-            );
-        }
-    }
-    let w = x1 - x0;
-    let size = 11.0;
-    let ty = y + BAR_H - 4.0;
-    let inside = [Some(bar.label.as_str()), short(&bar.label)]
         .into_iter()
-        .flatten()
-        .find(|l| text_w(l, size) + 8.0 <= w);
-    if let Some(label) = inside {
+        .map(|l| fit_middle(&l, size, max_w).unwrap_or_default())
+        .collect()
+}
+
+/// Whether a lane is drawn as density: more bars, or coverage pieces, than room.
+fn dense(lane: &Lane, s: &Scale) -> bool {
+    s.crowded(lane.bars().count())
+        || lane
+            .coverage
+            .iter()
+            .any(|c| s.crowded(c.gaps.len() + c.overlaps.len() + c.union.len()))
+}
+
+fn lane_height(lane: &Lane, s: &Scale) -> f64 {
+    let summaries = if lane.kind == LaneKind::Covered {
+        0.0
+    } else {
+        lane.coverage.len() as f64 * SUMMARY_H
+    };
+    let rows = if dense(lane, s) && lane.kind != LaneKind::Covered {
+        1
+    } else {
+        lane.height_rows()
+    };
+    summaries
+        + match lane.kind {
+            LaneKind::Waits | LaneKind::Marks => TICK_LANE_H,
+            LaneKind::Covered => ROW_H + 16.0,
+            LaneKind::Stream if !lane.ticks.is_empty() => rows as f64 * ROW_H + 14.0,
+            _ => rows as f64 * ROW_H + 4.0,
+        }
+        .max(30.0)
+}
+
+/// The engine's summary line of one coverage, tagged with its question and clock (the
+/// truth test reads these attributes).
+fn summary_text(out: &mut String, cov: &Coverage, y: f64, width: f64, zoomed: bool) {
+    let whole = if zoomed { " (whole question)" } else { "" };
+    let text = format!("{}{whole}: {}", cov.question, cov.summary);
+    let shown = fit_middle(&text, 10.0, width - LEFT - 8.0).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        r##"<text x="{:.1}" y="{y:.1}" font-size="10" fill="#555555" stroke="#ffffff" stroke-width="3" paint-order="stroke" data-question="{}" data-clock="{}" data-summary="{}"><title>{}</title>{}</text>"##,
+        LEFT + 4.0,
+        esc(&cov.question),
+        esc(&cov.clock_id),
+        esc(&cov.summary),
+        esc(&format!(
+            "question {} on clock `{}` (from eval): {}",
+            cov.question, cov.clock_id, cov.summary
+        )),
+        esc(&shown)
+    );
+}
+
+/// The covered strip of one coverage: stretches when few, density when many.
+fn coverage_strip(out: &mut String, cov: &Coverage, s: &Scale, by: f64) {
+    if s.crowded(cov.gaps.len() + cov.overlaps.len() + cov.union.len()) {
+        density_strip(
+            out,
+            &cov.intervals,
+            s,
+            by,
+            12.0,
+            C_UNION,
+            &format!("question {}", cov.question),
+        );
+        return;
+    }
+    for &(a, b) in &cov.union {
+        let (x0, x1) = (s.x(a), s.x(b));
         let _ = write!(
             out,
-            r#"<text x="{:.2}" y="{ty:.2}" font-size="{size}" fill="{ink}" text-anchor="middle">{}</text>"#,
-            x0 + w / 2.0,
-            esc(label)
+            r#"<rect x="{x0:.2}" y="{by:.2}" width="{:.2}" height="12" fill="{C_UNION}"><title>covered {} … {}</title></rect>"#,
+            (x1 - x0).max(1.0),
+            crate::units::Nanos::new(a),
+            crate::units::Nanos::new(b)
         );
-    } else {
-        // Beside the bar, if the row is free up to the next bar (or the plot's end).
-        let limit = next_start.unwrap_or(f64::MAX).min(s.x(s.b) + RIGHT - 4.0);
-        let beside = [Some(bar.label.as_str()), short(&bar.label)]
-            .into_iter()
-            .flatten()
-            .find(|l| x1 + 4.0 + text_w(l, size) + 4.0 <= limit);
-        if let Some(label) = beside {
+    }
+    for &(a, b) in &cov.gaps {
+        let (x0, x1) = (s.x(a), s.x(b));
+        let _ = write!(
+            out,
+            r##"<rect x="{x0:.2}" y="{by:.2}" width="{:.2}" height="12" fill="url(#gap)" stroke="#aaaaaa" stroke-width="0.5"><title>gap (idle) {} … {} ({})</title></rect>"##,
+            (x1 - x0).max(1.0),
+            crate::units::Nanos::new(a),
+            crate::units::Nanos::new(b),
+            crate::units::Nanos::new(b.saturating_sub(a))
+        );
+    }
+    for &(a, b, depth) in &cov.overlaps {
+        let (x0, x1) = (s.x(a), s.x(b));
+        let _ = write!(
+            out,
+            r#"<rect x="{x0:.2}" y="{by:.2}" width="{:.2}" height="12" fill="{C_OVERLAP}"><title>overlap {} … {}, depth {depth}</title></rect>"#,
+            (x1 - x0).max(1.0),
+            crate::units::Nanos::new(a),
+            crate::units::Nanos::new(b)
+        );
+        let label = format!("×{depth}");
+        if text_w(&label, 10.0) + 4.0 <= x1 - x0 {
             let _ = write!(
                 out,
-                r##"<text x="{:.2}" y="{ty:.2}" font-size="{size}" fill="#333333">{}</text>"##,
-                x1 + 4.0,
-                esc(label)
+                r##"<text x="{:.2}" y="{:.2}" font-size="10" fill="#ffffff" text-anchor="middle">{label}</text>"##,
+                (x0 + x1) / 2.0,
+                by + 10.0
             );
         }
     }
-    out.push_str("</g>\n");
+    out.push('\n');
 }
 
-/// Which legend entries the picture uses, in legend order.
-fn used_entries(t: &Timeline) -> [bool; 13] {
-    let bars = || {
-        t.panels
-            .iter()
-            .flat_map(|p| &p.lanes)
-            .flat_map(|l| &l.rows)
-            .flatten()
-    };
-    let ticks = || {
-        t.panels
-            .iter()
-            .flat_map(|p| &p.lanes)
-            .flat_map(|l| &l.ticks)
-    };
-    let covs = || {
-        t.panels
-            .iter()
-            .flat_map(|p| &p.lanes)
-            .filter_map(|l| l.coverage.as_ref())
-    };
-    let bar = |k: BarKind| bars().any(|b| b.kind == k);
-    let tick = |k: TickKind| ticks().any(|x| x.kind == k);
-    [
-        bar(BarKind::Phase),
-        bar(BarKind::SubmissionTimer),
-        t.panels.iter().any(|p| !p.markers.is_empty()),
-        bar(BarKind::CompletionTimer),
-        bar(BarKind::Timer),
-        tick(TickKind::Event),
-        tick(TickKind::Mark),
-        tick(TickKind::Wait),
-        tick(TickKind::WaitBound),
-        !t.arrows.is_empty(),
-        covs().next().is_some(),
-        covs().any(|c| !c.overlaps.is_empty()),
-        covs().any(|c| !c.gaps.is_empty()),
-    ]
-}
-
-fn legend(out: &mut String, timeline: &Timeline, width: f64, y: &mut f64) {
-    let items: [(&str, &str, &str); 13] = [
-        ("rect", C_PHASE, "phase (work)"),
-        ("rect", C_SUBMIT, "submission timer"),
-        ("dash", C_SUBMIT, "submission returned"),
-        ("rect", C_COMPLETE, "completion timer"),
-        ("rect", C_TIMER, "other timer"),
-        ("tick", C_EVENT, "event"),
-        ("tick", C_MARK, "mark"),
-        ("diamond", C_WAIT, "host wait returned"),
-        ("hollow", C_WAIT, "wait returned by (no time)"),
-        ("arrow", C_ARROW, "wait → work it covers"),
-        ("rect", C_UNION, "covered (union)"),
-        ("rect", C_OVERLAP, "overlap (depth ≥ 2)"),
-        ("hatch", "", "gap (idle)"),
-    ];
-    let used = used_entries(timeline);
-    let mut x = 20.0;
-    for (_, (shape, colour, label)) in items.into_iter().enumerate().filter(|(i, _)| used[*i]) {
-        let w = 18.0 + 6.0 + text_w(label, 11.0) + 18.0;
-        if x + w > width - 10.0 {
-            x = 20.0;
-            *y += 18.0;
+/// Draws the ticks of one lane: markers with labels that never collide, or, when there are
+/// too many, one path of plain marks without labels.
+fn ticks(out: &mut String, lane: &Lane, s: &Scale, y: f64, h: f64, width: f64) -> Option<f64> {
+    let mut wait_y = None;
+    if s.crowded(lane.ticks.len()) {
+        let mut d = String::new();
+        for t in &lane.ticks {
+            let _ = write!(d, "M{:.1},{:.1}v{:.1}", s.x(t.at), y + 13.0, h - 15.0);
         }
-        let cy = *y - 4.0;
-        let _ = match shape {
-            "rect" => write!(
-                out,
-                r#"<rect x="{x:.1}" y="{:.1}" width="18" height="10" rx="2" fill="{colour}"/>"#,
-                cy - 5.0
-            ),
-            "hatch" => write!(
-                out,
-                r##"<rect x="{x:.1}" y="{:.1}" width="18" height="10" fill="url(#gap)" stroke="#aaaaaa" stroke-width="0.5"/>"##,
-                cy - 5.0
-            ),
-            "tick" => write!(
-                out,
-                r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="2"/>"#,
-                x + 9.0,
-                cy - 7.0,
-                x + 9.0,
-                cy + 7.0
-            ),
-            "diamond" => write!(
-                out,
-                r#"<path d="M{:.1},{:.1} l6,6 l-6,6 l-6,-6 z" fill="{colour}"/>"#,
-                x + 9.0,
-                cy - 6.0
-            ),
-            "dash" => write!(
-                out,
-                r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="1.2" stroke-dasharray="4,3"/>"#,
-                x + 9.0,
-                cy - 7.0,
-                x + 9.0,
-                cy + 7.0
-            ),
-            "hollow" => write!(
-                out,
-                r##"<path d="M{:.1},{:.1} l6,6 l-6,6 l-6,-6 z" fill="#ffffff" stroke="{colour}" stroke-width="1.5"/>"##,
-                x + 9.0,
-                cy - 6.0
-            ),
-            _ => write!(
-                out,
-                r#"<line x1="{x:.1}" y1="{cy:.1}" x2="{:.1}" y2="{cy:.1}" stroke="{colour}" stroke-width="1.5" marker-end="url(#arrow)"/>"#,
-                x + 16.0
-            ),
+        let colour = if lane.kind == LaneKind::Marks {
+            C_MARK
+        } else {
+            C_EVENT
         };
-        let _ = write!(
+        let _ = writeln!(
             out,
-            r##"<text x="{:.1}" y="{:.1}" font-size="11" fill="#333333">{}</text>"##,
-            x + 24.0,
-            *y,
-            esc(label)
+            r#"<path d="{d}" stroke="{colour}" stroke-width="0.6"><title>{} ticks (too many to label: zoom with --window or --focus)</title></path>"#,
+            lane.ticks.len()
         );
-        x += w;
+        return None;
     }
-    *y += 10.0;
+    let tick_label_y = y + 11.0;
+    let mut labels = Occupied::default();
+    for tick in &lane.ticks {
+        let x = s.x(tick.at);
+        let _ = write!(out, "<g><title>{}</title>", esc(&tick.tooltip));
+        match tick.kind {
+            TickKind::Wait | TickKind::WaitBound => {
+                let cy = y + h / 2.0 + 4.0;
+                wait_y = Some(cy);
+                let fill = if tick.kind == TickKind::Wait {
+                    format!(r#"fill="{C_WAIT}""#)
+                } else {
+                    format!(r##"fill="#ffffff" stroke="{C_WAIT}" stroke-width="1.5""##)
+                };
+                let _ = write!(
+                    out,
+                    r#"<path d="M{x:.2},{:.2} l6,6 l-6,6 l-6,-6 z" {fill}/>"#,
+                    cy - 6.0
+                );
+            }
+            TickKind::Event | TickKind::Mark => {
+                let colour = if tick.kind == TickKind::Event {
+                    C_EVENT
+                } else {
+                    C_MARK
+                };
+                let _ = write!(
+                    out,
+                    r#"<line x1="{x:.2}" y1="{:.2}" x2="{x:.2}" y2="{:.2}" stroke="{colour}" stroke-width="2"/><path d="M{:.2},{:.2} l8,0 l-4,5 z" fill="{colour}"/>"#,
+                    y + 13.0,
+                    y + h - 2.0,
+                    x - 4.0,
+                    y + 13.0
+                );
+            }
+        }
+        // The label goes right of the tick (arrows arrive from the left), else left of it,
+        // else centred above; never over another label, never past the edges.
+        let label = fit_middle(&tick.id, 10.0, 160.0).unwrap_or_default();
+        let w = text_w(&label, 10.0);
+        let spots = [
+            (x + 3.0, x + 3.0 + w, "start", x + 3.0),
+            (x - 3.0 - w, x - 3.0, "end", x - 3.0),
+            (x - w / 2.0, x + w / 2.0, "middle", x),
+        ];
+        if let Some(&(x0, x1, anchor, ax)) = spots
+            .iter()
+            .find(|(x0, x1, _, _)| labels.free(*x0, *x1) && *x0 >= LEFT - 4.0 && *x1 <= width - 2.0)
+        {
+            labels.take(x0, x1);
+            let _ = write!(
+                out,
+                r##"<text x="{ax:.2}" y="{tick_label_y:.2}" font-size="10" fill="#333333" text-anchor="{anchor}">{}</text>"##,
+                esc(&label)
+            );
+        }
+        out.push_str("</g>\n");
+    }
+    wait_y
 }
 
 /// Draws `timeline` as a complete SVG document.
@@ -317,27 +262,50 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
     let width = f64::from(options.width.max(600));
     let plot_w = width - LEFT - RIGHT;
     let max_ticks = (plot_w / 90.0).floor().max(2.0) as usize;
+    let scales: Vec<Scale> = timeline
+        .panels
+        .iter()
+        .map(|p| Scale {
+            a: p.view.0,
+            b: p.view.1,
+            plot_w,
+        })
+        .collect();
+    let crowded = timeline
+        .panels
+        .iter()
+        .zip(&scales)
+        .any(|(p, s)| p.lanes.iter().any(|l| dense(l, s)));
     let mut body = String::new();
     let mut y = 28.0;
+    let title = fit_middle(
+        &format!("timeline: {}", timeline.title),
+        18.0 * 1.1,
+        width - 40.0,
+    )
+    .unwrap_or_default();
     let _ = writeln!(
         body,
         r##"<text x="20" y="{y}" font-size="18" font-weight="bold" fill="#111111">{}</text>"##,
-        esc(&format!("timeline: {}", timeline.title))
+        esc(&title)
     );
     y += 8.0;
     if let Some(focus) = &timeline.focus {
         y += 16.0;
+        let line = fit_middle(
+            &format!("zoomed to `{focus}` on its clock (other clocks are shown whole)"),
+            12.0,
+            width - 40.0,
+        )
+        .unwrap_or_default();
         let _ = writeln!(
             body,
             r##"<text x="20" y="{y}" font-size="12" fill="#444444">{}</text>"##,
-            esc(&format!(
-                "zoomed to `{focus}` on its clock (other clocks are shown whole)"
-            ))
+            esc(&line)
         );
     }
     if let Some(d) = &timeline.description {
-        let max_chars = ((width - 40.0) / (12.0 * 0.6)) as usize;
-        for line in wrap(d, max_chars).iter().take(6) {
+        for line in wrap(d, width - 40.0, 12.0).iter().take(6) {
             y += 16.0;
             let _ = writeln!(
                 body,
@@ -347,39 +315,56 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
         }
     }
     y += 24.0;
-    legend(&mut body, timeline, width, &mut y);
+    legend(&mut body, timeline, width, &mut y, crowded);
+    let clocks: std::collections::BTreeSet<&str> = timeline
+        .panels
+        .iter()
+        .map(|p| p.clock_id.as_str())
+        .collect();
     if timeline.panels.len() > 1 {
-        y += 16.0;
-        let _ = writeln!(
-            body,
-            r##"<text x="20" y="{y}" font-size="12" font-style="italic" fill="#7a3b00">{}</text>"##,
-            esc(&format!(
+        let note = if clocks.len() > 1 {
+            format!(
                 "{} clocks: each panel has its own time axis. Positions in different panels are not comparable; an arrow between panels shows what a wait covers, not when.",
-                timeline.panels.len()
-            ))
-        );
+                clocks.len()
+            )
+        } else {
+            "One clock drawn in parts: each part has its own axis; the empty time between parts is left out.".to_owned()
+        };
+        for line in wrap(&note, width - 40.0, 12.0) {
+            y += 16.0;
+            let _ = writeln!(
+                body,
+                r##"<text x="20" y="{y}" font-size="12" font-style="italic" fill="#7a3b00">{}</text>"##,
+                esc(&line)
+            );
+        }
     }
     y += 14.0;
 
     // Row centres, for the arrows: (panel, lane, row) → y.
     let mut row_y: std::collections::HashMap<(usize, usize, usize), f64> =
         std::collections::HashMap::new();
-    let mut scales: Vec<Scale> = Vec::new();
     for (pi, panel) in timeline.panels.iter().enumerate() {
-        let scale = Scale {
-            a: panel.view.0,
-            b: panel.view.1,
-            plot_w,
-        };
+        let scale = &scales[pi];
         let axis = Axis::new(panel.view, max_ticks);
         y += 22.0;
+        let part = match panel.part {
+            Some((k, n)) => {
+                format!(" — part {k} of {n} (the empty time between parts is left out)")
+            }
+            None => String::new(),
+        };
+        let heading = format!(
+            "clock `{}`{part} — domain {}, instance {}",
+            panel.clock_id, panel.clock.domain, panel.clock.instance
+        );
+        // Bold DejaVu Sans is about 10 % wider than the regular metrics.
+        let shown = fit_middle(&heading, 14.0 * 1.1, width - 24.0).unwrap_or_default();
         let _ = writeln!(
             body,
-            r##"<text x="12" y="{y}" font-size="14" font-weight="bold" fill="#111111">{}</text>"##,
-            esc(&format!(
-                "clock `{}` — domain {}, instance {}",
-                panel.clock_id, panel.clock.domain, panel.clock.instance
-            ))
+            r##"<text x="12" y="{y}" font-size="14" font-weight="bold" fill="#111111"><title>{}</title>{}</text>"##,
+            esc(&heading),
+            esc(&shown)
         );
         y += 8.0;
         if !panel.markers.is_empty() {
@@ -393,7 +378,7 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
                 } else {
                     (x - 3.0 - w, x - 3.0, "end", x - 3.0)
                 };
-                if taken.free(x0, x1) {
+                if taken.free(x0, x1) && x0 >= 2.0 {
                     taken.take(x0, x1);
                     let _ = writeln!(
                         body,
@@ -406,12 +391,11 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
             y += 14.0;
         }
         let top = y;
-        let lanes_h: f64 = panel.lanes.iter().map(lane_height).sum();
+        let lanes_h: f64 = panel.lanes.iter().map(|l| lane_height(l, scale)).sum();
         let _ = writeln!(
             body,
             r##"<rect x="{LEFT}" y="{top:.1}" width="{plot_w:.1}" height="{lanes_h:.1}" fill="#fbfbfb" stroke="#d0d0d0"/>"##
         );
-        // Grid lines at the axis ticks.
         for &t in &axis.ticks {
             let x = scale.x(t);
             let _ = write!(
@@ -422,7 +406,7 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
         }
         body.push('\n');
         for (li, lane) in panel.lanes.iter().enumerate() {
-            let h = lane_height(lane);
+            let h = lane_height(lane, scale);
             if li % 2 == 1 {
                 let _ = writeln!(
                     body,
@@ -431,145 +415,79 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
             }
             let _ = writeln!(
                 body,
-                r##"<line x1="0" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#dddddd"/>"##,
-                width
+                r##"<line x1="0" y1="{y:.1}" x2="{width:.1}" y2="{y:.1}" stroke="#dddddd"/>"##
             );
+            let title = fit_middle(&lane.title, 12.0 * 1.1, LEFT - 16.0).unwrap_or_default();
+            let subtitle = fit_middle(&lane.subtitle, 10.0, LEFT - 16.0).unwrap_or_default();
             let _ = writeln!(
                 body,
-                r##"<text x="12" y="{:.1}" font-size="12" font-weight="bold" fill="#222222">{}</text><text x="12" y="{:.1}" font-size="10" fill="#666666">{}</text>"##,
-                y + 14.0,
+                r##"<g><title>{} — {}</title><text x="12" y="{:.1}" font-size="12" font-weight="bold" fill="#222222">{}</text><text x="12" y="{:.1}" font-size="10" fill="#666666">{}</text></g>"##,
                 esc(&lane.title),
+                esc(&lane.subtitle),
+                y + 14.0,
+                esc(&title),
                 y + 26.0,
-                esc(&lane.subtitle)
+                esc(&subtitle)
             );
-            let tick_label_y = y + 11.0;
             let rows_top = if lane.kind == LaneKind::Stream && !lane.ticks.is_empty() {
                 y + 14.0
             } else {
                 y + 2.0
             };
-            for (ri, row) in lane.rows.iter().enumerate() {
-                let ry = rows_top + ri as f64 * ROW_H + (ROW_H - BAR_H) / 2.0;
-                row_y.insert((pi, li, ri), ry + BAR_H / 2.0);
-                for (bi, bar) in row.iter().enumerate() {
-                    let next = row.get(bi + 1).map(|n| scale.x(n.start));
-                    draw_bar(&mut body, bar, next, &scale, ry);
-                }
-            }
-            let mut labels = Occupied::default();
-            for tick in &lane.ticks {
-                let x = scale.x(tick.at);
-                let _ = write!(body, "<g><title>{}</title>", esc(&tick.tooltip));
-                match tick.kind {
-                    TickKind::Wait | TickKind::WaitBound => {
-                        let cy = y + h / 2.0 + 4.0;
-                        row_y.insert((pi, li, 0), cy);
-                        let fill = if tick.kind == TickKind::Wait {
-                            format!(r#"fill="{C_WAIT}""#)
-                        } else {
-                            format!(r##"fill="#ffffff" stroke="{C_WAIT}" stroke-width="1.5""##)
-                        };
-                        let _ = write!(
-                            body,
-                            r#"<path d="M{x:.2},{:.2} l6,6 l-6,6 l-6,-6 z" {fill}/>"#,
-                            cy - 6.0
-                        );
-                    }
-                    TickKind::Event | TickKind::Mark => {
-                        let colour = if tick.kind == TickKind::Event {
-                            C_EVENT
-                        } else {
-                            C_MARK
-                        };
-                        let _ = write!(
-                            body,
-                            r#"<line x1="{x:.2}" y1="{:.2}" x2="{x:.2}" y2="{:.2}" stroke="{colour}" stroke-width="2"/><path d="M{:.2},{:.2} l8,0 l-4,5 z" fill="{colour}"/>"#,
-                            y + 13.0,
-                            y + h - 2.0,
-                            x - 4.0,
-                            y + 13.0
-                        );
-                    }
-                }
-                // The label goes right of the tick (arrows arrive from the left), else left
-                // of it, else centred above; never over another label.
-                let w = text_w(&tick.id, 10.0);
-                let spots = [
-                    (x + 3.0, x + 3.0 + w, "start"),
-                    (x - 3.0 - w, x - 3.0, "end"),
-                    (x - w / 2.0, x + w / 2.0, "middle"),
-                ];
-                let anchor_x = |anchor: &str| match anchor {
-                    "start" => x + 3.0,
-                    "end" => x - 3.0,
-                    _ => x,
+            if dense(lane, scale) && lane.kind != LaneKind::Covered {
+                let intervals: Vec<(i64, i64)> = lane.bars().map(|b| (b.start, b.end)).collect();
+                let ry = rows_top + (ROW_H - BAR_H) / 2.0;
+                let colour = if lane.kind == LaneKind::Ranges {
+                    C_RANGE
+                } else {
+                    C_PHASE
                 };
-                if let Some(&(x0, x1, anchor)) = spots.iter().find(|(x0, x1, _)| {
-                    labels.free(*x0, *x1) && *x0 >= LEFT - 4.0 && *x1 <= width - 2.0
-                }) {
-                    labels.take(x0, x1);
-                    let _ = write!(
-                        body,
-                        r##"<text x="{:.2}" y="{tick_label_y:.2}" font-size="10" fill="#333333" text-anchor="{anchor}">{}</text>"##,
-                        anchor_x(anchor),
-                        esc(&tick.id)
-                    );
+                density_strip(
+                    &mut body,
+                    &intervals,
+                    scale,
+                    ry - 2.0,
+                    BAR_H + 4.0,
+                    colour,
+                    &format!("{}: {} items", lane.title, intervals.len()),
+                );
+                for ri in 0..lane.rows.len() {
+                    row_y.insert((pi, li, ri), ry + BAR_H / 2.0);
                 }
-                body.push_str("</g>\n");
-            }
-            if let Some(cov) = &lane.coverage {
-                let by = y + 6.0;
-                for &(a, b) in &cov.union {
-                    let (x0, x1) = (scale.x(a), scale.x(b));
-                    let _ = write!(
-                        body,
-                        r#"<rect x="{x0:.2}" y="{by:.2}" width="{:.2}" height="12" fill="{C_UNION}"><title>covered {} … {}</title></rect>"#,
-                        (x1 - x0).max(1.0),
-                        crate::units::Nanos::new(a),
-                        crate::units::Nanos::new(b)
-                    );
-                }
-                for &(a, b) in &cov.gaps {
-                    let (x0, x1) = (scale.x(a), scale.x(b));
-                    let _ = write!(
-                        body,
-                        r##"<rect x="{x0:.2}" y="{by:.2}" width="{:.2}" height="12" fill="url(#gap)" stroke="#aaaaaa" stroke-width="0.5"><title>gap (idle) {} … {} ({})</title></rect>"##,
-                        (x1 - x0).max(1.0),
-                        crate::units::Nanos::new(a),
-                        crate::units::Nanos::new(b),
-                        crate::units::Nanos::new(b.saturating_sub(a))
-                    );
-                }
-                for &(a, b, depth) in &cov.overlaps {
-                    let (x0, x1) = (scale.x(a), scale.x(b));
-                    let _ = write!(
-                        body,
-                        r#"<rect x="{x0:.2}" y="{by:.2}" width="{:.2}" height="12" fill="{C_OVERLAP}"><title>overlap {} … {}, depth {depth}</title></rect>"#,
-                        (x1 - x0).max(1.0),
-                        crate::units::Nanos::new(a),
-                        crate::units::Nanos::new(b)
-                    );
-                    let label = format!("×{depth}");
-                    if text_w(&label, 10.0) + 4.0 <= x1 - x0 {
-                        let _ = write!(
-                            body,
-                            r##"<text x="{:.2}" y="{:.2}" font-size="10" fill="#ffffff" text-anchor="middle">{label}</text>"##,
-                            (x0 + x1) / 2.0,
-                            by + 10.0
-                        );
+            } else {
+                for (ri, row) in lane.rows.iter().enumerate() {
+                    let ry = rows_top + ri as f64 * ROW_H + (ROW_H - BAR_H) / 2.0;
+                    row_y.insert((pi, li, ri), ry + BAR_H / 2.0);
+                    for (bi, bar) in row.iter().enumerate() {
+                        let next = row.get(bi + 1).map(|n| scale.x(n.start));
+                        draw_bar(&mut body, bar, next, scale, ry, width);
                     }
                 }
-                let _ = writeln!(
-                    body,
-                    r##"<text x="{:.1}" y="{:.1}" font-size="10" fill="#555555">{}</text>"##,
-                    LEFT + 4.0,
-                    by + 26.0,
-                    esc(&cov.summary)
-                );
+            }
+            if let Some(wy) = ticks(
+                &mut body,
+                lane,
+                scale,
+                y,
+                h - lane.coverage.len() as f64 * SUMMARY_H,
+                width,
+            ) {
+                row_y.insert((pi, li, 0), wy);
+            }
+            if lane.kind == LaneKind::Covered {
+                for cov in &lane.coverage {
+                    coverage_strip(&mut body, cov, scale, y + 6.0);
+                    summary_text(&mut body, cov, y + 32.0, width, timeline.zoomed);
+                }
+            } else {
+                let mut sy = y + h - lane.coverage.len() as f64 * SUMMARY_H + 9.0;
+                for cov in &lane.coverage {
+                    summary_text(&mut body, cov, sy, width, timeline.zoomed);
+                    sy += SUMMARY_H;
+                }
             }
             y += h;
         }
-        // Submission returns: dashed lines across every lane of the panel.
         for m in &panel.markers {
             let x = scale.x(m.at);
             let _ = writeln!(
@@ -579,7 +497,6 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
                 esc(&m.tooltip)
             );
         }
-        // The axis, with its unit.
         let _ = write!(
             body,
             r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#333333"/>"##,
@@ -595,7 +512,7 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
                 r##"<line x1="{x:.2}" y1="{y:.1}" x2="{x:.2}" y2="{:.1}" stroke="#333333"/>"##,
                 y + 5.0
             );
-            if taken.free(x - w / 2.0, x + w / 2.0) {
+            if taken.free(x - w / 2.0, x + w / 2.0) && x + w / 2.0 <= width - 2.0 {
                 taken.take(x - w / 2.0, x + w / 2.0);
                 let _ = write!(
                     body,
@@ -605,20 +522,20 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
                 );
             }
         }
+        let caption = format!(
+            "time on clock `{}` ({}), {}",
+            panel.clock_id,
+            panel.clock,
+            axis.unit_caption()
+        );
         let _ = writeln!(
             body,
             r##"<text x="{:.1}" y="{:.1}" font-size="11" font-style="italic" fill="#333333" text-anchor="middle">{}</text>"##,
             LEFT + plot_w / 2.0,
             y + 32.0,
-            esc(&format!(
-                "time on clock `{}` ({}), {}",
-                panel.clock_id,
-                panel.clock,
-                axis.unit_caption()
-            ))
+            esc(&fit_middle(&caption, 11.0, width - 24.0).unwrap_or_default())
         );
         y += 40.0;
-        scales.push(scale);
     }
 
     // Arrows last, above everything else.
@@ -631,8 +548,29 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
         let (Some((x0, y0)), Some((x1, y1))) = (point(&arrow.from), point(&arrow.to)) else {
             continue;
         };
-        // Aim a little inside the bar's end, clear of an event tick drawn at the same time.
-        let x1 = x1 - 5.0;
+        if arrow.kind == ArrowKind::Join && !arrow.cross_clock {
+            // A join holds the waiting stream back until the event: a straight arrow from
+            // the event's lane to the waiting lane, beside the event's tick, and its name.
+            let x = x0.max(x1) + 7.0;
+            let (ya, yb) = if y1 > y0 {
+                (y0 - 4.0, y1 - BAR_H / 2.0)
+            } else {
+                (y0 + 4.0, y1 + BAR_H / 2.0)
+            };
+            let _ = writeln!(
+                body,
+                r##"<g><title>{}</title><path d="M{x:.2},{ya:.2} V{yb:.2}" stroke="{C_JOIN}" stroke-width="1.8" marker-end="url(#join)"/><text x="{:.2}" y="{:.2}" font-size="9" fill="{C_JOIN}">join</text></g>"##,
+                esc(&arrow.tooltip),
+                x + 3.0,
+                (ya + yb) / 2.0 + 3.0
+            );
+            continue;
+        }
+        let (colour, marker, x1) = match arrow.kind {
+            // Aim a little inside the bar's end, clear of an event tick drawn at the same time.
+            ArrowKind::Wait => (C_ARROW, "arrow", x1 - 5.0),
+            ArrowKind::Join => (C_JOIN, "join", x1 + 3.0),
+        };
         let dash = if arrow.cross_clock {
             r#" stroke-dasharray="5,3""#
         } else {
@@ -646,18 +584,46 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
         let mid = (y0 + y1) / 2.0;
         let _ = writeln!(
             body,
-            r#"<path d="M{x0:.2},{y0:.2} C{x0:.2},{mid:.2} {x1:.2},{mid:.2} {x1:.2},{y1:.2}" fill="none" stroke="{C_ARROW}" stroke-width="1.3" stroke-opacity="0.8"{dash} marker-end="url(#arrow)"><title>{}</title></path>"#,
+            r#"<path d="M{x0:.2},{y0:.2} C{x0:.2},{mid:.2} {x1:.2},{mid:.2} {x1:.2},{y1:.2}" fill="none" stroke="{colour}" stroke-width="1.4" stroke-opacity="0.85"{dash} marker-end="url(#{marker})"><title>{}</title></path>"#,
             esc(&arrow.tooltip)
         );
     }
 
-    for note in &timeline.notes {
-        y += 14.0;
+    if !timeline.unplaced.is_empty() {
+        y += 16.0;
         let _ = writeln!(
             body,
-            r##"<text x="20" y="{y:.1}" font-size="11" fill="#666666">{}</text>"##,
-            esc(&format!("note: {note}"))
+            r##"<text x="20" y="{y:.1}" font-size="12" font-weight="bold" fill="#333333">answers with no place on one clock (from eval)</text>"##
         );
+        const MAX_LINES: usize = 30;
+        for line in timeline.unplaced.iter().take(MAX_LINES) {
+            y += 14.0;
+            let shown = fit_middle(line, 11.0, width - 40.0).unwrap_or_default();
+            let _ = writeln!(
+                body,
+                r##"<text x="20" y="{y:.1}" font-size="11" fill="#333333"><title>{}</title>{}</text>"##,
+                esc(line),
+                esc(&shown)
+            );
+        }
+        if timeline.unplaced.len() > MAX_LINES {
+            y += 14.0;
+            let _ = writeln!(
+                body,
+                r##"<text x="20" y="{y:.1}" font-size="11" fill="#666666">… and {} more: `worksheet eval` lists them all</text>"##,
+                timeline.unplaced.len() - MAX_LINES
+            );
+        }
+    }
+    for note in &timeline.notes {
+        for line in wrap(note, width - 40.0, 11.0) {
+            y += 14.0;
+            let _ = writeln!(
+                body,
+                r##"<text x="20" y="{y:.1}" font-size="11" font-style="italic" fill="#666666">{}</text>"##,
+                esc(&line)
+            );
+        }
     }
     y += 20.0;
     let height = y.ceil();
@@ -665,10 +631,12 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
     let _ = writeln!(
         svg,
         r##"<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{height}" viewBox="0 0 {w} {height}" font-family="{FONT}">
+<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{height}" viewBox="0 0 {w} {height}" font-family="{FONT_FAMILY}, Verdana, Arial, sans-serif">
 <defs>
 <pattern id="gap" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff"/><line x1="0" y1="0" x2="0" y2="6" stroke="#b0b0b0" stroke-width="2"/></pattern>
+<pattern id="unknown" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)"><rect width="6" height="6" fill="#fdeceb"/><line x1="0" y1="0" x2="0" y2="6" stroke="#e8a09a" stroke-width="2"/></pattern>
 <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{C_ARROW}"/></marker>
+<marker id="join" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{C_JOIN}"/></marker>
 </defs>
 <rect width="100%" height="100%" fill="#ffffff"/>"##,
         w = width
@@ -689,6 +657,7 @@ mod tests {
             &case,
             &LayoutOptions {
                 focus: focus.map(str::to_owned),
+                ..Default::default()
             },
         )
         .unwrap();
@@ -733,7 +702,14 @@ mod tests {
           "marks": [{"id": "m", "clock": "c", "at": "0 ns"}]}"#;
         let case = crate::case::load_case_str(text, "extreme.json").unwrap();
         for focus in [None, Some("zero".to_owned()), Some("high".to_owned())] {
-            let t = layout(&case, &LayoutOptions { focus }).unwrap();
+            let t = layout(
+                &case,
+                &LayoutOptions {
+                    focus,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             let svg = render(&t, &SvgOptions::default());
             roxmltree::Document::parse(&svg).unwrap();
             let sketch = crate::render::text::render(&t, &Default::default());
@@ -750,6 +726,7 @@ mod tests {
             &case,
             &LayoutOptions {
                 focus: Some("complete-1".into()),
+                ..Default::default()
             },
         )
         .unwrap();

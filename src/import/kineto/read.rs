@@ -743,7 +743,6 @@ fn base_of(raw: Option<&RawValue>, options: &ImportOptions) -> Result<Option<i64
 
 /// The stream a `tid` names, read as the streaming pass reads it: an integer, or the 2021
 /// string `"stream 7"`.
-#[cfg(test)]
 pub(super) fn stream_of_tid(raw: &RawValue) -> Option<i64> {
     match serde_json::from_str::<Id>(raw.get()).ok()? {
         Id::Int(v) | Id::Stream(v) => Some(v),

@@ -122,6 +122,7 @@ mod error;
 mod kinds;
 mod read;
 mod summary;
+pub mod trace;
 
 use std::path::Path;
 

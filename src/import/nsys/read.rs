@@ -341,6 +341,11 @@ impl Export {
             .is_some_and(|cols| cols.iter().any(|c| c == column))
     }
 
+    /// The open connection, for readers with queries of their own (the audit's NVTX ranges).
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
     /// Number of tables in the file.
     pub(crate) fn table_count(&self) -> usize {
         self.tables.len()

@@ -16,6 +16,10 @@ use crate::output::write_output;
 /// Everything a multi-rank import prints: the engine's per-rank tables and the ranks' part.
 #[derive(Serialize)]
 struct Both<'a> {
+    /// `worksheet-import-ranks`: what this JSON report is (schemas/).
+    format: &'static str,
+    /// The report's version; changes as CONTRIBUTING says.
+    version: u32,
     /// The single-trace summary of the merged case (per-rank rows, prefixed ids).
     case: &'a Summary,
     /// Relations, collectives, stragglers.
@@ -77,6 +81,8 @@ pub fn run(
             serde_json::to_writer_pretty(
                 &mut *out,
                 &Both {
+                    format: "worksheet-import-ranks",
+                    version: 1,
                     case: &summary,
                     ranks: &ranks,
                 },

@@ -1,0 +1,142 @@
+//! `worksheet audit INPUT [--format text|json|markdown] [--fail-on info|warning|error]`.
+//!
+//! Exit codes (mapped by the CLI): 0 no finding at or above `--fail-on` (by default nothing
+//! fails), 1 at least one, 2 the input is malformed or unreadable.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::{audit, render, AuditOptions, Severity};
+use crate::error::InputError;
+use crate::import::{compat_hta_of, read_audit_trace, Compat, ImportOptions};
+
+/// Output format of `worksheet audit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AuditFormat {
+    /// Findings, step table and breakdown for people.
+    Text,
+    /// `{"format": "worksheet-audit", "version": 1, ...}`.
+    Json,
+    /// The same as text, as Markdown.
+    Markdown,
+}
+
+/// The lowest severity that makes `audit` exit 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Any finding.
+    Info,
+    /// Warnings and errors.
+    Warning,
+    /// Errors only.
+    Error,
+}
+
+impl From<FailOn> for Severity {
+    fn from(f: FailOn) -> Severity {
+        match f {
+            FailOn::Info => Severity::Info,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Error => Severity::Error,
+        }
+    }
+}
+
+/// Arguments of `worksheet audit`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  worksheet audit trace.json.gz\n  worksheet audit report.sqlite --format json\n  worksheet audit trace.json.gz --fail-on warning   (exit 1 on any warning or error)\n\n\
+Reads a PyTorch profiler (Kineto) trace (.json / .json.gz), an Nsight Systems SQLite export, or a case file. \
+Every finding code is explained, with a drawn timeline and a fix, in docs/findings.md. \
+--compat hta adds HTA 0.5.0's temporal breakdown reproduced from its defaults (docs/hta-compat.md).\n\
+Exit codes: 0 no finding at or above --fail-on (by default nothing fails), 1 at least one, 2 the input is malformed."
+)]
+pub struct AuditArgs {
+    /// The trace: Kineto `*.json` / `*.json.gz`, an Nsight Systems `*.sqlite` export, or a case file.
+    pub input: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = AuditFormat::Text)]
+    pub format: AuditFormat,
+    /// Exit 1 when a finding of this severity or above exists.
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub fail_on: Option<FailOn>,
+    /// Round Kineto timestamps finer than 1 ns to the nearest ns instead of refusing them.
+    #[arg(long)]
+    pub round_sub_ns: bool,
+    /// Also print a peer's numbers reproduced from its defaults, with the delta each of its
+    /// assumptions causes (`hta`: HTA 0.5.0's temporal breakdown, as `import --compat hta`;
+    /// Kineto traces only).
+    #[arg(long, value_enum, value_name = "PEER")]
+    pub compat: Option<Compat>,
+}
+
+/// What `audit` ended with: whether a finding reached `--fail-on`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AuditOutcome {
+    /// At least one finding at or above `--fail-on`.
+    pub failed: bool,
+}
+
+/// Why `audit` stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// The input is malformed or unreadable (exit 2).
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// Writing the report failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Runs `worksheet audit`: reads the input, audits it, writes the report to `out`.
+///
+/// # Errors
+/// [`AuditError::Input`] for a malformed input, [`AuditError::Io`] when writing fails.
+pub fn run(args: &AuditArgs, out: &mut dyn Write) -> Result<AuditOutcome, AuditError> {
+    let options = ImportOptions {
+        round_sub_ns: args.round_sub_ns,
+    };
+    let trace = read_audit_trace(&args.input, &options)?;
+    let report = audit(
+        &trace,
+        &args.input.display().to_string(),
+        &AuditOptions::default(),
+    );
+    let hta = match args.compat {
+        Some(Compat::Hta) => Some(compat_hta_of(
+            &args.input,
+            trace.source != "kineto",
+            &options,
+        )?),
+        None => None,
+    };
+    let text = match (args.format, &hta) {
+        (AuditFormat::Text, None) => render::to_text(&report),
+        (AuditFormat::Text, Some(hta)) => {
+            format!("{}\n{}", render::to_text(&report), hta.to_text())
+        }
+        (AuditFormat::Markdown, None) => render::to_markdown(&report),
+        (AuditFormat::Markdown, Some(hta)) => format!(
+            "{}\n## HTA compatibility\n\n```text\n{}```\n",
+            render::to_markdown(&report),
+            hta.to_text()
+        ),
+        (AuditFormat::Json, None) => render::to_json(&report),
+        (AuditFormat::Json, Some(hta)) => {
+            let mut value = serde_json::to_value(&report).map_err(std::io::Error::from)?;
+            if let Some(map) = value.as_object_mut() {
+                map.insert(
+                    "compat_hta".to_owned(),
+                    serde_json::to_value(hta).map_err(std::io::Error::from)?,
+                );
+            }
+            serde_json::to_string_pretty(&value).map_err(std::io::Error::from)? + "\n"
+        }
+    };
+    out.write_all(text.as_bytes())?;
+    Ok(AuditOutcome {
+        failed: args.fail_on.is_some_and(|f| report.fails(f.into())),
+    })
+}

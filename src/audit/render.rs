@@ -1,0 +1,185 @@
+//! The audit as text, Markdown or JSON: pure functions returning `String`.
+
+use comfy_table::{presets::ASCII_MARKDOWN, Table};
+
+use super::index::percent;
+use super::{Audit, Finding, Severity};
+use crate::engine::wide;
+use crate::units::Nanos;
+
+fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(ASCII_MARKDOWN).set_header(header.to_vec());
+    t
+}
+
+/// `2 warning, 1 info` (or `none`).
+fn tally(findings: &[Finding]) -> String {
+    let parts: Vec<String> = [Severity::Error, Severity::Warning, Severity::Info]
+        .iter()
+        .filter_map(|s| {
+            let n = findings.iter().filter(|f| f.severity == *s).count();
+            (n > 0).then(|| format!("{n} {s}"))
+        })
+        .collect();
+    if parts.is_empty() {
+        "none".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The findings as text, one block each (also what `import` prints under its summary).
+pub fn findings_text(findings: &[Finding]) -> String {
+    let mut s = format!("findings: {}\n", tally(findings));
+    for f in findings {
+        s.push_str(&format!(
+            "\n{:<7} {} — {}\n",
+            f.severity.word(),
+            f.code,
+            f.message
+        ));
+        for item in &f.evidence.items {
+            s.push_str(&format!("        - {item}\n"));
+        }
+        if f.evidence.more > 0 {
+            s.push_str(&format!("        - … and {} more\n", f.evidence.more));
+        }
+        s.push_str(&format!("        fix: {}\n", f.fix));
+    }
+    s
+}
+
+fn opt_ns(v: Option<i64>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| Nanos::new(v).to_string())
+}
+
+fn steps_table(audit: &Audit) -> Table {
+    let mut t = table(&[
+        "step",
+        "device",
+        "start",
+        "host",
+        "busy",
+        "idle",
+        "compute",
+        "communication",
+        "memory",
+        "syncs",
+        "launched",
+        "launch→start median",
+    ]);
+    for r in &audit.steps {
+        t.add_row(vec![
+            r.step.clone(),
+            r.device.clone(),
+            format!("t+{}", Nanos::new(r.start_ns)),
+            Nanos::new(r.host_ns).to_string(),
+            Nanos::new(r.busy_ns).to_string(),
+            Nanos::new(r.idle_ns).to_string(),
+            Nanos::new(r.compute_ns).to_string(),
+            Nanos::new(r.communication_ns).to_string(),
+            Nanos::new(r.memory_ns).to_string(),
+            r.syncs.to_string(),
+            r.launched.to_string(),
+            opt_ns(r.launch_delay_median_ns),
+        ]);
+    }
+    t
+}
+
+fn breakdown_table(audit: &Audit) -> Table {
+    let mut t = table(&[
+        "device",
+        "span",
+        "exclusive compute",
+        "exposed communication",
+        "exposed memory",
+        "idle",
+        "idle %",
+    ]);
+    for b in &audit.breakdown {
+        t.add_row(vec![
+            b.device.clone(),
+            wide(b.span_ns),
+            wide(b.exclusive_compute_ns),
+            wide(b.exposed_communication_ns),
+            wide(b.exposed_memory_ns),
+            wide(b.idle_ns),
+            percent(b.idle_ns, b.span_ns),
+        ]);
+    }
+    t
+}
+
+fn steady_lines(audit: &Audit) -> String {
+    match &audit.steady_state {
+        None => String::new(),
+        Some(s) => format!(
+            "steady state over steps ({} leading step(s) counted as warm-up): host duration {}; device busy {}\n",
+            s.warmup_steps, s.host, s.busy
+        ),
+    }
+}
+
+/// The whole audit as text.
+pub fn to_text(audit: &Audit) -> String {
+    let mut s = format!(
+        "audit of {} ({}); times t+… are since the trace's first event\n\n",
+        audit.input, audit.source
+    );
+    s.push_str(&findings_text(&audit.findings));
+    s.push('\n');
+    if audit.steps.is_empty() {
+        s.push_str("steps: no ProfilerStep markers; the whole window is audited as one\n");
+    } else {
+        s.push_str("steps (device numbers inside each step's host window; busy + idle = host)\n");
+        s.push_str(&format!("{}\n", steps_table(audit)));
+        s.push_str(&steady_lines(audit));
+    }
+    if !audit.breakdown.is_empty() {
+        s.push_str("\nexposed-time breakdown per device (exact; the four parts sum to the span)\n");
+        s.push_str(&format!("{}\n", breakdown_table(audit)));
+    }
+    for n in &audit.notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
+    s
+}
+
+/// The whole audit as Markdown.
+pub fn to_markdown(audit: &Audit) -> String {
+    let mut s = format!("# Audit of `{}` ({})\n\n", audit.input, audit.source);
+    s.push_str(&format!("## Findings: {}\n\n", tally(&audit.findings)));
+    for f in &audit.findings {
+        s.push_str(&format!(
+            "### `{}` ({})\n\n{}\n\n",
+            f.code, f.severity, f.message
+        ));
+        for item in &f.evidence.items {
+            s.push_str(&format!("- {item}\n"));
+        }
+        if f.evidence.more > 0 {
+            s.push_str(&format!("- … and {} more\n", f.evidence.more));
+        }
+        s.push_str(&format!("\n**Fix:** {}\n\n", f.fix));
+    }
+    s.push_str("## Steps\n\n");
+    if audit.steps.is_empty() {
+        s.push_str("No `ProfilerStep` markers: the whole window is audited as one.\n\n");
+    } else {
+        s.push_str(&format!(
+            "{}\n\n{}\n",
+            steps_table(audit),
+            steady_lines(audit)
+        ));
+    }
+    s.push_str("## Exposed-time breakdown\n\n");
+    s.push_str(&format!("{}\n", breakdown_table(audit)));
+    s
+}
+
+/// The whole audit as pretty JSON (`"format": "worksheet-audit"`, `"version": 1`).
+pub fn to_json(audit: &Audit) -> String {
+    serde_json::to_string_pretty(audit).expect("the audit serializes") + "\n"
+}

@@ -1,0 +1,61 @@
+//! What `render` and `report` read: a case file (fixture, capture, lab output), or a trace
+//! (Kineto JSON / .json.gz, Nsight Systems .sqlite) imported in memory on the way, so that
+//! a trace too large for a case file (64 MiB) can still be drawn.
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::case::{load_case_file, load_case_str, Case};
+use crate::exit::Failure;
+
+/// What the input was read as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A case file (fixture, capture, lab output).
+    Case,
+    /// A trace, imported: the importer's format line.
+    Trace(String),
+}
+
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// Reads `path` as a case, or, when it is a trace, imports it into one.
+///
+/// # Errors
+/// [`Failure`] (exit 2) with the case loader's or the importer's message.
+pub fn load_input(path: &Path) -> Result<(Case, Source), Failure> {
+    // Only a regular file is peeked at: opening a FIFO or a device would block. Anything
+    // else goes to the case reader, which refuses it at once (`not-a-file`).
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok((load_case_file(path)?, Source::Case));
+    }
+    let mut head = Vec::new();
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(16).read_to_end(&mut head);
+    }
+    let import = |path: &Path| -> Result<(Case, Source), Failure> {
+        let imported = crate::import::import_path(path, &crate::import::ImportOptions::default())?;
+        let name = path.display().to_string();
+        let case = load_case_str(&imported.case.to_json_pretty(), &name)?;
+        Ok((case, Source::Trace(imported.format)))
+    };
+    if head.starts_with(SQLITE_MAGIC) {
+        return import(path);
+    }
+    match load_case_file(path) {
+        Ok(case) => Ok((case, Source::Case)),
+        Err(e) => {
+            let trace = e.code == "too-large"
+                || crate::case::read_case_text(path).is_ok_and(|t| {
+                    t.get(..t.len().min(1 << 16))
+                        .unwrap_or(&t)
+                        .contains("\"traceEvents\"")
+                });
+            if trace {
+                import(path)
+            } else {
+                Err(e.into())
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! `worksheet report INPUT -o report.html`: one self-contained HTML page of a case, a
+//! capture, a lab's case file or a trace (imported on the way).
+//!
+//! The page holds the verdict table (known / unknown with its reason), the per-stream and
+//! per-device tables, one timeline panel per clock (never a shared axis) whose zoom and pan
+//! recompute the exact per-pixel density from the intervals embedded in the page, and
+//! sections that other commands can add ([`html::Section`]: the audit findings go there).
+//! No network: CSS and JS are inline and hand-written ([`html`]). Only [`run`] touches
+//! files.
+
+pub mod html;
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::output::{refuse_existing, write_output};
+
+/// Arguments of `worksheet report`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  worksheet report fixtures/cases/three-boundaries.json -o report.html\n  worksheet report tests/data/traces/nccl_data.json.gz -o nccl.html\n\n\
+The page is one file with its CSS and JS inline: it opens offline in any browser.\n\n\
+Exit codes: 0 written, 2 the input is malformed or the output exists (use --force)."
+)]
+pub struct ReportArgs {
+    /// A case file, a capture, a lab's case file, or a trace (Kineto JSON / .json.gz, Nsight
+    /// Systems .sqlite), which is imported first.
+    pub input: PathBuf,
+    /// Where to write the page (an .html file). Never overwritten without --force.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub use crate::render::input::{load_input, Source};
+
+/// Writes the report of `args.input` to `args.output`.
+///
+/// # Errors
+/// [`Failure`] (exit 2) for a malformed input, an output that is not `.html`, or an output
+/// that exists without `--force`.
+pub fn run(args: &ReportArgs, _out: &mut dyn Write) -> Result<u8, Failure> {
+    let ext = args
+        .output
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase());
+    if !matches!(ext.as_deref(), Some("html" | "htm")) {
+        return Err(Failure {
+            message: format!(
+                "{}: error[unknown-extension]: a report is an HTML page: name it .html",
+                args.output.display()
+            ),
+            code: EXIT_INPUT,
+        });
+    }
+    refuse_existing(&args.output, args.force)?;
+    let (case, source) = load_input(&args.input)?;
+    let page = html::render(&html::ReportInput {
+        case: &case,
+        source: &source,
+        input_name: &args.input.display().to_string(),
+        sections: Vec::new(),
+    });
+    write_output(&args.output, page.as_bytes(), args.force)?;
+    if io::stderr().is_terminal() {
+        let _ = writeln!(
+            io::stderr(),
+            "wrote {} ({} bytes)",
+            args.output.display(),
+            page.len()
+        );
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,261 @@
+// worksheet report: timeline panels, one per clock, drawn on canvases from the intervals
+// embedded in the page. Zoom (wheel, or the + / − buttons) and pan (drag) recompute each
+// pixel column's exact busy time, time at depth >= 2 and deepest overlap from the
+// intervals clipped to that column: nothing is sampled. Times are integer nanoseconds
+// relative to each panel's base (exact below 2^53 ns, about 104 days).
+(function () {
+  "use strict";
+  var errors = [];
+  window.addEventListener("error", function (e) {
+    errors.push(String(e.message || e));
+    document.body.setAttribute("data-errors", errors.join(" | "));
+  });
+  var LEFT = 190, RIGHT = 24, LANE_H = 30, AXIS_H = 34;
+  var C = {
+    phase: "#4e79a7", range: "#8a8a8a", covered: "#76b7b2", overlap: "#f28e2b",
+    known: "#2f6f2f", unknown: "#b3261e", tick: "#222222", wait: "#b07aa1",
+    grid: "#e6e6e6", text: "#222222", sub: "#666666"
+  };
+  var UNITS = [["s", 1e9], ["ms", 1e6], ["us", 1e3], ["ns", 1]];
+
+  function fmt(ns) {
+    var a = Math.abs(ns);
+    for (var i = 0; i < UNITS.length; i++) {
+      if (a >= UNITS[i][1] || UNITS[i][1] === 1) {
+        var v = ns / UNITS[i][1];
+        return (Math.round(v * 1000) / 1000) + " " + UNITS[i][0];
+      }
+    }
+    return ns + " ns";
+  }
+
+  function niceStep(span, n) {
+    var want = Math.max(1, span / n), p = 1;
+    while (p * 10 <= want) p *= 10;
+    if (p >= want) return p;
+    if (2 * p >= want) return 2 * p;
+    if (5 * p >= want) return 5 * p;
+    return 10 * p;
+  }
+
+  // Exact per-column figures of sorted intervals [s0, e0, s1, e1, ...] in [v0, v1).
+  function columns(iv, v0, v1, w) {
+    var bounds = new Array(w + 1), span = v1 - v0, k, i;
+    for (k = 0; k <= w; k++) bounds[k] = v0 + Math.floor(span * k / w);
+    var buckets = new Array(w);
+    for (k = 0; k < w; k++) buckets[k] = [];
+    for (i = 0; i < iv.length; i += 2) {
+      var s = Math.max(iv[i], v0), e = Math.min(iv[i + 1], v1);
+      if (e <= s) continue;
+      var c = Math.max(0, Math.min(w - 1, Math.floor((s - v0) * w / span)));
+      while (c > 0 && bounds[c] > s) c--;
+      while (c + 1 < w && bounds[c + 1] <= s) c++;
+      for (; c < w && bounds[c] < e; c++) {
+        var a = Math.max(s, bounds[c]), b = Math.min(e, bounds[c + 1]);
+        if (a < b) buckets[c].push(a, b);
+      }
+    }
+    var out = new Array(w);
+    for (k = 0; k < w; k++) {
+      var bk = buckets[k], pts = [];
+      for (i = 0; i < bk.length; i += 2) { pts.push([bk[i], 1], [bk[i + 1], -1]); }
+      pts.sort(function (x, y) { return x[0] - y[0] || x[1] - y[1]; });
+      var depth = 0, busy = 0, over = 0, maxd = 0, last = 0;
+      for (i = 0; i < pts.length; i++) {
+        var t = pts[i][0];
+        if (depth >= 1) busy += t - last;
+        if (depth >= 2) over += t - last;
+        depth += pts[i][1];
+        if (depth > maxd) maxd = depth;
+        last = t;
+      }
+      out[k] = { start: bounds[k], end: bounds[k + 1], busy: busy, over: over, depth: maxd };
+    }
+    return out;
+  }
+
+  function Panel(root, data) {
+    this.root = root;
+    this.data = data;
+    this.v0 = 0;
+    this.v1 = Math.max(1, data.span);
+    this.canvas = root.querySelector("canvas");
+    this.tip = root.querySelector(".tip");
+    this.info = root.querySelector(".view");
+    var self = this;
+    this.canvas.addEventListener("wheel", function (ev) {
+      ev.preventDefault();
+      self.zoom(ev.deltaY < 0 ? 0.5 : 2, ev.offsetX);
+    }, { passive: false });
+    var drag = null;
+    this.canvas.addEventListener("mousedown", function (ev) { drag = { x: ev.offsetX, v0: self.v0, v1: self.v1 }; });
+    window.addEventListener("mouseup", function () { drag = null; });
+    this.canvas.addEventListener("mousemove", function (ev) {
+      if (drag) {
+        var per = (drag.v1 - drag.v0) / self.plotW();
+        var dv = Math.round((drag.x - ev.offsetX) * per);
+        self.setView(drag.v0 + dv, drag.v1 + dv);
+      } else {
+        self.hover(ev.offsetX, ev.offsetY);
+      }
+    });
+    this.canvas.addEventListener("mouseleave", function () { self.tip.style.display = "none"; });
+    this.canvas.addEventListener("dblclick", function () { self.setView(0, Math.max(1, data.span)); });
+    root.querySelector(".zin").addEventListener("click", function () { self.zoom(0.5, LEFT + self.plotW() / 2); });
+    root.querySelector(".zout").addEventListener("click", function () { self.zoom(2, LEFT + self.plotW() / 2); });
+    root.querySelector(".reset").addEventListener("click", function () { self.setView(0, Math.max(1, data.span)); });
+  }
+
+  Panel.prototype.plotW = function () { return Math.max(50, this.canvas.width - LEFT - RIGHT); };
+
+  Panel.prototype.zoom = function (factor, x) {
+    var at = this.v0 + (x - LEFT) / this.plotW() * (this.v1 - this.v0);
+    var len = Math.max(this.plotW(), Math.round((this.v1 - this.v0) * factor));
+    var v0 = Math.round(at - (at - this.v0) * len / (this.v1 - this.v0));
+    this.setView(v0, v0 + len);
+  };
+
+  Panel.prototype.setView = function (v0, v1) {
+    var full = Math.max(1, this.data.span), len = Math.min(v1 - v0, full);
+    v0 = Math.max(0, Math.min(v0, full - len));
+    this.v0 = v0;
+    this.v1 = v0 + len;
+    this.draw();
+  };
+
+  Panel.prototype.x = function (t) { return LEFT + (t - this.v0) / (this.v1 - this.v0) * this.plotW(); };
+
+  Panel.prototype.draw = function () {
+    var d = this.data, cv = this.canvas, g = cv.getContext("2d"), self = this;
+    var width = this.root.clientWidth || 1100;
+    cv.width = width;
+    var ys = [], total = 0;
+    d.lanes.forEach(function (lane) {
+      lane.h = lane.items ? Math.max(1, lane.rows || 1) * 20 + 12 : LANE_H;
+      ys.push(total);
+      total += lane.h;
+    });
+    this.ys = ys;
+    cv.height = total + AXIS_H;
+    g.fillStyle = "#ffffff";
+    g.fillRect(0, 0, cv.width, cv.height);
+    var w = this.plotW(), cols = Math.floor(w);
+    // Grid and axis.
+    var step = niceStep(this.v1 - this.v0, Math.max(2, Math.floor(w / 110)));
+    var first = Math.ceil(this.v0 / step) * step, yAxis = total;
+    g.font = "11px 'DejaVu Sans', Verdana, sans-serif";
+    g.textAlign = "center";
+    for (var t = first; t <= this.v1; t += step) {
+      var gx = this.x(t);
+      g.fillStyle = C.grid; g.fillRect(gx, 0, 1, yAxis);
+      g.fillStyle = C.text; g.fillRect(gx, yAxis, 1, 5);
+      g.fillText(fmt(t), gx, yAxis + 17);
+    }
+    g.fillStyle = "#333333"; g.fillRect(LEFT, yAxis, w, 1);
+    this.cols = [];
+    d.lanes.forEach(function (lane, li) {
+      var y = ys[li];
+      if (li % 2 === 1) { g.fillStyle = "#f5f5f5"; g.fillRect(0, y, LEFT, lane.h); }
+      g.fillStyle = "#dddddd"; g.fillRect(0, y, cv.width, 1);
+      g.textAlign = "left";
+      g.fillStyle = C.text; g.font = "bold 11px 'DejaVu Sans', Verdana, sans-serif";
+      g.fillText(lane.title, 8, y + 13, LEFT - 14);
+      g.fillStyle = C.sub; g.font = "10px 'DejaVu Sans', Verdana, sans-serif";
+      g.fillText(lane.subtitle, 8, y + 25, LEFT - 14);
+      g.font = "10px 'DejaVu Sans', Verdana, sans-serif";
+      if (lane.items) {
+        lane.items.forEach(function (it) {
+          if (it.e < self.v0 || it.s > self.v1) return;
+          var x0 = Math.max(LEFT, self.x(it.s)), x1 = Math.min(LEFT + w, Math.max(self.x(it.e), x0 + 1.5));
+          var ry = y + 4 + (it.row || 0) * 20;
+          if (it.kind === "known") {
+            g.strokeStyle = C.known; g.lineWidth = 2;
+            g.beginPath(); g.moveTo(x0, ry + 8); g.lineTo(x0, ry + 16); g.lineTo(x1, ry + 16); g.lineTo(x1, ry + 8); g.stroke();
+          } else if (it.kind === "unknown") {
+            g.fillStyle = "#fdeceb"; g.fillRect(x0, ry + 2, x1 - x0, 16);
+            g.strokeStyle = C.unknown; g.lineWidth = 1; g.setLineDash([4, 2]);
+            g.strokeRect(x0, ry + 2, x1 - x0, 16); g.setLineDash([]);
+          } else {
+            g.fillStyle = it.colour || C.phase; g.fillRect(x0, ry + 2, x1 - x0, 16);
+          }
+          var label = it.label;
+          if (g.measureText(label).width + 6 <= x1 - x0) {
+            g.fillStyle = it.kind === "known" ? C.known : it.kind === "unknown" ? C.unknown : "#ffffff";
+            g.textAlign = "center";
+            g.fillText(label, (x0 + x1) / 2, ry + (it.kind === "known" ? 12 : 14));
+          }
+        });
+      } else if (lane.kind === "ticks") {
+        g.fillStyle = lane.colour || C.tick;
+        lane.t.forEach(function (tt) {
+          if (tt < self.v0 || tt > self.v1) return;
+          g.fillRect(self.x(tt), y + 6, 1.5, lane.h - 10);
+        });
+      } else {
+        var colour = lane.kind === "ranges" ? C.range : lane.kind === "covered" ? C.covered : C.phase;
+        var cs = columns(lane.iv, self.v0, self.v1, cols);
+        self.cols[li] = cs;
+        var h = LANE_H - 10, px = w / cols;
+        for (var k = 0; k < cs.length; k++) {
+          var c = cs[k], len = Math.max(1, c.end - c.start);
+          if (c.busy > 0) {
+            var bh = c.busy >= len ? h : Math.min(h - 1, Math.max(1, c.busy / len * h));
+            g.fillStyle = colour; g.fillRect(LEFT + k * px, y + 5 + h - bh, px + 0.3, bh);
+          }
+          if (c.over > 0) {
+            var oh = c.over >= len ? h : Math.min(h - 1, Math.max(1, c.over / len * h));
+            g.fillStyle = C.overlap; g.fillRect(LEFT + k * px, y + 5 + h - oh, px + 0.3, oh);
+          }
+        }
+      }
+    });
+    g.textAlign = "left";
+    this.info.textContent = "view " + fmt(this.v0) + " … " + fmt(this.v1) + " after the base (" +
+      fmt(this.v1 - this.v0) + " wide; one pixel column ≈ " + fmt(Math.max(1, Math.floor((this.v1 - this.v0) / cols))) + ")";
+  };
+
+  Panel.prototype.hover = function (x, y) {
+    var li = 0;
+    while (li + 1 < this.ys.length && this.ys[li + 1] <= y) li++;
+    var lane = this.data.lanes[li];
+    if (!lane || x < LEFT || x > LEFT + this.plotW()) { this.tip.style.display = "none"; return; }
+    var cols = this.cols[li], text;
+    var k = Math.floor((x - LEFT) / this.plotW() * Math.floor(this.plotW()));
+    if (cols && cols[k]) {
+      var c = cols[k];
+      text = lane.title + " — column " + fmt(c.start) + " … " + fmt(c.end) + ": busy " + c.busy + " ns of " +
+        (c.end - c.start) + " ns, at depth ≥ 2 " + c.over + " ns, deepest " + c.depth;
+    } else {
+      var t = Math.round(this.v0 + (x - LEFT) / this.plotW() * (this.v1 - this.v0));
+      text = lane.title + " — " + fmt(t) + " after the base";
+      if (lane.items) {
+        var row = Math.floor((y - this.ys[li] - 4) / 20);
+        lane.items.forEach(function (it) { if (it.s <= t && t <= it.e && (it.row || 0) === row) text = it.title; });
+      }
+    }
+    this.tip.textContent = text;
+    this.tip.style.display = "block";
+    this.tip.style.left = Math.min(x + 12, this.canvas.width - 320) + "px";
+    this.tip.style.top = (y + 14) + "px";
+  };
+
+  function start() {
+    var data = JSON.parse(document.getElementById("timeline-data").textContent);
+    var panels = document.querySelectorAll(".panel");
+    var drawn = 0;
+    for (var i = 0; i < panels.length; i++) {
+      var p = new Panel(panels[i], data.panels[i]);
+      p.draw();
+      drawn++;
+    }
+    document.body.setAttribute("data-panels-drawn", String(drawn));
+    // Milliseconds from navigation start to every panel drawn (the page's own load time).
+    document.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));
+    if (errors.length === 0) document.body.setAttribute("data-status", "ok");
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

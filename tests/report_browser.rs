@@ -1,0 +1,147 @@
+//! `worksheet report` in a real browser: headless Chromium opens the page, which must load
+//! with no console error and no uncaught exception, carry the expected panels and tables
+//! in its DOM (after the inline script ran), and look like something (a screenshot that is
+//! not blank).
+//!
+//! Chromium is the Debian package `chromium` (`.ci/run` installs it when missing). Without
+//! it the test fails when `CI=true`, and says it skipped otherwise.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::prelude::*;
+
+fn chromium() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            let out = Command::new("sh")
+                .args(["-c", &format!("command -v {name}")])
+                .output()
+                .ok()?;
+            let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            (out.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
+        })
+}
+
+/// Runs headless Chromium on `page` with `extra` arguments; returns (stdout, stderr).
+fn browse(browser: &Path, page: &Path, profile: &Path, extra: &[&str]) -> (String, String) {
+    let url = format!("file://{}", page.display());
+    let out = Command::new("timeout")
+        .arg("120")
+        .arg(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(&url)
+        .output()
+        .expect("chromium runs");
+    assert!(out.status.success(), "chromium failed: {out:?}");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn report_opens_cleanly(input: &str, clocks: usize, tables: &[&str]) {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "chromium is not installed: CI must run the browser test (apt-get install chromium)"
+        );
+        eprintln!("SKIPPED: chromium is not installed (CI would fail here)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(["report", input, "-o"])
+        .arg(&page)
+        .assert()
+        .success();
+    let size = std::fs::metadata(&page).unwrap().len();
+    assert!(size < 5_000_000, "{input}: {size} bytes");
+
+    // The DOM after the script ran.
+    let (dom, stderr) = browse(&browser, &page, &dir.path().join("p1"), &["--dump-dom"]);
+    for line in stderr.lines() {
+        assert!(
+            !line.contains("CONSOLE") && !line.contains("Uncaught"),
+            "{input}: console message: {line}"
+        );
+    }
+    assert!(
+        dom.contains(r#"data-status="ok""#),
+        "{input}: the script did not finish: {}",
+        &dom[..dom.len().min(400)]
+    );
+    assert!(!dom.contains("data-errors=\""), "{input}: a script error");
+    assert!(
+        dom.contains(&format!(r#"data-panels-drawn="{clocks}""#)),
+        "{input}: expected {clocks} panels drawn"
+    );
+    assert_eq!(
+        dom.matches(r#"<div class="panel""#).count(),
+        clocks,
+        "{input}"
+    );
+    for id in tables {
+        assert!(
+            dom.contains(&format!(r#"<section id="{id}">"#)),
+            "{input}: no section {id}"
+        );
+    }
+
+    // A screenshot that is not blank: many pixels that are neither white nor one colour.
+    let shot = dir.path().join("shot.png");
+    browse(
+        &browser,
+        &page,
+        &dir.path().join("p2"),
+        &[
+            "--window-size=1200,1400",
+            &format!("--screenshot={}", shot.display()),
+        ],
+    );
+    let png = std::fs::read(&shot).unwrap();
+    let pixmap = resvg::tiny_skia::Pixmap::decode_png(&png).unwrap();
+    let ink = pixmap
+        .pixels()
+        .iter()
+        .filter(|p| p.red() < 200 || p.green() < 200 || p.blue() < 200)
+        .count();
+    let total = pixmap.pixels().len();
+    assert!(
+        ink * 50 > total,
+        "{input}: the screenshot is almost blank ({ink} of {total} pixels inked)"
+    );
+}
+
+#[test]
+fn the_seed_report_opens_in_chromium() {
+    report_opens_cleanly(
+        "fixtures/cases/three-boundaries.json",
+        2,
+        &["verdicts", "streams", "devices", "timeline"],
+    );
+}
+
+#[test]
+fn a_trace_report_opens_in_chromium() {
+    report_opens_cleanly(
+        "tests/data/traces/nccl_data.json.gz",
+        1,
+        &["verdicts", "streams", "devices", "timeline"],
+    );
+}
