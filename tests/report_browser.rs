@@ -142,6 +142,42 @@ fn a_trace_report_opens_in_chromium() {
     report_opens_cleanly(
         "tests/data/traces/nccl_data.json.gz",
         1,
-        &["verdicts", "streams", "devices", "timeline"],
+        &["verdicts", "streams", "devices", "audit", "timeline"],
     );
+}
+
+/// The report of a trace carries the audit's findings and steps, the same ones
+/// `worksheet audit` prints (no browser needed to check the page's text).
+#[test]
+fn a_trace_report_carries_the_audit_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    let trace = "tests/data/traces/nccl_data.json.gz";
+    Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(["report", trace, "-o"])
+        .arg(&page)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&page).unwrap();
+    let audit = Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(["audit", trace, "--format", "json"])
+        .output()
+        .unwrap();
+    let audit: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
+    let findings = audit["findings"].as_array().unwrap();
+    assert!(!findings.is_empty());
+    for f in findings {
+        let code = f["code"].as_str().unwrap();
+        assert!(
+            html.contains(&format!("<code>{code}</code>")),
+            "the report lacks finding {code}"
+        );
+    }
+    for s in audit["steps"].as_array().unwrap() {
+        let step = s["step"].as_str().unwrap();
+        assert!(html.contains(&format!("<td>{step}</td>")), "no step {step}");
+    }
+    assert!(html.contains(r#"<section id="audit">"#));
 }

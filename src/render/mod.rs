@@ -15,7 +15,7 @@
 pub mod answers;
 pub mod axis;
 pub mod density;
-mod draw;
+pub(crate) mod draw;
 pub mod font;
 pub mod input;
 pub mod model;

@@ -8,6 +8,7 @@
 //! No network: CSS and JS are inline and hand-written ([`html`]). Only [`run`] touches
 //! files.
 
+pub mod audit;
 pub mod html;
 
 use std::io::{self, IsTerminal, Write};
@@ -60,11 +61,22 @@ pub fn run(args: &ReportArgs, _out: &mut dyn Write) -> Result<u8, Failure> {
     }
     refuse_existing(&args.output, args.force)?;
     let (case, source) = load_input(&args.input)?;
+    let sections = match &source {
+        // A trace gets the audit's findings and steps, read as `worksheet audit` reads them.
+        Source::Trace(_) => {
+            let options = crate::import::ImportOptions::default();
+            let name = args.input.display().to_string();
+            let trace = crate::import::read_audit_trace(&args.input, &options)?;
+            let found = crate::audit::audit(&trace, &name, &crate::audit::AuditOptions::default());
+            vec![audit::section(&found)]
+        }
+        Source::Case => Vec::new(),
+    };
     let page = html::render(&html::ReportInput {
         case: &case,
         source: &source,
         input_name: &args.input.display().to_string(),
-        sections: Vec::new(),
+        sections,
     });
     write_output(&args.output, page.as_bytes(), args.force)?;
     if io::stderr().is_terminal() {
