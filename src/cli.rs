@@ -103,6 +103,9 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
+    /// Write a trace's or several ranks' phases, collectives, clock relations and summary
+    /// numbers as Parquet tables for an existing engine (needs the `parquet` feature).
+    Export(crate::export::ExportArgs),
     /// Compare two runs (captures, lab reports, cases, imported traces): same, faster,
     /// slower or ambiguous per measurement, with the change and the noise.
     #[command(after_help = COMPARE_HELP)]
@@ -259,6 +262,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Render(args) => crate::render::run(args, out),
         Command::Report(args) => crate::report::run(args, out),
         Command::Import(args) => crate::import::run(args, out),
+        Command::Export(args) => crate::export::run(args, out),
         Command::Compare(args) => run_compare(args, out),
         Command::Audit(args) => match crate::audit::run(args, out) {
             Ok(outcome) if outcome.failed => Ok(EXIT_FAILED),

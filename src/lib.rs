@@ -41,6 +41,7 @@ pub mod cuda;
 pub mod engine;
 pub mod error;
 pub mod exit;
+pub mod export;
 pub mod form;
 pub mod import;
 pub mod input;

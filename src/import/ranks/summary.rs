@@ -297,7 +297,8 @@ fn collective_row(inst: &super::MatchedInstance, report: &Report) -> CollectiveR
     row
 }
 
-fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
+/// The multi-rank summary from the engine's `report` on `m.case` (already evaluated).
+pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
     let offsets = m
         .ranks
         .iter()

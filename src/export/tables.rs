@@ -1,0 +1,501 @@
+//! The tables `worksheet export` writes, as plain columns (no Parquet here): built from the
+//! validated case, the engine's report on it, and the summaries `worksheet import` prints,
+//! so every number in a table is one `worksheet` prints too. Schema: `docs/parquet.md`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::case::raw::RawCase;
+use crate::case::{validate, Ask, Case};
+use crate::engine::{evaluate, Report};
+use crate::exit::{Failure, EXIT_INPUT};
+use crate::import::ranks::summary::{from_report, Split};
+use crate::import::ranks::{expand, import_ranks, is_multi, MultiRank};
+use crate::import::{import_path, summarize, ImportOptions, Imported};
+use crate::verdict::Verdict;
+
+/// The tables, in the order they are written.
+pub const NAMES: [&str; 6] = [
+    "phases",
+    "steps",
+    "collectives",
+    "relations",
+    "findings",
+    "summary",
+];
+
+/// One column's values; `None` is a null.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Values {
+    /// INT64 (times in integer ns, counts, ranks).
+    Int(Vec<Option<i64>>),
+    /// UTF-8 text.
+    Text(Vec<Option<String>>),
+}
+
+/// One column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// Its name.
+    pub name: &'static str,
+    /// Whether it may hold nulls (Parquet `OPTIONAL`; else `REQUIRED`).
+    pub nullable: bool,
+    /// Its values.
+    pub values: Values,
+}
+
+/// One table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    /// Its name (the file is `<name>.parquet`).
+    pub name: &'static str,
+    /// Its columns, all of the same length.
+    pub columns: Vec<Column>,
+}
+
+/// A cell, as a row is pushed.
+enum Cell {
+    I(Option<i64>),
+    S(Option<String>),
+}
+
+/// Column kinds, for a table's spec.
+#[derive(Clone, Copy)]
+enum Kind {
+    Int,
+    Text,
+}
+
+impl Table {
+    /// An empty table with columns `spec` (name, kind, nullable).
+    fn new(name: &'static str, spec: &[(&'static str, Kind, bool)]) -> Self {
+        Table {
+            name,
+            columns: spec
+                .iter()
+                .map(|&(name, kind, nullable)| Column {
+                    name,
+                    nullable,
+                    values: match kind {
+                        Kind::Int => Values::Int(Vec::new()),
+                        Kind::Text => Values::Text(Vec::new()),
+                    },
+                })
+                .collect(),
+        }
+    }
+
+    /// Appends a row (one cell per column, in order, of the column's kind).
+    fn push(&mut self, row: Vec<Cell>) {
+        debug_assert_eq!(row.len(), self.columns.len());
+        for (col, cell) in self.columns.iter_mut().zip(row) {
+            match (&mut col.values, cell) {
+                (Values::Int(v), Cell::I(x)) => v.push(x),
+                (Values::Text(v), Cell::S(x)) => v.push(x),
+                _ => debug_assert!(false, "cell of the wrong kind for `{}`", col.name),
+            }
+        }
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |c| match &c.values {
+            Values::Int(v) => v.len(),
+            Values::Text(v) => v.len(),
+        })
+    }
+}
+
+/// What is exported: the case, and the multi-rank import when there was one.
+pub struct Input {
+    /// The case (with its notes), as `import` would summarise it.
+    pub imported: Imported,
+    /// The multi-rank import (several traces, or a folder).
+    pub multi: Option<MultiRank>,
+}
+
+/// Loads `paths`: several traces or a folder (one multi-rank case), one trace, or a case
+/// file (a single file the trace importers refuse, that parses as a case).
+///
+/// # Errors
+/// The import's error (exit 2) when nothing reads the input.
+pub fn load(paths: &[PathBuf], round_sub_ns: bool) -> Result<Input, Failure> {
+    let options = ImportOptions { round_sub_ns };
+    if is_multi(paths) {
+        let files = expand(paths)?;
+        let multi = import_ranks(&files, &options)?;
+        let mut imported = Imported::from_case(
+            multi.case.clone(),
+            format!("{} ranks of one job", multi.ranks.len()),
+        );
+        imported.notes.clone_from(&multi.notes);
+        return Ok(Input {
+            imported,
+            multi: Some(multi),
+        });
+    }
+    let path = &paths[0];
+    match import_path(path, &options) {
+        Ok(imported) => Ok(Input {
+            imported,
+            multi: None,
+        }),
+        Err(e) => {
+            let case = crate::case::read_case_text(path)
+                .ok()
+                .and_then(|text| crate::case::parse_raw(&text).ok());
+            match case {
+                Some(raw) => Ok(Input {
+                    imported: Imported::from_case(raw, "case file"),
+                    multi: None,
+                }),
+                None => Err(e.into()),
+            }
+        }
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> Failure {
+    Failure {
+        message: format!("error[internal]: the case to export does not validate ({e})"),
+        code: EXIT_INPUT,
+    }
+}
+
+fn ns(v: i128) -> Result<i64, Failure> {
+    i64::try_from(v).map_err(|_| Failure {
+        message: format!("error[out-of-range]: {v} ns does not fit a Parquet INT64"),
+        code: EXIT_INPUT,
+    })
+}
+
+/// The rank a clock belongs to (multi-rank imports: `r<rank>.…`).
+fn rank_of(multi: Option<&MultiRank>, clock: &str) -> Option<i64> {
+    multi?
+        .ranks
+        .iter()
+        .find(|r| r.clock == clock)
+        .map(|r| i64::from(r.rank))
+}
+
+/// The rank an id prefixed `r<rank>.` (after an optional `kind:`) names, in a multi-rank case.
+fn rank_of_id(multi: Option<&MultiRank>, id: &str) -> Option<i64> {
+    multi?;
+    let rest = id.split_once(':').map_or(id, |(_, r)| r);
+    rest.strip_prefix('r')?.split_once('.')?.0.parse().ok()
+}
+
+/// Builds every table (in [`NAMES`] order).
+///
+/// # Errors
+/// `internal` when the case does not validate; `out-of-range` for a value past INT64.
+pub fn build(input: &Input) -> Result<Vec<Table>, Failure> {
+    let raw: &RawCase = &input.imported.case;
+    let case = validate(raw.clone(), "export").map_err(internal)?;
+    let report = evaluate(&case);
+    let multi = input.multi.as_ref();
+    Ok(vec![
+        phases(&case, multi)?,
+        steps(&case, multi)?,
+        collectives(multi, &report)?,
+        relations(&case, multi)?,
+        findings(),
+        summary(input, multi)?,
+    ])
+}
+
+/// The class of each phase from the importers' `compute:` / `communication:` / `memory:`
+/// interval questions.
+fn classes(case: &Case) -> HashMap<usize, &'static str> {
+    let mut out = HashMap::new();
+    for q in &case.questions {
+        let class = ["compute", "communication", "memory"]
+            .into_iter()
+            .find(|c| q.id.starts_with(&format!("{c}:")));
+        if let (Some(class), Ask::Intervals { phases }) = (class, &q.ask) {
+            for &p in phases {
+                out.entry(p).or_insert(class);
+            }
+        }
+    }
+    out
+}
+
+fn phases(case: &Case, multi: Option<&MultiRank>) -> Result<Table, Failure> {
+    use Kind::{Int, Text};
+    let mut t = Table::new(
+        "phases",
+        &[
+            ("rank", Int, true),
+            ("clock", Text, false),
+            ("stream", Text, true),
+            ("device", Text, true),
+            ("kind", Text, false),
+            ("id", Text, false),
+            ("name", Text, false),
+            ("start_ns", Int, false),
+            ("end_ns", Int, false),
+        ],
+    );
+    let classes = classes(case);
+    for (i, p) in case.phases.iter().enumerate() {
+        let clock = &case.clocks[p.clock].id;
+        let stream = p.stream.map(|s| &case.streams[s]);
+        let kind = match (classes.get(&i), stream) {
+            (Some(c), _) => *c,
+            (None, Some(_)) => "work",
+            (None, None) => "range",
+        };
+        t.push(vec![
+            Cell::I(rank_of(multi, clock)),
+            Cell::S(Some(clock.clone())),
+            Cell::S(stream.map(|s| s.id.clone())),
+            Cell::S(stream.map(|s| s.device.clone())),
+            Cell::S(Some(kind.to_owned())),
+            Cell::S(Some(p.id.clone())),
+            Cell::S(Some(p.label.clone())),
+            Cell::I(Some(ns(i128::from(p.interval.start().as_i64()))?)),
+            Cell::I(Some(ns(i128::from(p.interval.end().as_i64()))?)),
+        ]);
+    }
+    Ok(t)
+}
+
+/// Steps: the phases named `ProfilerStep#N` (Kineto's step ranges, when the case keeps them).
+fn steps(case: &Case, multi: Option<&MultiRank>) -> Result<Table, Failure> {
+    use Kind::{Int, Text};
+    let mut t = Table::new(
+        "steps",
+        &[
+            ("rank", Int, true),
+            ("clock", Text, false),
+            ("step", Int, false),
+            ("name", Text, false),
+            ("start_ns", Int, false),
+            ("end_ns", Int, false),
+        ],
+    );
+    for p in &case.phases {
+        let Some(n) = p
+            .label
+            .strip_prefix("ProfilerStep#")
+            .map(|r| r.split(|c: char| !c.is_ascii_digit()).next().unwrap_or(""))
+            .and_then(|d| d.parse::<i64>().ok())
+        else {
+            continue;
+        };
+        let clock = &case.clocks[p.clock].id;
+        t.push(vec![
+            Cell::I(rank_of(multi, clock)),
+            Cell::S(Some(clock.clone())),
+            Cell::I(Some(n)),
+            Cell::S(Some(p.label.clone())),
+            Cell::I(Some(p.interval.start().as_i64())),
+            Cell::I(Some(p.interval.end().as_i64())),
+        ]);
+    }
+    Ok(t)
+}
+
+fn split(s: &Split) -> (Option<i64>, Option<i64>) {
+    match s {
+        Split::Bounded { lo_ns, hi_ns } => (i64::try_from(*lo_ns).ok(), i64::try_from(*hi_ns).ok()),
+        Split::Unknown { .. } => (None, None),
+    }
+}
+
+/// Per matched collective instance and rank: its kernel on the rank's own clock, its arrival
+/// relative to the reference rank's start (bounded through the relations), and the
+/// instance's skew and transfer (repeated on each of its rows).
+fn collectives(multi: Option<&MultiRank>, report: &Report) -> Result<Table, Failure> {
+    use Kind::{Int, Text};
+    let mut t = Table::new(
+        "collectives",
+        &[
+            ("instance", Text, false),
+            ("collective", Text, false),
+            ("k", Int, false),
+            ("rank", Int, false),
+            ("start_ns", Int, false),
+            ("end_ns", Int, false),
+            ("arrival_lo_ns", Int, true),
+            ("arrival_hi_ns", Int, true),
+            ("skew_lo_ns", Int, true),
+            ("skew_hi_ns", Int, true),
+            ("transfer_lo_ns", Int, true),
+            ("transfer_hi_ns", Int, true),
+            ("last_rank", Int, true),
+        ],
+    );
+    let Some(m) = multi else { return Ok(t) };
+    let answers: HashMap<&str, &Verdict> = report
+        .answers
+        .iter()
+        .filter_map(|a| a.outcome.verdict().map(|v| (a.id.as_str(), v)))
+        .collect();
+    let rows = from_report(m, report).collectives;
+    for (inst, row) in m.instances.iter().zip(&rows) {
+        let (skew_lo, skew_hi) = split(&row.skew);
+        let (tr_lo, tr_hi) = split(&row.transfer);
+        for (rank, c, question) in &inst.per_rank {
+            let arrival = match question {
+                None => Some((0, 0)),
+                Some(id) => answers
+                    .get(id.as_str())
+                    .and_then(|v| v.range())
+                    .map(|(lo, hi)| (lo.as_i64(), hi.as_i64())),
+            };
+            t.push(vec![
+                Cell::S(Some(row.instance.clone())),
+                Cell::S(Some(inst.key.clone())),
+                Cell::I(Some(ns(inst.k as i128)?)),
+                Cell::I(Some(i64::from(*rank))),
+                Cell::I(Some(c.start.as_i64())),
+                Cell::I(Some(c.end.as_i64())),
+                Cell::I(arrival.map(|a| a.0)),
+                Cell::I(arrival.map(|a| a.1)),
+                Cell::I(skew_lo),
+                Cell::I(skew_hi),
+                Cell::I(tr_lo),
+                Cell::I(tr_hi),
+                Cell::I(row.last.map(i64::from)),
+            ]);
+        }
+    }
+    Ok(t)
+}
+
+fn relations(case: &Case, multi: Option<&MultiRank>) -> Result<Table, Failure> {
+    use Kind::{Int, Text};
+    let mut t = Table::new(
+        "relations",
+        &[
+            ("id", Text, false),
+            ("a_clock", Text, false),
+            ("b_clock", Text, false),
+            ("a_rank", Int, true),
+            ("b_rank", Int, true),
+            ("lo_ns", Int, false),
+            ("hi_ns", Int, false),
+            ("source", Text, false),
+            ("evidence", Text, false),
+        ],
+    );
+    for r in &case.relations {
+        let (a, b) = (&case.clocks[r.a].id, &case.clocks[r.b].id);
+        t.push(vec![
+            Cell::S(Some(r.id.clone())),
+            Cell::S(Some(a.clone())),
+            Cell::S(Some(b.clone())),
+            Cell::I(rank_of(multi, a)),
+            Cell::I(rank_of(multi, b)),
+            Cell::I(Some(r.bound.lo().as_i64())),
+            Cell::I(Some(r.bound.hi().as_i64())),
+            Cell::S(Some(r.source.word().to_owned())),
+            Cell::S(Some(r.evidence.join("\n"))),
+        ]);
+    }
+    Ok(t)
+}
+
+/// Findings: empty until the case carries them (the table and its schema are fixed now).
+fn findings() -> Table {
+    use Kind::{Int, Text};
+    Table::new(
+        "findings",
+        &[
+            ("rank", Int, true),
+            ("code", Text, false),
+            ("subject", Text, false),
+            ("detail", Text, false),
+        ],
+    )
+}
+
+/// The interval rows `worksheet import` prints (streams, devices, classes of work).
+fn summary(input: &Input, multi: Option<&MultiRank>) -> Result<Table, Failure> {
+    use Kind::{Int, Text};
+    let mut t = Table::new(
+        "summary",
+        &[
+            ("rank", Int, true),
+            ("question", Text, false),
+            ("count", Int, false),
+            ("union_ns", Int, false),
+            ("sum_ns", Int, false),
+            ("gaps", Int, false),
+            ("gap_total_ns", Int, false),
+            ("max_depth", Int, false),
+            ("span_ns", Int, true),
+        ],
+    );
+    let s = summarize(&input.imported, false).map_err(internal)?;
+    for row in &s.sets {
+        t.push(vec![
+            Cell::I(rank_of_id(multi, &row.question)),
+            Cell::S(Some(row.question.clone())),
+            Cell::I(Some(ns(row.count as i128)?)),
+            Cell::I(Some(ns(row.ns.busy)?)),
+            Cell::I(Some(ns(row.ns.sum)?)),
+            Cell::I(Some(ns(row.gaps as i128)?)),
+            Cell::I(Some(ns(row.ns.gap_total)?)),
+            Cell::I(Some(i64::from(row.max_depth))),
+            Cell::I(row.ns.span.map(ns).transpose()?),
+        ]);
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_ids_are_read_from_prefixes_only_in_multi_rank_cases() {
+        assert_eq!(rank_of_id(None, "device:r1.gpu0"), None);
+    }
+
+    fn ints(t: &Table, col: &str) -> Vec<Option<i64>> {
+        match &t.columns.iter().find(|c| c.name == col).unwrap().values {
+            Values::Int(v) => v.clone(),
+            Values::Text(_) => panic!("`{col}` is text"),
+        }
+    }
+
+    #[test]
+    fn a_case_file_exports_its_phases_summary_and_empty_collectives() {
+        let input = load(
+            &[PathBuf::from("fixtures/cases/phases-with-gap.json")],
+            false,
+        )
+        .expect("a case file loads");
+        let tables = build(&input).expect("tables");
+        let names: Vec<&str> = tables.iter().map(|t| t.name).collect();
+        assert_eq!(names, NAMES.to_vec());
+        assert_eq!(
+            ints(&tables[0], "start_ns"),
+            vec![Some(7_000_000), Some(7_060_000)]
+        );
+        assert_eq!(ints(&tables[0], "rank"), vec![None, None]);
+        assert_eq!(tables[2].rows(), 0);
+        assert_eq!(tables[4].rows(), 0);
+        // union 80 us, span 100 us, one 20 us gap (the case's own expectations).
+        assert_eq!(ints(&tables[5], "union_ns"), vec![Some(80_000)]);
+        assert_eq!(ints(&tables[5], "span_ns"), vec![Some(100_000)]);
+        assert_eq!(ints(&tables[5], "gap_total_ns"), vec![Some(20_000)]);
+    }
+
+    #[test]
+    fn a_declared_relation_is_exported_with_its_bound() {
+        let input = load(
+            &[PathBuf::from(
+                "fixtures/edge-controls/40-point-relation-is-exact.json",
+            )],
+            false,
+        )
+        .expect("loads");
+        let t = build(&input).expect("tables").remove(3);
+        assert_eq!(ints(&t, "lo_ns"), vec![Some(250_000)]);
+        assert_eq!(ints(&t, "hi_ns"), vec![Some(250_000)]);
+    }
+}
