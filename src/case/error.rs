@@ -4,7 +4,7 @@
 pub use crate::error::InputError as CaseError;
 
 /// Every error code a case file can produce, for documentation and tests.
-pub const CASE_ERROR_CODES: [&str; 24] = [
+pub const CASE_ERROR_CODES: [&str; 25] = [
     "bad-syntax",
     "too-large",
     "io",
@@ -29,4 +29,5 @@ pub const CASE_ERROR_CODES: [&str; 24] = [
     "bad-program",
     "not-a-file",
     "symlink-loop",
+    "wrong-kind",
 ];

@@ -6,7 +6,7 @@
 pub use crate::error::InputError as FormError;
 
 /// Every error code a form file can produce, for documentation and tests.
-pub const FORM_ERROR_CODES: [&str; 22] = [
+pub const FORM_ERROR_CODES: [&str; 23] = [
     "io",
     "too-large",
     "bad-syntax",
@@ -29,4 +29,5 @@ pub const FORM_ERROR_CODES: [&str; 22] = [
     "not-a-file",
     "symlink-loop",
     "locked",
+    "wrong-kind",
 ];

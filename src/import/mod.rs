@@ -135,7 +135,7 @@ pub use crate::error::InputError as ImportError;
 
 /// Every code a Kineto import can fail with (Nsight Systems exports add
 /// [`nsys::NSYS_ERROR_CODES`]).
-pub const IMPORT_ERROR_CODES: [&str; 14] = [
+pub const IMPORT_ERROR_CODES: [&str; 15] = [
     "io",
     "too-large",
     "bad-syntax",
@@ -150,6 +150,7 @@ pub const IMPORT_ERROR_CODES: [&str; 14] = [
     "duplicate-field",
     "unknown-field",
     "unknown-variant",
+    "wrong-kind",
 ];
 
 /// What an importer hands back: the case, and what the summary should say about the trace.
