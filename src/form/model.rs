@@ -590,6 +590,15 @@ pub fn validate(raw: RawForm, default_name: &str) -> Result<Form> {
         ));
     }
     if let Some(order) = &raw.order {
+        // The same rule as the CSV reader and `--set`: an order lists steps (the fuzz target
+        // found `"order": []` accepted in JSON while its CSV `order,-` was refused).
+        if order.is_empty() {
+            return Err(bad(
+                "order",
+                "bad-value",
+                "list the steps in order, with `start` and `stop` among them",
+            ));
+        }
         check_steps(order, "order", None)?;
     }
     let order = raw.order.as_deref();
