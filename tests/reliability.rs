@@ -652,3 +652,17 @@ fn json_and_csv_forms_read_padded_values_alike() {
         assert_eq!(from_json.raw(), from_csv.raw(), "{empty}");
     }
 }
+
+/// Fuzz crash 7 (`form_json`): a form whose binding holds no ids wrote `"binding": {}` as
+/// JSON but nothing as CSV, so the two writers disagreed on one form. An empty binding is no
+/// binding in both now.
+#[test]
+fn an_empty_binding_writes_as_no_binding() {
+    use worksheet::form::format::{parse_csv, parse_json, to_csv, to_json};
+    let raw = parse_json(r#"{"format": "worksheet-form", "version": 1, "binding": {}}"#).unwrap();
+    assert!(raw.binding.is_some());
+    let json = to_json(&raw, true);
+    let from_csv = parse_csv(&to_csv(&raw)).unwrap();
+    assert_eq!(to_json(&from_csv, true), json);
+    assert!(json.contains("\"binding\": null"), "{json}");
+}

@@ -200,7 +200,20 @@ impl Builder<'_> {
             "keep_failures",
             f.keep_failures.map(Value::from),
         );
-        match &f.binding {
+        // A binding with no ids is no binding: written as null, as the CSV writes it (a
+        // form_json fuzz run found `"binding": {}` reading back differently through CSV).
+        let binding = f.binding.as_ref().filter(|b| {
+            [
+                &b.capture,
+                &b.question,
+                &b.timer,
+                &b.start_event,
+                &b.end_event,
+            ]
+            .iter()
+            .any(|v| v.is_some())
+        });
+        match binding {
             None => self.leaf(&mut out, "binding", "binding", None),
             Some(b) => {
                 self.comment(&mut out, "binding", "binding");
