@@ -666,3 +666,27 @@ fn an_empty_binding_writes_as_no_binding() {
     assert_eq!(to_json(&from_csv, true), json);
     assert!(json.contains("\"binding\": null"), "{json}");
 }
+
+/// Fuzz crash 8 (`form_csv`, on a 16-core campaign): `excluded,;-` read as the list `["-"]`,
+/// which the CSV writer wrote as `-`, the mark of an empty list, so the form changed on a
+/// round trip. `-` cannot name a list entry in any reader now.
+#[test]
+fn a_dash_cannot_name_a_list_entry() {
+    use worksheet::form::format::{load_form_str, FileFormat};
+    let head = "field,value,explanation\nformat,worksheet-form,\nversion,1,\n";
+    for (line, path) in [
+        ("excluded,;-,", "excluded[0]"),
+        ("included,\"a, -\",", "included[1]"),
+        ("order,\"start, -, stop\",", "order[1]"),
+        ("work_streams,\" - ;A\",", "work_streams[0]"),
+    ] {
+        let err = load_form_str(&format!("{head}{line}\n"), FileFormat::Csv, "f.csv").unwrap_err();
+        assert_eq!((err.path.as_str(), err.code), (path, "bad-value"), "{line}: {err}");
+    }
+    let json = r#"{"format": "worksheet-form", "version": 1, "work_streams": ["A", "-"]}"#;
+    let err = load_form_str(json, FileFormat::Json, "f.json").unwrap_err();
+    assert_eq!((err.path.as_str(), err.code), ("work_streams[1]", "bad-value"), "{err}");
+    // `-` alone is still the empty list.
+    let form = load_form_str(&format!("{head}excluded,-,\n"), FileFormat::Csv, "f.csv").unwrap();
+    assert_eq!(form.raw().excluded.as_deref(), Some(&[][..]));
+}

@@ -395,8 +395,19 @@ pub(crate) fn check_step_name(step: &str, field: &str) -> Result<()> {
             format!("`{step}`: a step name cannot contain `,` or `;` (they separate steps)"),
         ));
     }
+    if step.trim() == NONE_MARK {
+        return Err(bad(
+            field,
+            "bad-value",
+            "`-` cannot name a step: it stands for an empty list",
+        ));
+    }
     Ok(())
 }
+
+/// What a text form (CSV, `--set`) writes for an empty list or no binding. It can
+/// therefore name nothing: a list holding `-` would read back as an empty list.
+const NONE_MARK: &str = "-";
 
 /// The form as every reader reads it: text values without surrounding whitespace, and an
 /// empty answer as no answer (`description` excepted: empty, or `-`, answers it as empty).
@@ -455,6 +466,13 @@ fn check_list_items(list: &[String], list_name: &str) -> Result<()> {
                 format!(
                     "`{item}`: a name in a list cannot contain `,` or `;` (they separate entries)"
                 ),
+            ));
+        }
+        if item.trim() == NONE_MARK {
+            return Err(bad(
+                format!("{list_name}[{i}]"),
+                "bad-value",
+                "`-` cannot name an entry: it stands for an empty list",
             ));
         }
     }
