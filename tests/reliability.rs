@@ -681,12 +681,37 @@ fn a_dash_cannot_name_a_list_entry() {
         ("work_streams,\" - ;A\",", "work_streams[0]"),
     ] {
         let err = load_form_str(&format!("{head}{line}\n"), FileFormat::Csv, "f.csv").unwrap_err();
-        assert_eq!((err.path.as_str(), err.code), (path, "bad-value"), "{line}: {err}");
+        assert_eq!(
+            (err.path.as_str(), err.code),
+            (path, "bad-value"),
+            "{line}: {err}"
+        );
     }
     let json = r#"{"format": "worksheet-form", "version": 1, "work_streams": ["A", "-"]}"#;
     let err = load_form_str(json, FileFormat::Json, "f.json").unwrap_err();
-    assert_eq!((err.path.as_str(), err.code), ("work_streams[1]", "bad-value"), "{err}");
+    assert_eq!(
+        (err.path.as_str(), err.code),
+        ("work_streams[1]", "bad-value"),
+        "{err}"
+    );
     // `-` alone is still the empty list.
     let form = load_form_str(&format!("{head}excluded,-,\n"), FileFormat::Csv, "f.csv").unwrap();
     assert_eq!(form.raw().excluded.as_deref(), Some(&[][..]));
+}
+
+/// Fuzz crash 9 (`form_json`, after 1.5 M runs): `"work_streams": []` was accepted in JSON
+/// while its CSV `work_streams,-` was refused. Every reader refuses an empty list now.
+#[test]
+fn an_empty_work_streams_list_is_refused_by_every_reader() {
+    use worksheet::form::format::{load_form_str, FileFormat};
+    let json = r#"{"format": "worksheet-form", "version": 1, "work_streams": []}"#;
+    let csv = "field,value,explanation\nformat,worksheet-form,\nversion,1,\nwork_streams,-,\n";
+    for (text, kind) in [(json, FileFormat::Json), (csv, FileFormat::Csv)] {
+        let err = load_form_str(text, kind, "f").unwrap_err();
+        assert_eq!(
+            (err.path.as_str(), err.code),
+            ("work_streams", "bad-value"),
+            "{err}"
+        );
+    }
 }
