@@ -568,6 +568,23 @@ fn depth_of(open: usize) -> u32 {
 mod tests {
     use super::*;
 
+    /// A zero-length interval past the last covered instant stretches the extent, and the
+    /// stretch is a gap in both analyses (a mutant counting it only when `hi < reach`
+    /// survived the campaign).
+    #[test]
+    fn a_trailing_zero_length_interval_leaves_a_gap() {
+        let set = [iv(0, 10), iv(20, 20)];
+        let full = analyze(&set);
+        assert_eq!(full.gaps, vec![iv(10, 20)]);
+        let numbers = analyze_numbers(&set);
+        assert_eq!(
+            (numbers.gap_count, numbers.gap_total_ns(), numbers.span_ns()),
+            (1, 10, Some(20))
+        );
+        let inside = analyze_numbers(&[iv(0, 10), iv(5, 5)]);
+        assert_eq!((inside.gap_count, inside.gap_total_ns()), (0, 0));
+    }
+
     /// The numbers-only analysis agrees with the full one, field by field, on sets with
     /// gaps, touching and zero-length intervals, deep piles (past the 16 kept unsorted),
     /// in sorted and in scrambled order.
