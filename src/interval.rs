@@ -568,6 +568,18 @@ fn depth_of(open: usize) -> u32 {
 mod tests {
     use super::*;
 
+    /// A pile deep enough to move the open ends to the heap (past 16), a gap, then a deeper
+    /// pile: the restart after the gap must forget the first pile's ends, or the second
+    /// pile's depth comes out one short (a mutant skipping the heap's clear survived).
+    #[test]
+    fn a_deeper_pile_after_a_gap_counts_every_open_interval() {
+        let mut set = vec![iv(0, 10); FEW_ACTIVE + 1];
+        set.extend(vec![iv(100, 110); FEW_ACTIVE + 2]);
+        let depth = (FEW_ACTIVE + 2) as u32;
+        assert_eq!(analyze_numbers(&set).max_depth, depth);
+        assert_eq!(analyze(&set).max_depth, depth);
+    }
+
     /// A zero-length interval past the last covered instant stretches the extent, and the
     /// stretch is a gap in both analyses (a mutant counting it only when `hi < reach`
     /// survived the campaign).
