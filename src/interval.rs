@@ -580,6 +580,25 @@ mod tests {
         assert_eq!(analyze(&set).max_depth, depth);
     }
 
+    /// The sweep's lists give back their spare room only when they used less than half of
+    /// it: the memory promise of [`without_excess_capacity`], at its boundary.
+    #[test]
+    fn spare_room_is_given_back_below_half_use_only() {
+        let filled = |len: usize| {
+            let mut list: Vec<u64> = Vec::with_capacity(100);
+            list.extend(0..len as u64);
+            let before = list.capacity();
+            (before, without_excess_capacity(list))
+        };
+        let (before, small) = filled(10);
+        assert!(small.capacity() < before, "10 of {before} used: shrunk");
+        assert_eq!(small, (0..10).collect::<Vec<u64>>());
+        let (before, half) = filled(50);
+        assert_eq!(half.capacity(), before, "exactly half used: kept");
+        let (before, most) = filled(60);
+        assert_eq!(most.capacity(), before, "60 of {before} used: kept");
+    }
+
     /// A zero-length interval past the last covered instant stretches the extent, and the
     /// stretch is a gap in both analyses (a mutant counting it only when `hi < reach`
     /// survived the campaign).
