@@ -715,3 +715,47 @@ fn an_empty_work_streams_list_is_refused_by_every_reader() {
         );
     }
 }
+
+/// Fuzz crashes 10 and 11 (`form_json`, on the 16-core campaign): `"statistics": []` was
+/// accepted in JSON while its CSV `statistics,-` was refused, and a clock domain `"2"` read
+/// back from CSV as `device` (the text readers take a number as a menu choice). Both are
+/// `bad-value` in every reader now.
+#[test]
+fn empty_statistics_and_numeric_domains_are_refused_by_every_reader() {
+    use worksheet::form::format::{load_form_str, FileFormat};
+    let json = |body: &str| format!(r#"{{"format": "worksheet-form", "version": 1, {body}}}"#);
+    for (body, path) in [
+        (r#""statistics": []"#, "statistics"),
+        (
+            r#""start": {"clock": {"domain": "2"}}"#,
+            "start.clock.domain",
+        ),
+        (
+            r#""stop": {"clock": {"domain": "17"}}"#,
+            "stop.clock.domain",
+        ),
+    ] {
+        let err = load_form_str(&json(body), FileFormat::Json, "f.json").unwrap_err();
+        assert_eq!(
+            (err.path.as_str(), err.code),
+            (path, "bad-value"),
+            "{body}: {err}"
+        );
+    }
+    let csv = "field,value,explanation\nformat,worksheet-form,\nversion,1,\nstatistics,-,\n";
+    let err = load_form_str(csv, FileFormat::Csv, "f.csv").unwrap_err();
+    assert_eq!(
+        (err.path.as_str(), err.code),
+        ("statistics", "bad-value"),
+        "{err}"
+    );
+    // A CSV form holding a number as a domain is refused alike.
+    let csv =
+        "field,value,explanation\nformat,worksheet-form,\nversion,1,\nstart.clock.domain,2,\n";
+    let err = load_form_str(csv, FileFormat::Csv, "f.csv").unwrap_err();
+    assert_eq!(
+        (err.path.as_str(), err.code),
+        ("start.clock.domain", "bad-value"),
+        "{err}"
+    );
+}

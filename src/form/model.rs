@@ -488,6 +488,15 @@ pub(crate) fn check_domain(domain: &str, field: &str) -> Result<()> {
             format!("`{domain}` is not a clock domain: one word, like `host` or `device`"),
         ));
     }
+    // The text readers take a number as a menu choice (`2` is `device`), so a number
+    // cannot be a domain's name in any reader (fuzz crash 11).
+    if !domain.is_empty() && domain.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad(
+            field,
+            "bad-value",
+            format!("`{domain}` is not a clock domain: a name, like `host` or `device`"),
+        ));
+    }
     Ok(())
 }
 
@@ -699,6 +708,15 @@ pub fn validate(raw: RawForm, default_name: &str) -> Result<Form> {
         }
     }
     if let Some(stats) = &raw.statistics {
+        // As the CSV reader and `--set` (fuzz crash 10: `"statistics": []` was accepted in
+        // JSON, and its CSV `statistics,-` refused).
+        if stats.is_empty() {
+            return Err(bad(
+                "statistics",
+                "bad-value",
+                "choose at least one statistic",
+            ));
+        }
         let mut seen = HashSet::new();
         for (i, s) in stats.iter().enumerate() {
             if !seen.insert(*s) {
