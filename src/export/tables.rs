@@ -10,7 +10,7 @@ use crate::case::{validate, Ask, Case};
 use crate::engine::{evaluate, Report};
 use crate::exit::{Failure, EXIT_INPUT};
 use crate::import::ranks::summary::{from_report, Split};
-use crate::import::ranks::{expand, import_ranks, is_multi, MultiRank};
+use crate::import::ranks::{expand, import_ranks_with, is_multi, MultiRank, RankOptions};
 use crate::import::{import_path, summarize, ImportOptions, Imported};
 use crate::verdict::Verdict;
 
@@ -123,11 +123,18 @@ pub fn load(paths: &[PathBuf], round_sub_ns: bool) -> Result<Input, Failure> {
     let options = ImportOptions { round_sub_ns };
     if is_multi(paths) {
         let files = expand(paths)?;
-        let multi = import_ranks(&files, &options)?;
-        let mut imported = Imported::from_case(
-            multi.case.clone(),
-            format!("{} ranks of one job", multi.ranks.len()),
-        );
+        // Every phase is exported: the ranks' cases are kept and merged (memory grows with
+        // the ranks, as the output does).
+        let how = RankOptions {
+            expect: false,
+            keep_cases: true,
+        };
+        let mut multi = import_ranks_with(&files, &options, how)?;
+        let merged = multi
+            .take_merged(multi.case.clone())
+            .ok_or_else(|| internal("the ranks' cases were not kept for the merged case"))?;
+        let mut imported =
+            Imported::from_case(merged, format!("{} ranks of one job", multi.ranks.len()));
         imported.notes.clone_from(&multi.notes);
         return Ok(Input {
             imported,
