@@ -681,11 +681,19 @@ fn a_dash_cannot_name_a_list_entry() {
         ("work_streams,\" - ;A\",", "work_streams[0]"),
     ] {
         let err = load_form_str(&format!("{head}{line}\n"), FileFormat::Csv, "f.csv").unwrap_err();
-        assert_eq!((err.path.as_str(), err.code), (path, "bad-value"), "{line}: {err}");
+        assert_eq!(
+            (err.path.as_str(), err.code),
+            (path, "bad-value"),
+            "{line}: {err}"
+        );
     }
     let json = r#"{"format": "worksheet-form", "version": 1, "work_streams": ["A", "-"]}"#;
     let err = load_form_str(json, FileFormat::Json, "f.json").unwrap_err();
-    assert_eq!((err.path.as_str(), err.code), ("work_streams[1]", "bad-value"), "{err}");
+    assert_eq!(
+        (err.path.as_str(), err.code),
+        ("work_streams[1]", "bad-value"),
+        "{err}"
+    );
     // `-` alone is still the empty list.
     let form = load_form_str(&format!("{head}excluded,-,\n"), FileFormat::Csv, "f.csv").unwrap();
     assert_eq!(form.raw().excluded.as_deref(), Some(&[][..]));
