@@ -40,14 +40,17 @@ pub fn summarize_all(
     expect: bool,
     merged: bool,
 ) -> Result<Summaries, CaseError> {
-    let mut cross = m.case.clone();
-    let case = validate(cross.clone(), "ranks")?;
+    let case = validate(m.case.clone(), "ranks")?;
     let report = evaluate(&case);
     let ranks = from_report(m, &report);
-    if expect {
-        embed_expectations(&mut cross, &report);
-    }
-    let (_, cross_bytes) = json_of(&cross, false);
+    // The cross-rank case as written: with the answers as expectations when asked.
+    let expected = expect.then(|| {
+        let mut c = m.case.clone();
+        embed_expectations(&mut c, &report);
+        c
+    });
+    let cross = expected.as_ref().unwrap_or(&m.case);
+    let (_, cross_bytes) = json_of(cross, false);
     let mut rows = Rows::default();
     let mut size = CaseSize {
         phases: case.phases.len(),
@@ -67,7 +70,7 @@ pub fn summarize_all(
         size.questions += part.questions;
         sections.push(&part.json);
     }
-    size.json_bytes = size::merged_bytes(&cross, cross_bytes, sections);
+    size.json_bytes = size::merged_bytes(cross, cross_bytes, sections);
     let summary = Summary {
         case: "ranks".to_owned(),
         format: format!("{} ranks of one job", m.ranks.len()),
@@ -86,6 +89,11 @@ pub fn summarize_all(
     Ok(Summaries {
         case: summary,
         ranks,
-        merged: if merged { m.take_merged(cross) } else { None },
+        merged: if merged {
+            let cross = expected.unwrap_or_else(|| m.case.clone());
+            m.take_merged(cross)
+        } else {
+            None
+        },
     })
 }
