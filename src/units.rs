@@ -285,9 +285,6 @@ fn parse_decimal(number: &str, unit: Unit, original: &str) -> Result<Nanos, Valu
     if (whole.is_empty() && frac.is_empty()) || !all_digits(whole) || !all_digits(frac) {
         return Err(not_a_number());
     }
-    if digits.ends_with('.') && frac.is_empty() && whole.is_empty() {
-        return Err(not_a_number());
-    }
     let places = unit.fraction_digits();
     let significant_frac = frac.trim_end_matches('0');
     if significant_frac.len() > places {
@@ -324,6 +321,61 @@ fn parse_decimal(number: &str, unit: Unit, original: &str) -> Result<Nanos, Valu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Mutation campaign (issue 16): each assertion kills a mutant that survived `--lib`.
+    #[test]
+    fn signs_dots_and_units_parse_as_documented() {
+        assert_eq!(parse_value("+5 ns").unwrap(), Nanos(5));
+        assert_eq!(parse_value("5. us").unwrap(), Nanos(5_000));
+        for text in [". us", "- ns", "+ ns", "-. ms"] {
+            assert!(
+                matches!(parse_value(text), Err(ValueError::NotANumber { .. })),
+                "{text}"
+            );
+        }
+        // A malformed number without a unit is not a number, not a missing unit.
+        assert!(matches!(
+            parse_value("1.2.3"),
+            Err(ValueError::NotANumber { .. })
+        ));
+        assert!(matches!(
+            parse_value("-"),
+            Err(ValueError::NotANumber { .. })
+        ));
+        assert!(matches!(
+            parse_value("12.5"),
+            Err(ValueError::MissingUnit { .. })
+        ));
+    }
+
+    #[test]
+    fn values_come_from_units_and_text_through_every_entry_point() {
+        assert_eq!(Nanos::from_units(3, Unit::Micros), Some(Nanos(3_000)));
+        assert_eq!(
+            Nanos::from_units(-2, Unit::Seconds),
+            Some(Nanos(-2_000_000_000))
+        );
+        assert_eq!(Nanos::from_units(i64::MAX / 10, Unit::Micros), None);
+        assert_eq!("12.5 us".parse::<Nanos>().unwrap(), Nanos(12_500));
+        assert!("12.5".parse::<Nanos>().is_err());
+        let read: Nanos = serde_json::from_str("\"1.006 ms\"").unwrap();
+        assert_eq!(read, Nanos(1_006_000));
+        assert!(serde_json::from_str::<Nanos>("\"1.006\"").is_err());
+    }
+
+    #[test]
+    fn the_natural_unit_changes_exactly_at_each_power_of_a_thousand() {
+        let unit = |ns: i64| Nanos(ns).natural_unit();
+        assert_eq!(unit(999), Unit::Nanos);
+        assert_eq!(unit(1_000), Unit::Micros);
+        assert_eq!(unit(-1_000), Unit::Micros);
+        assert_eq!(unit(999_999), Unit::Micros);
+        assert_eq!(unit(1_000_000), Unit::Millis);
+        assert_eq!(unit(999_999_999), Unit::Millis);
+        assert_eq!(unit(1_000_000_000), Unit::Seconds);
+        assert_eq!(Nanos(1_000).to_string(), "1 us");
+        assert_eq!(Nanos(1_000_000).to_string(), "1 ms");
+    }
 
     #[test]
     fn decimal_micros_are_exact() {

@@ -301,6 +301,28 @@ impl Serialize for Verdict {
 mod tests {
     use super::*;
 
+    /// Mutation campaign (issue 16): `notes()` hands back the verdict's own notes.
+    #[test]
+    fn notes_are_the_verdicts_own() {
+        let notes = vec!["one".to_owned(), "two".to_owned()];
+        let known = Verdict::Known {
+            value: Nanos::new(5),
+            notes: notes.clone(),
+        };
+        assert_eq!(known.notes(), &notes[..]);
+        let bounded = Verdict::Bounded {
+            lo: Nanos::new(1),
+            hi: Nanos::new(2),
+            notes: vec!["three".to_owned()],
+        };
+        assert_eq!(bounded.notes(), &["three".to_owned()][..]);
+        let plain = Verdict::Known {
+            value: Nanos::new(5),
+            notes: Vec::new(),
+        };
+        assert!(plain.notes().is_empty());
+    }
+
     #[test]
     fn codes_round_trip_and_are_unique() {
         let mut seen = std::collections::HashSet::new();

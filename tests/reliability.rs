@@ -698,3 +698,20 @@ fn a_dash_cannot_name_a_list_entry() {
     let form = load_form_str(&format!("{head}excluded,-,\n"), FileFormat::Csv, "f.csv").unwrap();
     assert_eq!(form.raw().excluded.as_deref(), Some(&[][..]));
 }
+
+/// Fuzz crash 9 (`form_json`, after 1.5 M runs): `"work_streams": []` was accepted in JSON
+/// while its CSV `work_streams,-` was refused. Every reader refuses an empty list now.
+#[test]
+fn an_empty_work_streams_list_is_refused_by_every_reader() {
+    use worksheet::form::format::{load_form_str, FileFormat};
+    let json = r#"{"format": "worksheet-form", "version": 1, "work_streams": []}"#;
+    let csv = "field,value,explanation\nformat,worksheet-form,\nversion,1,\nwork_streams,-,\n";
+    for (text, kind) in [(json, FileFormat::Json), (csv, FileFormat::Csv)] {
+        let err = load_form_str(text, kind, "f").unwrap_err();
+        assert_eq!(
+            (err.path.as_str(), err.code),
+            ("work_streams", "bad-value"),
+            "{err}"
+        );
+    }
+}

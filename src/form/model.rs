@@ -636,6 +636,15 @@ pub fn validate(raw: RawForm, default_name: &str) -> Result<Form> {
         }
     }
     if let Some(list) = &raw.work_streams {
+        // The same rule as the CSV reader and `--set` (fuzz crash 9: `"work_streams": []`
+        // was accepted in JSON, and its CSV `work_streams,-` refused).
+        if list.is_empty() {
+            return Err(bad(
+                "work_streams",
+                "bad-value",
+                "name at least one stream the work runs in",
+            ));
+        }
         check_list_items(list, "work_streams")?;
         let mut seen = HashSet::new();
         for (i, s) in list.iter().enumerate() {
