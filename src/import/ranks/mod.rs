@@ -27,7 +27,7 @@ pub mod command;
 pub mod merged;
 pub mod part;
 mod read;
-mod size;
+pub mod size;
 pub mod summary;
 
 use std::collections::BTreeMap;
