@@ -3,9 +3,13 @@
 //! Each file is imported by the single-trace importer ([`crate::import::import_path`]), in
 //! parallel (at most one trace per core in flight). Its rank is `distributedInfo.rank`; a
 //! trace without one takes its position in the argument order, and the summary says so.
-//! The rank cases are merged with every id prefixed by `r<rank>.` (clock `r1.kineto`, stream
-//! `r1.gpu1-s7`, question `r1.stream:gpu1-s7`): **one clock per rank**, never merged, since
-//! nothing in a trace proves two ranks share a clock.
+//! Every id of a rank's case is prefixed by `r<rank>.` (clock `r1.kineto`, stream
+//! `r1.gpu1-s7`, question `stream:r1.gpu1-s7`): **one clock per rank**, never merged, since
+//! nothing in a trace proves two ranks share a clock. The merged case is the ranks' cases one
+//! after another plus the cross-rank part below, but it is not held: each rank is validated,
+//! evaluated and summarised as its file finishes, and its case dropped ([`part`]), so memory
+//! is bounded by the traces in flight; only `-o` and `worksheet export` keep the ranks' cases
+//! to build it ([`MultiRank::take_merged`]).
 //!
 //! The ranks' clocks are then related by their collectives (SPEC §10,
 //! [`crate::relation::collectives`]): the k-th instance of each collective (same process
@@ -17,11 +21,13 @@
 //! instances, and matching by order would then pair different operations. Evidence that
 //! conflicts gives no relation, and the summary says so.
 //!
-//! The case also gets, per matched instance and rank, marks at the kernel's start and end,
+//! The cross-rank case ([`MultiRank::case`]) holds every rank's clocks, these relations, and
+//! per matched instance and rank, marks at the kernel's start and end,
 //! `elapsed` questions from the reference rank's start to each other rank's start (the
 //! arrival offsets, bounded through the relations) and `clock-offset` questions of every rank
-//! against the reference. [`summary`] reads the engine's answers to them: arrival skew,
-//! transfer after the last arrival, stragglers.
+//! against the reference. It is evaluated once; [`summary`] reads the engine's answers to
+//! them: arrival skew, transfer after the last arrival, stragglers ([`merged`] puts both
+//! summaries together).
 
 pub mod command;
 pub mod merged;
@@ -34,7 +40,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::case::raw::{
-    RawCase, RawClockRelation, RawMark, RawQuestion, RawRelationSource, RawTime,
+    RawCase, RawClock, RawClockRelation, RawMark, RawQuestion, RawRelationSource, RawTime,
 };
 use crate::case::CaseError;
 use crate::import::{ImportError, ImportOptions};
@@ -393,26 +399,13 @@ fn provenance(ranks: &[RankTrace]) -> serde_json::Map<String, serde_json::Value>
     provenance
 }
 
-/// [`import_ranks`], with `how` saying whether expectations are written (`--expect`) and
-/// whether the ranks' cases are kept to build the merged case ([`MultiRank::take_merged`]).
-///
-/// # Errors
-/// As [`import_ranks`].
-pub fn import_ranks_with(
+/// The ranks of `parts` (in file order), each with its clocks; refuses two files of one rank.
+fn rank_traces(
     files: &[PathBuf],
-    options: &ImportOptions,
-    how: RankOptions,
-) -> Result<MultiRank, ImportError> {
-    if files.len() < 2 {
-        return Err(ImportError::new(
-            "$",
-            "bad-value",
-            "a multi-rank import needs at least two trace files (or a folder holding them)",
-        ));
-    }
-    let (parts, any_without_rank) = read_all(files, options, how)?;
-    let mut notes = Vec::new();
-    let mut ranks: Vec<(RankTrace, Vec<crate::case::raw::RawClock>)> = Vec::new();
+    parts: Vec<RankPart>,
+    any_without_rank: bool,
+) -> Result<Vec<(RankTrace, Vec<RawClock>)>, ImportError> {
+    let mut ranks: Vec<(RankTrace, Vec<RawClock>)> = Vec::new();
     for (i, p) in parts.into_iter().enumerate() {
         let file = files[i].display().to_string();
         let rank = p.rank;
@@ -443,6 +436,29 @@ pub fn import_ranks_with(
             p.clocks,
         ));
     }
+    Ok(ranks)
+}
+
+/// [`import_ranks`], with `how` saying whether expectations are written (`--expect`) and
+/// whether the ranks' cases are kept to build the merged case ([`MultiRank::take_merged`]).
+///
+/// # Errors
+/// As [`import_ranks`].
+pub fn import_ranks_with(
+    files: &[PathBuf],
+    options: &ImportOptions,
+    how: RankOptions,
+) -> Result<MultiRank, ImportError> {
+    if files.len() < 2 {
+        return Err(ImportError::new(
+            "$",
+            "bad-value",
+            "a multi-rank import needs at least two trace files (or a folder holding them)",
+        ));
+    }
+    let (parts, any_without_rank) = read_all(files, options, how)?;
+    let mut notes = Vec::new();
+    let mut ranks = rank_traces(files, parts, any_without_rank)?;
     if any_without_rank {
         notes.push(
             "at least one trace has no distributedInfo.rank: every file's rank is its position in the argument order (folders: name order)".to_owned(),
