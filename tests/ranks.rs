@@ -425,3 +425,62 @@ fn per_rank_summaries_equal_the_merged_case_summary() {
         );
     }
 }
+
+/// Per rank, the summary states `worksheet audit`'s exposed-time breakdown of the rank's file
+/// (computed rank by rank from the importer's classes of work; the audit reads the trace with
+/// its own reader), on the three real pairs of ranks.
+#[test]
+fn per_rank_breakdown_is_the_audit_breakdown_of_each_rank_file() {
+    let pairs = [
+        [RANK0, RANK1],
+        [SYNC_RANK0, SYNC_RANK1],
+        [
+            "tests/data/traces/sampled_rank-0.json.gz",
+            "tests/data/traces/sampled_rank-1.json.gz",
+        ],
+    ];
+    for files in pairs {
+        let out = Command::cargo_bin("worksheet")
+            .unwrap()
+            .args(["import", files[0], files[1], "--format", "json"])
+            .assert()
+            .success();
+        let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        let rows = v["ranks"]["breakdown"].as_array().unwrap();
+        assert_eq!(rows.len(), 2, "{files:?}: one device per rank");
+        for (rank, file) in files.iter().enumerate() {
+            let audit = Command::cargo_bin("worksheet")
+                .unwrap()
+                .args(["audit", file, "--format", "json"])
+                .assert()
+                .success();
+            let a: serde_json::Value = serde_json::from_slice(&audit.get_output().stdout).unwrap();
+            let want = &a["breakdown"].as_array().unwrap()[0];
+            let row = &rows[rank];
+            assert_eq!(row["rank"], rank as u64);
+            assert_eq!(
+                row["device"].as_str().unwrap(),
+                format!("r{rank}.{}", want["device"].as_str().unwrap())
+            );
+            for k in [
+                "span_ns",
+                "exclusive_compute_ns",
+                "exposed_communication_ns",
+                "exposed_memory_ns",
+                "idle_ns",
+            ] {
+                assert_eq!(row[k], want[k], "{file}: {k}");
+            }
+            let parts: i64 = [
+                "exclusive_compute_ns",
+                "exposed_communication_ns",
+                "exposed_memory_ns",
+                "idle_ns",
+            ]
+            .iter()
+            .map(|k| row[*k].as_i64().unwrap())
+            .sum();
+            assert_eq!(parts, row["span_ns"].as_i64().unwrap());
+        }
+    }
+}

@@ -338,7 +338,7 @@ pub(crate) fn json_of(raw: &RawCase, keep: bool) -> (String, usize) {
 }
 
 /// The intervals of the phases of question `id`.
-fn phase_intervals(case: &Case, id: &str) -> Vec<Interval> {
+pub(crate) fn phase_intervals(case: &Case, id: &str) -> Vec<Interval> {
     match case.question(id).map(|q| &q.ask) {
         Some(Ask::Intervals { phases }) => {
             phases.iter().map(|&p| case.phases[p].interval).collect()

@@ -21,11 +21,14 @@ use std::path::{Path, PathBuf};
 
 use super::read::{rank_facts, RankFacts};
 use super::size::{self, SectionSizes};
+use crate::audit::Breakdown;
 use crate::case::raw::{RawCase, RawClock};
+use crate::case::Case;
 use crate::case::{validate, CaseError};
 use crate::engine::evaluate;
-use crate::import::summary::{embed_expectations, rows_of, Rows};
+use crate::import::summary::{embed_expectations, phase_intervals, rows_of, Rows};
 use crate::import::{import_path, ImportError, ImportOptions, Imported};
+use crate::interval::analyze;
 
 /// What a multi-rank import keeps of each rank.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,6 +54,9 @@ pub struct RankRows {
     pub questions: usize,
     /// Its sections' JSON sizes inside the merged case.
     pub json: SectionSizes,
+    /// The audit's exposed-time breakdown per device (ids prefixed), from the rank's classes
+    /// of work.
+    pub breakdown: Vec<Breakdown>,
 }
 
 /// One rank, summarised.
@@ -176,6 +182,33 @@ fn prefixed(case: RawCase, prefix: &str) -> Result<RawCase, ImportError> {
     Ok(out)
 }
 
+/// The exposed-time breakdown of each device of `rows` (`worksheet audit`'s,
+/// [`crate::audit::breakdown`]) from the case's `compute:` / `communication:` / `memory:`
+/// questions: exclusive compute `|C|`, exposed communication `|C ∪ K| − |C|`, exposed memory
+/// `|C ∪ K ∪ M| − |C ∪ K|`, idle `span − |C ∪ K ∪ M|`, the span that of `C ∪ K ∪ M`.
+fn breakdowns(case: &Case, rows: &Rows) -> Vec<Breakdown> {
+    let mut out = Vec::new();
+    for h in &rows.hta {
+        let d = &h.device;
+        let mut all = phase_intervals(case, &format!("compute:{d}"));
+        let compute = analyze(&all).union_ns;
+        all.extend(phase_intervals(case, &format!("communication:{d}")));
+        let with_comm = analyze(&all).union_ns;
+        all.extend(phase_intervals(case, &format!("memory:{d}")));
+        let a = analyze(&all);
+        let Some(span) = a.span_ns() else { continue };
+        out.push(Breakdown {
+            device: d.clone(),
+            span_ns: span,
+            exclusive_compute_ns: compute,
+            exposed_communication_ns: with_comm - compute,
+            exposed_memory_ns: a.union_ns - with_comm,
+            idle_ns: span - a.union_ns,
+        });
+    }
+    out
+}
+
 /// Validates and evaluates the prefixed rank case and keeps its rows; the case is dropped
 /// unless `how.keep_cases`.
 fn summarise(raw: RawCase, how: RankOptions) -> (Result<RankRows, CaseError>, Option<RawCase>) {
@@ -191,8 +224,11 @@ fn summarise(raw: RawCase, how: RankOptions) -> (Result<RankRows, CaseError>, Op
         embed_expectations(k, &report);
     }
     let json = counted.unwrap_or_else(|| kept.as_ref().map(size::of_rank).unwrap_or_default());
+    let rows = rows_of(&case, &report);
+    let breakdown = breakdowns(&case, &rows);
     let rows = RankRows {
-        rows: rows_of(&case, &report),
+        rows,
+        breakdown,
         phases: case.phases.len(),
         program_ops: case.program.len(),
         questions: case.questions.len(),
