@@ -6,7 +6,6 @@
 //! Without DuckDB the test says it skipped, except under `CI=true`, where it fails.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::Command as Process;
 
 use assert_cmd::Command;
@@ -44,11 +43,21 @@ summary = duckdb.sql(f"""
 SELECT rank, union_ns FROM read_parquet('{d}/summary.parquet')
 WHERE question LIKE 'device:%' ORDER BY rank
 """).fetchall()
+findings = duckdb.sql(f"""
+SELECT rank, code, severity, count FROM read_parquet('{d}/findings.parquet')
+ORDER BY rank, code
+""").fetchall()
+steps = duckdb.sql(f"""
+SELECT rank, COUNT(*), SUM(host_ns)::BIGINT, SUM(busy_ns)::BIGINT, SUM(idle_ns)::BIGINT,
+       SUM(communication_ns)::BIGINT, MAX(step)
+FROM read_parquet('{d}/steps.parquet') GROUP BY rank ORDER BY rank
+""").fetchall()
 meta = duckdb.sql(f"""
 SELECT DISTINCT decode(key), decode(value) FROM parquet_kv_metadata('{d}/*.parquet')
 WHERE decode(key) IN ('format', 'version') ORDER BY 1
 """).fetchall()
-print(json.dumps({"busy": busy, "stragglers": stragglers, "summary": summary, "meta": meta}))
+print(json.dumps({"busy": busy, "stragglers": stragglers, "summary": summary,
+                  "findings": findings, "steps": steps, "meta": meta}))
 "#;
 
 /// The Python that has DuckDB, or why there is none.
@@ -166,9 +175,74 @@ fn duckdb_busy_time_and_stragglers_agree_with_worksheet() {
 
     assert_eq!(
         sql["meta"],
-        serde_json::json!([["format", "worksheet-parquet"], ["version", "1"]])
+        serde_json::json!([["format", "worksheet-parquet"], ["version", "2"]])
     );
-    assert!(Path::new(&tables).join("findings.parquet").exists());
+    findings_and_steps_agree_with_audit(&sql);
+}
+
+/// `worksheet audit FILE --format json` of one rank's trace.
+fn audit_json(file: &str) -> Value {
+    let out = Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(["audit", file, "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The findings (rank, code, severity, count) and per-rank step totals DuckDB reads equal
+/// what `worksheet audit` prints for each rank's file.
+fn findings_and_steps_agree_with_audit(sql: &Value) {
+    let mut findings: Vec<Value> = Vec::new();
+    let mut steps: Vec<Value> = Vec::new();
+    for rank in [0_i64, 1] {
+        let audit = audit_json(&format!("{RANKS}/rank{rank}.json.gz"));
+        for f in audit["findings"].as_array().unwrap() {
+            findings.push(serde_json::json!([
+                rank,
+                f["code"],
+                f["severity"],
+                f["count"]
+            ]));
+        }
+        let rows = audit["steps"].as_array().unwrap();
+        let sum = |k: &str| rows.iter().map(|r| r[k].as_i64().unwrap()).sum::<i64>();
+        let last = rows
+            .iter()
+            .map(|r| {
+                let name = r["step"].as_str().unwrap();
+                name.strip_prefix("ProfilerStep#")
+                    .unwrap()
+                    .parse::<i64>()
+                    .unwrap()
+            })
+            .max()
+            .unwrap();
+        steps.push(serde_json::json!([
+            rank,
+            rows.len(),
+            sum("host_ns"),
+            sum("busy_ns"),
+            sum("idle_ns"),
+            sum("communication_ns"),
+            last
+        ]));
+    }
+    findings.sort_by_key(|f| (f[0].as_i64().unwrap(), f[1].as_str().unwrap().to_owned()));
+    assert!(!findings.is_empty(), "the real trace has findings");
+    assert_eq!(sql["findings"], Value::Array(findings), "findings per rank");
+    assert_eq!(sql["steps"], Value::Array(steps), "steps per rank");
+    // The trace profiles ProfilerStep#2..=#9 on both ranks, one GPU each (read from the
+    // trace text: 8 distinct step names per rank).
+    for r in 0..2 {
+        assert_eq!(sql["steps"][r][1], 8, "rank {r}: 8 steps × 1 device");
+        assert_eq!(sql["steps"][r][6], 9, "rank {r}: the last step is #9");
+    }
 }
 
 #[test]

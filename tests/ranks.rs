@@ -346,3 +346,141 @@ fn h200_short_all_reduces_bound_the_offset_within_10_us() {
     let (slo, shi) = bound(&import(&[Path::new(SYNC_RANK0), &shifted]));
     assert_eq!((slo, shi), (-3_967 + 250_000, 4_525 + 250_000));
 }
+
+/// Memory bounded by the traces in flight: a multi-rank import keeps no rank's case (no
+/// phase, no program op, no rank question), only the cross-rank case and each rank's rows.
+#[test]
+fn a_multi_rank_import_keeps_no_rank_case() {
+    let m = import(&[Path::new(SYNC_RANK0), Path::new(SYNC_RANK1)]);
+    assert!(m.ranks.iter().all(|r| r.case.is_none()));
+    assert!(m.case.phases.is_empty() && m.case.program.is_empty());
+    assert!(m.case.streams.is_empty() && m.case.events.is_empty());
+    // Only the cross-rank questions: 40 arrivals of rank 1 and one clock offset.
+    assert_eq!(m.case.questions.len(), 40 + 1);
+    for q in &m.case.questions {
+        let id = serde_json::to_value(q).unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            id.starts_with("arrival:") || id.starts_with("offset:"),
+            "{id}"
+        );
+    }
+    // Two marks (start, end) per rank per matched all-reduce.
+    assert_eq!(m.case.marks.len(), 2 * 2 * 40);
+}
+
+/// The summary built rank by rank states exactly what the engine says on the whole merged
+/// case (the case `-o` writes), evaluated at once; and the JSON size it states without `-o`
+/// is the length of that case's text, with and without expectations.
+#[test]
+fn per_rank_summaries_equal_the_merged_case_summary() {
+    use worksheet::import::ranks::{import_ranks_with, summarize_all, RankOptions};
+    let files = [PathBuf::from(SYNC_RANK0), PathBuf::from(SYNC_RANK1)];
+    for expect in [false, true] {
+        let how = RankOptions {
+            expect,
+            keep_cases: true,
+        };
+        let mut m = import_ranks_with(&files, &ImportOptions::default(), how).unwrap();
+        let all = summarize_all(&mut m, expect, true).unwrap();
+        let merged = all.merged.expect("kept cases give the merged case");
+        let text = merged.to_json_pretty();
+        assert_eq!(all.case.size.json_bytes, text.len(), "expect {expect}");
+        // The whole merged case, summarised as one case (the engine answers every question).
+        let whole = worksheet::import::summarize(
+            &worksheet::import::Imported::from_case(merged.clone(), "ranks"),
+            false,
+        )
+        .unwrap();
+        fn json<T: serde::Serialize>(v: &T) -> serde_json::Value {
+            serde_json::to_value(v).unwrap()
+        }
+        assert_eq!(json(&all.case.sets), json(&whole.sets));
+        assert_eq!(json(&all.case.overlaps), json(&whole.overlaps));
+        assert_eq!(json(&all.case.hta), json(&whole.hta));
+        assert_eq!(json(&all.case.completion), json(&whole.completion));
+        assert_eq!(all.case.clock, whole.clock);
+        assert_eq!(
+            (
+                all.case.size.phases,
+                all.case.size.program_ops,
+                all.case.size.questions
+            ),
+            (
+                whole.size.phases,
+                whole.size.program_ops,
+                whole.size.questions
+            )
+        );
+        assert!(all.case.sets.len() > 4, "{} rows", all.case.sets.len());
+        // The ranks' part: the engine's answers on the merged case are the same.
+        let case = worksheet::case::validate(merged, "ranks").unwrap();
+        let report = worksheet::engine::evaluate(&case);
+        let from_whole = worksheet::import::ranks::summary::from_report(&m, &report);
+        assert_eq!(
+            serde_json::to_value(&from_whole).unwrap(),
+            serde_json::to_value(&all.ranks).unwrap()
+        );
+    }
+}
+
+/// Per rank, the summary states `worksheet audit`'s exposed-time breakdown of the rank's file
+/// (computed rank by rank from the importer's classes of work; the audit reads the trace with
+/// its own reader), on the three real pairs of ranks.
+#[test]
+fn per_rank_breakdown_is_the_audit_breakdown_of_each_rank_file() {
+    let pairs = [
+        [RANK0, RANK1],
+        [SYNC_RANK0, SYNC_RANK1],
+        [
+            "tests/data/traces/sampled_rank-0.json.gz",
+            "tests/data/traces/sampled_rank-1.json.gz",
+        ],
+    ];
+    for files in pairs {
+        let out = Command::cargo_bin("worksheet")
+            .unwrap()
+            .args(["import", files[0], files[1], "--format", "json"])
+            .assert()
+            .success();
+        let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        let rows = v["ranks"]["breakdown"].as_array().unwrap();
+        assert_eq!(rows.len(), 2, "{files:?}: one device per rank");
+        for (rank, file) in files.iter().enumerate() {
+            let audit = Command::cargo_bin("worksheet")
+                .unwrap()
+                .args(["audit", file, "--format", "json"])
+                .assert()
+                .success();
+            let a: serde_json::Value = serde_json::from_slice(&audit.get_output().stdout).unwrap();
+            let want = &a["breakdown"].as_array().unwrap()[0];
+            let row = &rows[rank];
+            assert_eq!(row["rank"], rank as u64);
+            assert_eq!(
+                row["device"].as_str().unwrap(),
+                format!("r{rank}.{}", want["device"].as_str().unwrap())
+            );
+            for k in [
+                "span_ns",
+                "exclusive_compute_ns",
+                "exposed_communication_ns",
+                "exposed_memory_ns",
+                "idle_ns",
+            ] {
+                assert_eq!(row[k], want[k], "{file}: {k}");
+            }
+            let parts: i64 = [
+                "exclusive_compute_ns",
+                "exposed_communication_ns",
+                "exposed_memory_ns",
+                "idle_ns",
+            ]
+            .iter()
+            .map(|k| row[*k].as_i64().unwrap())
+            .sum();
+            assert_eq!(parts, row["span_ns"].as_i64().unwrap());
+        }
+    }
+}

@@ -3,15 +3,16 @@
 //! so every number in a table is one `worksheet` prints too. Schema: `docs/parquet.md`.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::audit::{Audit, AuditOptions};
 use crate::case::raw::RawCase;
 use crate::case::{validate, Ask, Case};
 use crate::engine::{evaluate, Report};
 use crate::exit::{Failure, EXIT_INPUT};
 use crate::import::ranks::summary::{from_report, Split};
-use crate::import::ranks::{expand, import_ranks, is_multi, MultiRank};
-use crate::import::{import_path, summarize, ImportOptions, Imported};
+use crate::import::ranks::{expand, import_ranks_with, is_multi, MultiRank, RankOptions};
+use crate::import::{import_path, read_audit_trace, summarize, ImportOptions, Imported};
 use crate::verdict::Verdict;
 
 /// The tables, in the order they are written.
@@ -106,12 +107,17 @@ impl Table {
     }
 }
 
-/// What is exported: the case, and the multi-rank import when there was one.
+/// What is exported: the case, the multi-rank import when there was one, and the audits.
 pub struct Input {
     /// The case (with its notes), as `import` would summarise it.
     pub imported: Imported,
     /// The multi-rank import (several traces, or a folder).
     pub multi: Option<MultiRank>,
+    /// The rank of a single trace or case file: its `distributedInfo.rank`, when it names one.
+    pub rank: Option<i64>,
+    /// The audit of each input file (`worksheet audit`'s), with the file's rank: one per rank
+    /// of a multi-rank import, else one.
+    pub audits: Vec<(Option<i64>, Audit)>,
 }
 
 /// Loads `paths`: several traces or a folder (one multi-rank case), one trace, or a case
@@ -123,36 +129,76 @@ pub fn load(paths: &[PathBuf], round_sub_ns: bool) -> Result<Input, Failure> {
     let options = ImportOptions { round_sub_ns };
     if is_multi(paths) {
         let files = expand(paths)?;
-        let multi = import_ranks(&files, &options)?;
-        let mut imported = Imported::from_case(
-            multi.case.clone(),
-            format!("{} ranks of one job", multi.ranks.len()),
-        );
+        // Every phase is exported: the ranks' cases are kept and merged (memory grows with
+        // the ranks, as the output does).
+        let how = RankOptions {
+            expect: false,
+            keep_cases: true,
+        };
+        let mut multi = import_ranks_with(&files, &options, how)?;
+        let merged = multi
+            .take_merged(multi.case.clone())
+            .ok_or_else(|| internal("the ranks' cases were not kept for the merged case"))?;
+        let mut imported =
+            Imported::from_case(merged, format!("{} ranks of one job", multi.ranks.len()));
         imported.notes.clone_from(&multi.notes);
+        let audits = multi
+            .ranks
+            .iter()
+            .map(|r| {
+                Ok((
+                    Some(i64::from(r.rank)),
+                    audit_of(Path::new(&r.file), &options)?,
+                ))
+            })
+            .collect::<Result<Vec<_>, Failure>>()?;
         return Ok(Input {
             imported,
             multi: Some(multi),
+            rank: None,
+            audits,
         });
     }
     let path = &paths[0];
-    match import_path(path, &options) {
-        Ok(imported) => Ok(Input {
-            imported,
-            multi: None,
-        }),
+    let imported = match import_path(path, &options) {
+        Ok(imported) => imported,
         Err(e) => {
             let case = crate::case::read_case_text(path)
                 .ok()
                 .and_then(|text| crate::case::parse_raw(&text).ok());
             match case {
-                Some(raw) => Ok(Input {
-                    imported: Imported::from_case(raw, "case file"),
-                    multi: None,
-                }),
-                None => Err(e.into()),
+                Some(raw) => Imported::from_case(raw, "case file"),
+                None => return Err(e.into()),
             }
         }
-    }
+    };
+    let rank = declared_rank(&imported.case);
+    let audits = vec![(rank, audit_of(path, &options)?)];
+    Ok(Input {
+        imported,
+        multi: None,
+        rank,
+        audits,
+    })
+}
+
+/// `distributedInfo.rank` in a case's provenance (the Kineto importer copies it there).
+fn declared_rank(case: &RawCase) -> Option<i64> {
+    case.provenance
+        .as_ref()?
+        .get("distributedInfo")?
+        .get("rank")?
+        .as_i64()
+}
+
+/// The audit `worksheet audit FILE` prints.
+fn audit_of(path: &Path, options: &ImportOptions) -> Result<Audit, Failure> {
+    let trace = read_audit_trace(path, options)?;
+    Ok(crate::audit::audit(
+        &trace,
+        &path.display().to_string(),
+        &AuditOptions::default(),
+    ))
 }
 
 fn internal(e: impl std::fmt::Display) -> Failure {
@@ -169,18 +215,25 @@ fn ns(v: i128) -> Result<i64, Failure> {
     })
 }
 
-/// The rank a clock belongs to (multi-rank imports: `r<rank>.…`).
-fn rank_of(multi: Option<&MultiRank>, clock: &str) -> Option<i64> {
-    multi?
-        .ranks
-        .iter()
-        .find(|r| r.clock == clock)
-        .map(|r| i64::from(r.rank))
+/// The rank a clock belongs to: in a multi-rank import the rank whose clock it is, else the
+/// single input's declared rank.
+fn rank_of(input: &Input, clock: &str) -> Option<i64> {
+    match &input.multi {
+        Some(m) => m
+            .ranks
+            .iter()
+            .find(|r| r.clock == clock)
+            .map(|r| i64::from(r.rank)),
+        None => input.rank,
+    }
 }
 
-/// The rank an id prefixed `r<rank>.` (after an optional `kind:`) names, in a multi-rank case.
-fn rank_of_id(multi: Option<&MultiRank>, id: &str) -> Option<i64> {
-    multi?;
+/// The rank an id names: prefixed `r<rank>.` (after an optional `kind:`) in a multi-rank
+/// case, else the single input's declared rank.
+fn rank_of_id(input: &Input, id: &str) -> Option<i64> {
+    if input.multi.is_none() {
+        return input.rank;
+    }
     let rest = id.split_once(':').map_or(id, |(_, r)| r);
     rest.strip_prefix('r')?.split_once('.')?.0.parse().ok()
 }
@@ -195,12 +248,12 @@ pub fn build(input: &Input) -> Result<Vec<Table>, Failure> {
     let report = evaluate(&case);
     let multi = input.multi.as_ref();
     Ok(vec![
-        phases(&case, multi)?,
-        steps(&case, multi)?,
+        phases(&case, input)?,
+        steps(&case, input)?,
         collectives(multi, &report)?,
-        relations(&case, multi)?,
-        findings(),
-        summary(input, multi)?,
+        relations(&case, input)?,
+        findings(input)?,
+        summary(input)?,
     ])
 }
 
@@ -221,7 +274,7 @@ fn classes(case: &Case) -> HashMap<usize, &'static str> {
     out
 }
 
-fn phases(case: &Case, multi: Option<&MultiRank>) -> Result<Table, Failure> {
+fn phases(case: &Case, input: &Input) -> Result<Table, Failure> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "phases",
@@ -247,7 +300,7 @@ fn phases(case: &Case, multi: Option<&MultiRank>) -> Result<Table, Failure> {
             (None, None) => "range",
         };
         t.push(vec![
-            Cell::I(rank_of(multi, clock)),
+            Cell::I(rank_of(input, clock)),
             Cell::S(Some(clock.clone())),
             Cell::S(stream.map(|s| s.id.clone())),
             Cell::S(stream.map(|s| s.device.clone())),
@@ -261,38 +314,76 @@ fn phases(case: &Case, multi: Option<&MultiRank>) -> Result<Table, Failure> {
     Ok(t)
 }
 
-/// Steps: the phases named `ProfilerStep#N` (Kineto's step ranges, when the case keeps them).
-fn steps(case: &Case, multi: Option<&MultiRank>) -> Result<Table, Failure> {
+/// Steps: the audit's per-step table (`worksheet audit`), one row per `ProfilerStep#N` and
+/// device, with its window placed on the rank's clock (`origin + start`).
+fn steps(case: &Case, input: &Input) -> Result<Table, Failure> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "steps",
         &[
             ("rank", Int, true),
-            ("clock", Text, false),
-            ("step", Int, false),
+            ("clock", Text, true),
+            ("step", Int, true),
             ("name", Text, false),
+            ("device", Text, false),
             ("start_ns", Int, false),
             ("end_ns", Int, false),
+            ("host_ns", Int, false),
+            ("busy_ns", Int, false),
+            ("idle_ns", Int, false),
+            ("compute_ns", Int, false),
+            ("communication_ns", Int, false),
+            ("memory_ns", Int, false),
+            ("syncs", Int, false),
+            ("launched", Int, false),
         ],
     );
-    for p in &case.phases {
-        let Some(n) = p
-            .label
-            .strip_prefix("ProfilerStep#")
-            .map(|r| r.split(|c: char| !c.is_ascii_digit()).next().unwrap_or(""))
-            .and_then(|d| d.parse::<i64>().ok())
-        else {
-            continue;
+    for (rank, audit) in &input.audits {
+        // The rank's clock, or the single case's only clock; null when a single case has
+        // several (the audit's step rows do not say which process they are on).
+        let (clock, prefix) = match (&input.multi, rank) {
+            (Some(m), Some(r)) => (
+                m.ranks
+                    .iter()
+                    .find(|x| i64::from(x.rank) == *r)
+                    .map(|x| x.clock.clone()),
+                format!("r{r}."),
+            ),
+            _ => (
+                (case.clocks.len() == 1).then(|| case.clocks[0].id.clone()),
+                String::new(),
+            ),
         };
-        let clock = &case.clocks[p.clock].id;
-        t.push(vec![
-            Cell::I(rank_of(multi, clock)),
-            Cell::S(Some(clock.clone())),
-            Cell::I(Some(n)),
-            Cell::S(Some(p.label.clone())),
-            Cell::I(Some(p.interval.start().as_i64())),
-            Cell::I(Some(p.interval.end().as_i64())),
-        ]);
+        for row in &audit.steps {
+            let n = row
+                .step
+                .strip_prefix("ProfilerStep#")
+                .and_then(|d| d.parse::<i64>().ok());
+            let start = audit.origin_ns.checked_add(row.start_ns);
+            let end = start.and_then(|s| s.checked_add(row.host_ns));
+            let (Some(start), Some(end)) = (start, end) else {
+                return Err(ns(i128::from(audit.origin_ns) + i128::from(row.start_ns))
+                    .err()
+                    .unwrap_or_else(|| internal("a step's end is past INT64")));
+            };
+            t.push(vec![
+                Cell::I(*rank),
+                Cell::S(clock.clone()),
+                Cell::I(n),
+                Cell::S(Some(row.step.clone())),
+                Cell::S(Some(format!("{prefix}{}", row.device))),
+                Cell::I(Some(start)),
+                Cell::I(Some(end)),
+                Cell::I(Some(row.host_ns)),
+                Cell::I(Some(row.busy_ns)),
+                Cell::I(Some(row.idle_ns)),
+                Cell::I(Some(row.compute_ns)),
+                Cell::I(Some(row.communication_ns)),
+                Cell::I(Some(row.memory_ns)),
+                Cell::I(Some(ns(row.syncs as i128)?)),
+                Cell::I(Some(ns(row.launched as i128)?)),
+            ]);
+        }
     }
     Ok(t)
 }
@@ -365,7 +456,7 @@ fn collectives(multi: Option<&MultiRank>, report: &Report) -> Result<Table, Fail
     Ok(t)
 }
 
-fn relations(case: &Case, multi: Option<&MultiRank>) -> Result<Table, Failure> {
+fn relations(case: &Case, input: &Input) -> Result<Table, Failure> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "relations",
@@ -387,8 +478,8 @@ fn relations(case: &Case, multi: Option<&MultiRank>) -> Result<Table, Failure> {
             Cell::S(Some(r.id.clone())),
             Cell::S(Some(a.clone())),
             Cell::S(Some(b.clone())),
-            Cell::I(rank_of(multi, a)),
-            Cell::I(rank_of(multi, b)),
+            Cell::I(rank_of(input, a)),
+            Cell::I(rank_of(input, b)),
             Cell::I(Some(r.bound.lo().as_i64())),
             Cell::I(Some(r.bound.hi().as_i64())),
             Cell::S(Some(r.source.word().to_owned())),
@@ -398,22 +489,42 @@ fn relations(case: &Case, multi: Option<&MultiRank>) -> Result<Table, Failure> {
     Ok(t)
 }
 
-/// Findings: empty until the case carries them (the table and its schema are fixed now).
-fn findings() -> Table {
+/// Findings: the audit's (`worksheet audit`), per input file, in its order (most severe
+/// first).
+fn findings(input: &Input) -> Result<Table, Failure> {
     use Kind::{Int, Text};
-    Table::new(
+    let mut t = Table::new(
         "findings",
         &[
             ("rank", Int, true),
             ("code", Text, false),
-            ("subject", Text, false),
-            ("detail", Text, false),
+            ("severity", Text, false),
+            ("count", Int, false),
+            ("message", Text, false),
+            ("evidence", Text, false),
+            ("evidence_more", Int, false),
+            ("fix", Text, false),
         ],
-    )
+    );
+    for (rank, audit) in &input.audits {
+        for f in &audit.findings {
+            t.push(vec![
+                Cell::I(*rank),
+                Cell::S(Some(f.code.to_owned())),
+                Cell::S(Some(f.severity.word().to_owned())),
+                Cell::I(Some(ns(i128::from(f.count))?)),
+                Cell::S(Some(f.message.clone())),
+                Cell::S(Some(f.evidence.items.join("\n"))),
+                Cell::I(Some(ns(f.evidence.more as i128)?)),
+                Cell::S(Some(f.fix.clone())),
+            ]);
+        }
+    }
+    Ok(t)
 }
 
 /// The interval rows `worksheet import` prints (streams, devices, classes of work).
-fn summary(input: &Input, multi: Option<&MultiRank>) -> Result<Table, Failure> {
+fn summary(input: &Input) -> Result<Table, Failure> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "summary",
@@ -432,7 +543,7 @@ fn summary(input: &Input, multi: Option<&MultiRank>) -> Result<Table, Failure> {
     let s = summarize(&input.imported, false).map_err(internal)?;
     for row in &s.sets {
         t.push(vec![
-            Cell::I(rank_of_id(multi, &row.question)),
+            Cell::I(rank_of_id(input, &row.question)),
             Cell::S(Some(row.question.clone())),
             Cell::I(Some(ns(row.count as i128)?)),
             Cell::I(Some(ns(row.ns.busy)?)),
@@ -450,9 +561,74 @@ fn summary(input: &Input, multi: Option<&MultiRank>) -> Result<Table, Failure> {
 mod tests {
     use super::*;
 
+    fn texts(t: &Table, col: &str) -> Vec<Option<String>> {
+        match &t.columns.iter().find(|c| c.name == col).unwrap().values {
+            Values::Text(v) => v.clone(),
+            Values::Int(_) => panic!("`{col}` is an integer column"),
+        }
+    }
+
+    /// `"ts": 5195546165311.485` (µs with three decimals) in ns, read as text.
+    fn micros_text_ns(text: &str, key: &str, from: usize) -> i64 {
+        let at = text[from..].find(key).unwrap() + from + key.len();
+        let end = at + text[at..].find([',', '\n', '}']).unwrap();
+        let (whole, frac) = text[at..end].trim().split_once('.').unwrap();
+        whole.parse::<i64>().unwrap() * 1000 + format!("{frac:0<3}").parse::<i64>().unwrap()
+    }
+
+    /// A single trace that names its rank exports it; its steps are the audit's, placed on
+    /// the trace's clock exactly where the trace's `ProfilerStep#2` range is; its findings are
+    /// `worksheet audit`'s.
     #[test]
-    fn rank_ids_are_read_from_prefixes_only_in_multi_rank_cases() {
-        assert_eq!(rank_of_id(None, "device:r1.gpu0"), None);
+    fn a_single_rank_trace_exports_its_rank_steps_and_findings() {
+        let path = PathBuf::from("tests/data/ranks/rank1.json.gz");
+        let input = load(std::slice::from_ref(&path), false).expect("loads");
+        assert_eq!(input.rank, Some(1));
+        let tables = build(&input).expect("tables");
+        assert!(ints(&tables[0], "rank").iter().all(|r| *r == Some(1)));
+        assert!(ints(&tables[5], "rank").iter().all(|r| *r == Some(1)));
+        // The trace itself, read as text: base + ts × 1000 and dur × 1000, exactly.
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()),
+            &mut text,
+        )
+        .unwrap();
+        let base: i64 = {
+            let key = "\"baseTimeNanoseconds\": ";
+            let at = text.find(key).unwrap() + key.len();
+            let end = at + text[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
+            text[at..end].parse().unwrap()
+        };
+        let step2 = text.find("\"name\": \"ProfilerStep#2\"").unwrap();
+        let ts = micros_text_ns(&text, "\"ts\":", step2);
+        let dur = micros_text_ns(&text, "\"dur\":", step2);
+        let steps = &tables[1];
+        assert_eq!(steps.rows(), 8, "ProfilerStep#2..#9 on one device");
+        assert_eq!(ints(steps, "step")[0], Some(2));
+        assert_eq!(ints(steps, "start_ns")[0], Some(base + ts));
+        assert_eq!(ints(steps, "end_ns")[0], Some(base + ts + dur));
+        assert_eq!(texts(steps, "clock")[0].as_deref(), Some("kineto"));
+        assert!(ints(steps, "rank").iter().all(|r| *r == Some(1)));
+        // Busy = idle complement, per row.
+        let (host, busy, idle) = (
+            ints(steps, "host_ns"),
+            ints(steps, "busy_ns"),
+            ints(steps, "idle_ns"),
+        );
+        for i in 0..steps.rows() {
+            assert_eq!(host[i].unwrap() - busy[i].unwrap(), idle[i].unwrap());
+        }
+        let audit = &input.audits[0].1;
+        let findings = &tables[4];
+        assert_eq!(findings.rows(), audit.findings.len());
+        assert!(findings.rows() > 0, "the real trace has findings");
+        let codes: Vec<Option<String>> = audit
+            .findings
+            .iter()
+            .map(|f| Some(f.code.to_owned()))
+            .collect();
+        assert_eq!(texts(findings, "code"), codes);
     }
 
     fn ints(t: &Table, col: &str) -> Vec<Option<i64>> {

@@ -189,6 +189,61 @@ pub fn summarize_owned(
         let report = evaluate(&case);
         (case, report, json, bytes)
     };
+    let Rows {
+        sets,
+        overlaps,
+        hta,
+        completion,
+    } = rows_of(&case, &report);
+    let clock = clock_line(&case);
+    Ok(Summary {
+        case: name,
+        format,
+        clock,
+        sets,
+        overlaps,
+        hta,
+        completion,
+        facts,
+        notes,
+        size: CaseSize {
+            phases: case.phases.len(),
+            program_ops: case.program.len(),
+            questions: case.questions.len(),
+            json_bytes,
+        },
+        written: None,
+        case_json,
+        audit: None,
+    })
+}
+
+/// The summary's clock line: one clock per traced process, all listed (two processes are
+/// two clocks), `; `-separated.
+pub(crate) fn clock_line(case: &Case) -> String {
+    case.clocks
+        .iter()
+        .map(|c| format!("`{}` ({})", c.id, c.clock))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The rows of a summary: what the engine answered on one validated case.
+#[derive(Clone, Debug, Default)]
+pub struct Rows {
+    /// Interval-set rows, in question order.
+    pub sets: Vec<SetRow>,
+    /// Compute ∩ communication per device.
+    pub overlaps: Vec<OverlapRow>,
+    /// HTA-comparable temporal breakdown per device.
+    pub hta: Vec<HtaRow>,
+    /// Completion answers.
+    pub completion: Vec<CompletionRow>,
+}
+
+/// The summary's rows from `case` and the engine's `report` on it. A multi-rank import
+/// builds them per rank ([`super::ranks`]), so they depend on nothing but one case.
+pub fn rows_of(case: &Case, report: &Report) -> Rows {
     let mut sets = Vec::new();
     let mut completion = Vec::new();
     for answer in &report.answers {
@@ -224,8 +279,8 @@ pub fn summarize_owned(
         let compute = row_ns(&format!("compute:{d}"));
         let communication = row_ns(&format!("communication:{d}"));
         if let (Some(a), Some(b)) = (&compute, &communication) {
-            let mut both = phase_intervals(&case, &format!("compute:{d}"));
-            both.extend(phase_intervals(&case, &format!("communication:{d}")));
+            let mut both = phase_intervals(case, &format!("compute:{d}"));
+            both.extend(phase_intervals(case, &format!("communication:{d}")));
             let union_ns = analyze(&both).union_ns;
             let overlap_ns = a.busy + b.busy - union_ns;
             overlaps.push(OverlapRow {
@@ -249,38 +304,17 @@ pub fn summarize_owned(
             });
         }
     }
-    // One clock per traced process: list them all (two processes are two clocks).
-    let clock = case
-        .clocks
-        .iter()
-        .map(|c| format!("`{}` ({})", c.id, c.clock))
-        .collect::<Vec<_>>()
-        .join("; ");
-    Ok(Summary {
-        case: name,
-        format,
-        clock,
+    Rows {
         sets,
         overlaps,
         hta,
         completion,
-        facts,
-        notes,
-        size: CaseSize {
-            phases: case.phases.len(),
-            program_ops: case.program.len(),
-            questions: case.questions.len(),
-            json_bytes,
-        },
-        written: None,
-        case_json,
-        audit: None,
-    })
+    }
 }
 
 /// The case's pretty JSON text as `-o` writes it, and its length in bytes; without `keep`,
 /// only the length (counted while serialising into nothing) and an empty text.
-fn json_of(raw: &RawCase, keep: bool) -> (String, usize) {
+pub(crate) fn json_of(raw: &RawCase, keep: bool) -> (String, usize) {
     if keep {
         let text = raw.to_json_pretty();
         let bytes = text.len();
@@ -304,7 +338,7 @@ fn json_of(raw: &RawCase, keep: bool) -> (String, usize) {
 }
 
 /// The intervals of the phases of question `id`.
-fn phase_intervals(case: &Case, id: &str) -> Vec<Interval> {
+pub(crate) fn phase_intervals(case: &Case, id: &str) -> Vec<Interval> {
     match case.question(id).map(|q| &q.ask) {
         Some(Ask::Intervals { phases }) => {
             phases.iter().map(|&p| case.phases[p].interval).collect()
@@ -349,7 +383,7 @@ fn nanos(v: i128) -> Option<RawTime> {
 /// Writes the answers of `report` into the case's questions as expectations (interval
 /// sets: count, sum, union, span, overlap, max depth; gaps and overlap regions are left
 /// out, since a trace has thousands).
-fn embed_expectations(case: &mut RawCase, report: &Report) {
+pub(crate) fn embed_expectations(case: &mut RawCase, report: &Report) {
     for (q, answer) in case.questions.iter_mut().zip(&report.answers) {
         match (q, &answer.outcome) {
             (RawQuestion::Intervals { expect, .. }, Outcome::Intervals(set)) => {

@@ -1,16 +1,18 @@
 //! `worksheet import A B …` / `worksheet import DIR`: the multi-rank import's outcome, printed
 //! and written like a single trace's (the case with `-o`, expectations with `--expect`).
+//!
+//! Without `-o` each rank's case is dropped once the rank is summarised, so memory is bounded
+//! by the traces in flight; with `-o` the merged case is the product, kept whole and written
+//! at once, and memory grows with its size (BENCHMARKS.md, "Many ranks").
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{expand, import_ranks, summarize_ranks, RanksSummary};
+use super::{expand, import_ranks_with, summarize_all, RankOptions, RanksSummary, Summaries};
 use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
-use crate::import::{
-    gzip, summarize, ImportArgs, ImportError, ImportOptions, Imported, Summary, SummaryFormat,
-};
+use crate::import::{gzip, ImportArgs, ImportError, ImportOptions, Summary, SummaryFormat};
 use crate::output::write_output;
 
 /// Everything a multi-rank import prints: the engine's per-rank tables and the ranks' part.
@@ -46,7 +48,11 @@ pub fn run(
         .into());
     }
     let files = expand(paths)?;
-    let multi = import_ranks(&files, options)?;
+    let how = RankOptions {
+        expect: args.expect,
+        keep_cases: args.output.is_some(),
+    };
+    let mut multi = import_ranks_with(&files, options, how)?;
     let internal = |e: crate::case::CaseError| {
         Failure {
         message: format!(
@@ -55,18 +61,24 @@ pub fn run(
         code: EXIT_INPUT,
     }
     };
-    let ranks = summarize_ranks(&multi).map_err(internal)?;
-    let mut imported = Imported::from_case(
-        multi.case.clone(),
-        format!("{} ranks of one job", multi.ranks.len()),
-    );
-    imported.notes.clone_from(&multi.notes);
-    let mut summary = summarize(&imported, args.expect).map_err(internal)?;
+    let Summaries {
+        case: mut summary,
+        ranks,
+        merged,
+    } = summarize_all(&mut multi, args.expect, args.output.is_some()).map_err(internal)?;
     if let Some(path) = &args.output {
+        let merged = merged.ok_or_else(|| Failure {
+            message: "error[internal]: the ranks' cases were not kept for -o; please report this"
+                .to_owned(),
+            code: EXIT_INPUT,
+        })?;
+        // The product itself: the whole merged case in memory (it grows with the ranks).
+        let text = merged.to_json_pretty();
+        drop(merged);
         let bytes = if path.to_string_lossy().ends_with(".gz") {
-            gzip(summary.case_json.as_bytes())
+            gzip(text.as_bytes())
         } else {
-            summary.case_json.clone().into_bytes()
+            text.into_bytes()
         };
         write_output(path, &bytes, args.force)?;
         summary.written = Some((path.display().to_string(), bytes.len() as u64));

@@ -3,9 +3,13 @@
 //! Each file is imported by the single-trace importer ([`crate::import::import_path`]), in
 //! parallel (at most one trace per core in flight). Its rank is `distributedInfo.rank`; a
 //! trace without one takes its position in the argument order, and the summary says so.
-//! The rank cases are merged with every id prefixed by `r<rank>.` (clock `r1.kineto`, stream
-//! `r1.gpu1-s7`, question `r1.stream:gpu1-s7`): **one clock per rank**, never merged, since
-//! nothing in a trace proves two ranks share a clock.
+//! Every id of a rank's case is prefixed by `r<rank>.` (clock `r1.kineto`, stream
+//! `r1.gpu1-s7`, question `stream:r1.gpu1-s7`): **one clock per rank**, never merged, since
+//! nothing in a trace proves two ranks share a clock. The merged case is the ranks' cases one
+//! after another plus the cross-rank part below, but it is not held: each rank is validated,
+//! evaluated and summarised as its file finishes, and its case dropped ([`part`]), so memory
+//! is bounded by the traces in flight; only `-o` and `worksheet export` keep the ranks' cases
+//! to build it ([`MultiRank::take_merged`]).
 //!
 //! The ranks' clocks are then related by their collectives (SPEC §10,
 //! [`crate::relation::collectives`]): the k-th instance of each collective (same process
@@ -17,25 +21,33 @@
 //! instances, and matching by order would then pair different operations. Evidence that
 //! conflicts gives no relation, and the summary says so.
 //!
-//! The case also gets, per matched instance and rank, marks at the kernel's start and end,
+//! The cross-rank case ([`MultiRank::case`]) holds every rank's clocks, these relations, and
+//! per matched instance and rank, marks at the kernel's start and end,
 //! `elapsed` questions from the reference rank's start to each other rank's start (the
 //! arrival offsets, bounded through the relations) and `clock-offset` questions of every rank
-//! against the reference. [`summary`] reads the engine's answers to them: arrival skew,
-//! transfer after the last arrival, stragglers.
+//! against the reference. It is evaluated once; [`summary`] reads the engine's answers to
+//! them: arrival skew, transfer after the last arrival, stragglers ([`merged`] puts both
+//! summaries together).
 
 pub mod command;
+pub mod merged;
+pub mod part;
 mod read;
+pub mod size;
 pub mod summary;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::case::raw::{
-    RawCase, RawClockRelation, RawMark, RawQuestion, RawRelationSource, RawTime,
+    RawCase, RawClock, RawClockRelation, RawMark, RawQuestion, RawRelationSource, RawTime,
 };
-use crate::import::{import_path, ImportError, ImportOptions, Imported};
+use crate::case::CaseError;
+use crate::import::{ImportError, ImportOptions};
 use crate::relation::collectives::{pair, Evidence, Instance, PairEvidence};
 
+pub use merged::{summarize_all, Summaries};
+pub use part::{RankOptions, RankPart, RankRows};
 pub use read::{rank_facts, Collective, RankFacts};
 pub use summary::{summarize_ranks, RanksSummary};
 
@@ -58,6 +70,13 @@ pub struct RankTrace {
     pub facts: RankFacts,
     /// The single-trace import's format line.
     pub format: String,
+    /// The trace's provenance, listed per rank in the merged case's.
+    pub provenance: Option<serde_json::Map<String, serde_json::Value>>,
+    /// What the summary prints of this rank, computed when its file finished (the rank's
+    /// case is not kept), or why its case did not validate (an importer bug).
+    pub rows: Result<RankRows, CaseError>,
+    /// The rank's prefixed case, only when [`RankOptions::keep_cases`] asked for it.
+    pub case: Option<RawCase>,
 }
 
 /// The evidence relating two ranks' clocks.
@@ -87,10 +106,12 @@ pub struct MatchedInstance {
     pub per_rank: Vec<(u32, Instance, Option<String>)>,
 }
 
-/// A multi-rank import: the merged case and what was matched.
+/// A multi-rank import: the cross-rank case, the ranks' summaries and what was matched.
 #[derive(Clone, Debug)]
 pub struct MultiRank {
-    /// The merged case.
+    /// The cross-rank case: every rank's clocks, the clock relations, the collectives' marks,
+    /// the `arrival:` and `offset:` questions, and the provenance. The ranks' own sections
+    /// are not in it ([`MultiRank::take_merged`] adds them when they were kept).
     pub case: RawCase,
     /// The ranks, in rank order.
     pub ranks: Vec<RankTrace>,
@@ -131,154 +152,6 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ImportError> {
         }
     }
     Ok(out)
-}
-
-/// Imports each file (in parallel, one trace per core in flight), then its collectives.
-fn import_each(
-    files: &[PathBuf],
-    options: &ImportOptions,
-) -> Result<Vec<(Imported, RankFacts)>, ImportError> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(files.len().max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<Option<Result<(Imported, RankFacts), ImportError>>> =
-        (0..files.len()).map(|_| None).collect();
-    let slots = std::sync::Mutex::new(&mut results);
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(path) = files.get(i) else { break };
-                let one = import_path(path, options).and_then(|imported| {
-                    if imported.format.starts_with("nsys") {
-                        return Err(ImportError::new(
-                            "$",
-                            "unsupported-format",
-                            "a multi-rank import reads PyTorch profiler (Kineto) traces, whose kernels name their process group and collective; import an Nsight Systems export on its own",
-                        )
-                        .in_file(path.display().to_string()));
-                    }
-                    let facts = rank_facts(path, &imported.case)?;
-                    Ok((imported, facts))
-                });
-                if let Ok(mut slots) = slots.lock() {
-                    slots[i] = Some(one);
-                }
-            });
-        }
-    });
-    results
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| {
-            r.unwrap_or_else(|| {
-                Err(
-                    ImportError::new("$", "io", "the import of this file did not finish")
-                        .in_file(files[i].display().to_string()),
-                )
-            })
-        })
-        .collect()
-}
-
-/// Keys whose values are ids or references to ids in a case (prefixed per rank).
-const REF_KEYS: [&str; 15] = [
-    "id",
-    "clock",
-    "stream",
-    "event",
-    "phase",
-    "timer",
-    "device",
-    "copy",
-    "from",
-    "to",
-    "minuend",
-    "subtrahend",
-    "series",
-    "a",
-    "b",
-];
-
-/// A question id `kind:rest` becomes `kind:<prefix>rest` (so `device:r1.gpu1`, and the
-/// summary's `device:` / `completion:` rows keep working); any other id gets `<prefix>` first.
-fn prefixed_question(id: &str, prefix: &str) -> String {
-    match id.split_once(':') {
-        Some((kind, rest)) => format!("{kind}:{prefix}{rest}"),
-        None => format!("{prefix}{id}"),
-    }
-}
-
-/// Prefixes every id and reference in `value` (one section of a case) with `prefix`;
-/// `questions` says the section holds questions (their ids: [`prefixed_question`]).
-fn prefix_ids(value: &mut serde_json::Value, prefix: &str, questions: bool) {
-    use serde_json::Value;
-    match value {
-        Value::Array(items) => items
-            .iter_mut()
-            .for_each(|v| prefix_ids(v, prefix, questions)),
-        Value::Object(map) => {
-            for (k, v) in map.iter_mut() {
-                match v {
-                    Value::String(s)
-                        if questions && ["id", "minuend", "subtrahend"].contains(&k.as_str()) =>
-                    {
-                        *s = prefixed_question(s, prefix);
-                    }
-                    Value::String(s) if REF_KEYS.contains(&k.as_str()) => {
-                        *s = format!("{prefix}{s}");
-                    }
-                    Value::Array(items)
-                        if (k == "work" || k == "phases") && items.iter().all(Value::is_string) =>
-                    {
-                        for item in items {
-                            if let Value::String(s) = item {
-                                *s = format!("{prefix}{s}");
-                            }
-                        }
-                    }
-                    Value::Object(_) | Value::Array(_) if k != "expect" => {
-                        prefix_ids(v, prefix, questions);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The rank's case with every id prefixed, appended to `merged`.
-fn append_rank(merged: &mut RawCase, case: &RawCase, prefix: &str) -> Result<(), ImportError> {
-    let mut value = serde_json::to_value(case)
-        .map_err(|e| ImportError::new("$", "bad-value", e.to_string()))?;
-    let internal = |e: serde_json::Error| ImportError::new("$", "bad-value", e.to_string());
-    let map = value.as_object_mut().expect("a case is an object");
-    for section in [
-        "clocks",
-        "streams",
-        "events",
-        "phases",
-        "marks",
-        "program",
-        "series",
-        "questions",
-    ] {
-        if let Some(v) = map.get_mut(section) {
-            prefix_ids(v, prefix, section == "questions");
-        }
-    }
-    let rank: RawCase = serde_json::from_value(value).map_err(internal)?;
-    merged.clocks.extend(rank.clocks);
-    merged.streams.extend(rank.streams);
-    merged.events.extend(rank.events);
-    merged.phases.extend(rank.phases);
-    merged.marks.extend(rank.marks);
-    merged.program.extend(rank.program);
-    merged.series.extend(rank.series);
-    merged.questions.extend(rank.questions);
-    Ok(())
 }
 
 /// Which pairs of ranks (indices into the rank list) get a relation.
@@ -467,29 +340,75 @@ fn instance_questions(
     instances
 }
 
-/// Imports `files` (ranks of one job) as one case; see the module docs.
+/// Imports `files` (ranks of one job) as one multi-rank import, each rank summarised and its
+/// case dropped as its file finishes; see the module docs and [`import_ranks_with`].
 ///
 /// # Errors
 /// Any file's import error; `bad-value` when two files claim the same rank, or fewer than two
 /// files are given.
 pub fn import_ranks(files: &[PathBuf], options: &ImportOptions) -> Result<MultiRank, ImportError> {
-    if files.len() < 2 {
-        return Err(ImportError::new(
-            "$",
-            "bad-value",
-            "a multi-rank import needs at least two trace files (or a folder holding them)",
-        ));
+    import_ranks_with(files, options, RankOptions::default())
+}
+
+/// Every file's [`RankPart`], in file order. A trace without `distributedInfo.rank` makes
+/// every file's rank its position: files read under their own rank before that was known are
+/// read again under their position (the rank is in their ids).
+fn read_all(
+    files: &[PathBuf],
+    options: &ImportOptions,
+    how: RankOptions,
+) -> Result<(Vec<RankPart>, bool), ImportError> {
+    let all: Vec<(usize, Option<u32>)> = (0..files.len()).map(|i| (i, None)).collect();
+    let mut parts = part::read_ranks(files, &all, options, how)
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    let any_without_rank = parts.iter().any(|p| p.facts.rank.is_none());
+    if any_without_rank {
+        let position = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+        let again: Vec<(usize, Option<u32>)> = parts
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| p.rank != position(*i))
+            .map(|(i, _)| (i, Some(position(i))))
+            .collect();
+        for ((i, _), redone) in again
+            .iter()
+            .zip(part::read_ranks(files, &again, options, how))
+        {
+            parts[*i] = redone?;
+        }
     }
-    let imported = import_each(files, options)?;
-    let mut notes = Vec::new();
-    let any_without_rank = imported.iter().any(|(_, f)| f.rank.is_none());
-    let mut ranks: Vec<(RankTrace, Imported)> = Vec::new();
-    for (i, (imp, facts)) in imported.into_iter().enumerate() {
+    Ok((parts, any_without_rank))
+}
+
+/// The cross-rank case's provenance: per rank its file, clock and trace provenance.
+fn provenance(ranks: &[RankTrace]) -> serde_json::Map<String, serde_json::Value> {
+    let mut provenance = serde_json::Map::new();
+    provenance.insert(
+        "ranks".into(),
+        serde_json::Value::Array(
+            ranks
+                .iter()
+                .map(|r| {
+                    serde_json::json!({"rank": r.rank, "file": r.file, "clock": r.clock,
+                        "rank_from_order": r.rank_from_order, "provenance": r.provenance})
+                })
+                .collect(),
+        ),
+    );
+    provenance
+}
+
+/// The ranks of `parts` (in file order), each with its clocks; refuses two files of one rank.
+fn rank_traces(
+    files: &[PathBuf],
+    parts: Vec<RankPart>,
+    any_without_rank: bool,
+) -> Result<Vec<(RankTrace, Vec<RawClock>)>, ImportError> {
+    let mut ranks: Vec<(RankTrace, Vec<RawClock>)> = Vec::new();
+    for (i, p) in parts.into_iter().enumerate() {
         let file = files[i].display().to_string();
-        let (rank, from_order) = match (any_without_rank, facts.rank) {
-            (false, Some(r)) => (r, false),
-            _ => (u32::try_from(i).unwrap_or(u32::MAX), true),
-        };
+        let rank = p.rank;
         if let Some((other, _)) = ranks.iter().find(|(r, _)| r.rank == rank) {
             return Err(ImportError::new(
                 "distributedInfo.rank",
@@ -498,23 +417,48 @@ pub fn import_ranks(files: &[PathBuf], options: &ImportOptions) -> Result<MultiR
             )
             .in_file(file));
         }
-        let clock = imp
-            .case
+        let clock = p
             .clocks
             .first()
-            .map_or_else(|| "kineto".to_owned(), |c| c.id.clone());
+            .map_or_else(|| format!("r{rank}.kineto"), |c| c.id.clone());
         ranks.push((
             RankTrace {
                 file,
                 rank,
-                rank_from_order: from_order,
-                clock: format!("r{rank}.{clock}"),
-                facts,
-                format: imp.format.clone(),
+                rank_from_order: any_without_rank,
+                clock,
+                facts: p.facts,
+                format: p.format,
+                provenance: p.provenance,
+                rows: p.rows,
+                case: p.case,
             },
-            imp,
+            p.clocks,
         ));
     }
+    Ok(ranks)
+}
+
+/// [`import_ranks`], with `how` saying whether expectations are written (`--expect`) and
+/// whether the ranks' cases are kept to build the merged case ([`MultiRank::take_merged`]).
+///
+/// # Errors
+/// As [`import_ranks`].
+pub fn import_ranks_with(
+    files: &[PathBuf],
+    options: &ImportOptions,
+    how: RankOptions,
+) -> Result<MultiRank, ImportError> {
+    if files.len() < 2 {
+        return Err(ImportError::new(
+            "$",
+            "bad-value",
+            "a multi-rank import needs at least two trace files (or a folder holding them)",
+        ));
+    }
+    let (parts, any_without_rank) = read_all(files, options, how)?;
+    let mut notes = Vec::new();
+    let mut ranks = rank_traces(files, parts, any_without_rank)?;
     if any_without_rank {
         notes.push(
             "at least one trace has no distributedInfo.rank: every file's rank is its position in the argument order (folders: name order)".to_owned(),
@@ -540,25 +484,14 @@ pub fn import_ranks(files: &[PathBuf], options: &ImportOptions) -> Result<MultiR
         "{} ranks of one job, one clock per rank, related by their collectives (SPEC §10)",
         ranks.len()
     ));
-    for (r, imp) in &ranks {
-        append_rank(&mut case, &imp.case, &format!("r{}.", r.rank))
-            .map_err(|e| e.in_file(&r.file))?;
-    }
-    let mut provenance = serde_json::Map::new();
-    provenance.insert(
-        "ranks".into(),
-        serde_json::Value::Array(
-            ranks
-                .iter()
-                .map(|(r, imp)| {
-                    serde_json::json!({"rank": r.rank, "file": r.file, "clock": r.clock,
-                        "rank_from_order": r.rank_from_order, "provenance": imp.case.provenance})
-                })
-                .collect(),
-        ),
-    );
-    case.provenance = Some(provenance);
-    let ranks: Vec<RankTrace> = ranks.into_iter().map(|(r, _)| r).collect();
+    let ranks: Vec<RankTrace> = ranks
+        .into_iter()
+        .map(|(r, clocks)| {
+            case.clocks.extend(clocks);
+            r
+        })
+        .collect();
+    case.provenance = Some(provenance(&ranks));
     let keyed: Vec<BTreeMap<String, Vec<&Collective>>> =
         ranks.iter().map(|r| by_key(&r.facts.collectives)).collect();
 
@@ -573,6 +506,7 @@ pub fn import_ranks(files: &[PathBuf], options: &ImportOptions) -> Result<MultiR
             expect: None,
         });
     }
+    drop(keyed);
     Ok(MultiRank {
         case,
         ranks,
@@ -583,6 +517,42 @@ pub fn import_ranks(files: &[PathBuf], options: &ImportOptions) -> Result<MultiR
     })
 }
 
+impl MultiRank {
+    /// The merged case, as one case file: every rank's prefixed sections, in rank order,
+    /// followed by `cross` (the cross-rank case [`MultiRank::case`], with expectations when
+    /// they were asked for). The ranks' kept cases are moved out; `None` when they were not
+    /// kept ([`RankOptions::keep_cases`]).
+    pub fn take_merged(&mut self, cross: RawCase) -> Option<RawCase> {
+        if self.ranks.iter().any(|r| r.case.is_none()) {
+            return None;
+        }
+        let mut out = RawCase::new("ranks");
+        for r in &mut self.ranks {
+            let c = r.case.take()?;
+            out.streams.extend(c.streams);
+            out.events.extend(c.events);
+            out.phases.extend(c.phases);
+            out.marks.extend(c.marks);
+            out.program.extend(c.program);
+            out.series.extend(c.series);
+            out.questions.extend(c.questions);
+        }
+        out.marks.extend(cross.marks);
+        out.questions.extend(cross.questions);
+        out.name = cross.name;
+        out.description = cross.description;
+        out.provenance = cross.provenance;
+        out.clocks = cross.clocks;
+        out.clock_relations = cross.clock_relations;
+        out.streams.extend(cross.streams);
+        out.events.extend(cross.events);
+        out.phases.extend(cross.phases);
+        out.program.extend(cross.program);
+        out.series.extend(cross.series);
+        Some(out)
+    }
+}
+
 /// Whether `paths` ask for a multi-rank import: more than one path, or a folder.
 pub fn is_multi(paths: &[PathBuf]) -> bool {
     paths.len() > 1 || paths.iter().any(|p| Path::is_dir(p))
@@ -591,24 +561,6 @@ pub fn is_multi(paths: &[PathBuf]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ids_and_references_are_prefixed_but_not_words() {
-        let mut v = serde_json::json!([
-            {"op": "launch", "phase": "k#1"},
-            {"op": "host-wait", "id": "w", "device": "gpu0", "clock": "kineto", "at": "5 us"},
-            {"kind": "intervals", "id": "stream:s", "phases": ["k#1", "k#2"], "expect": {"verdict": "known", "value": "1 us"}}
-        ]);
-        prefix_ids(&mut v, "r1.", true);
-        assert_eq!(v[0]["phase"], "r1.k#1");
-        assert_eq!(v[0]["op"], "launch");
-        assert_eq!(v[1]["device"], "r1.gpu0");
-        assert_eq!(v[1]["at"], "5 us");
-        assert_eq!(v[2]["phases"][1], "r1.k#2");
-        assert_eq!(v[2]["id"], "stream:r1.s");
-        assert_eq!(v[2]["kind"], "intervals");
-        assert_eq!(v[2]["expect"]["verdict"], "known");
-    }
 
     #[test]
     fn small_jobs_relate_every_pair_large_ones_a_star_and_a_chain() {

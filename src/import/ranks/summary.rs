@@ -112,6 +112,16 @@ pub struct StragglerRow {
     pub lateness: Option<Split>,
 }
 
+/// One rank's device, broken down as `worksheet audit` breaks it down.
+#[derive(Clone, Debug, Serialize)]
+pub struct BreakdownRow {
+    /// The rank.
+    pub rank: u32,
+    /// The device's breakdown (its id prefixed `r<rank>.`).
+    #[serde(flatten)]
+    pub breakdown: crate::audit::Breakdown,
+}
+
 /// The multi-rank summary.
 #[derive(Clone, Debug, Serialize)]
 pub struct RanksSummary {
@@ -129,6 +139,9 @@ pub struct RanksSummary {
     pub ambiguous_last: usize,
     /// Per rank: how often it was the straggler.
     pub stragglers: Vec<StragglerRow>,
+    /// Per rank and device: the audit's exposed-time breakdown (exclusive compute, exposed
+    /// communication, exposed memory, idle; they add up to the span).
+    pub breakdown: Vec<BreakdownRow>,
     /// Why some collectives gave no evidence at all.
     pub unusable: Vec<String>,
     /// Assumptions and caveats.
@@ -382,6 +395,17 @@ pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
         collectives,
         ambiguous_last,
         stragglers,
+        breakdown: m
+            .ranks
+            .iter()
+            .filter_map(|r| Some((r.rank, r.rows.as_ref().ok()?)))
+            .flat_map(|(rank, rows)| {
+                rows.breakdown.iter().map(move |b| BreakdownRow {
+                    rank,
+                    breakdown: b.clone(),
+                })
+            })
+            .collect(),
         unusable,
         notes,
     }
@@ -486,6 +510,32 @@ impl RanksSummary {
             s.push_str(&format!(
                 "\nstragglers ({} instance(s) with no certain last rank)\n{t}\n",
                 self.ambiguous_last
+            ));
+        }
+        if !self.breakdown.is_empty() {
+            let mut t = table(&[
+                "rank",
+                "device",
+                "span",
+                "exclusive compute",
+                "exposed communication",
+                "exposed memory",
+                "idle",
+            ]);
+            for r in &self.breakdown {
+                let b = &r.breakdown;
+                t.add_row(vec![
+                    r.rank.to_string(),
+                    b.device.clone(),
+                    wide(b.span_ns),
+                    wide(b.exclusive_compute_ns),
+                    wide(b.exposed_communication_ns),
+                    wide(b.exposed_memory_ns),
+                    wide(b.idle_ns),
+                ]);
+            }
+            s.push_str(&format!(
+                "\nper rank: exposed-time breakdown (as `worksheet audit`; the four parts add up to the span)\n{t}\n"
             ));
         }
         for u in &self.unusable {
