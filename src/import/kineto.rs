@@ -90,6 +90,7 @@
 //! Nothing else is imported: CPU ops, Python frames, flows, instants and memory events are
 //! counted by category in the summary.
 
+mod audit;
 mod read;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -191,6 +192,8 @@ struct Read {
     rounded: u64,
     zero_ts_with_base: u64,
     fractional_ts: bool,
+    /// What only the audit reads.
+    audit: audit::AuditRead,
 }
 
 /// Imports a Kineto trace from its JSON text; `name` names the case. Errors are not yet
@@ -217,6 +220,26 @@ pub fn import_reader<R: std::io::BufRead>(
 ) -> Result<Imported> {
     let (read, top, base) = read::read_trace(reader, options)?;
     Ok(build(read, &top, base, name))
+}
+
+/// Imports a Kineto trace streamed from `reader`, as [`import_reader`], and hands back the
+/// audit's model of the same trace ([`crate::audit::model::Trace`]) from the same pass: the
+/// file is read and parsed once.
+///
+/// # Errors
+/// As [`import_reader`]. The inner result is the audit's: an error there (a host range
+/// only the audit reads whose time overflows) does not stop the import.
+pub fn import_with_audit<R: std::io::BufRead>(
+    reader: R,
+    name: &str,
+    options: &ImportOptions,
+) -> Result<(Imported, Result<crate::audit::model::Trace>)> {
+    let (mut read, top, base) = read::read_trace(reader, options)?;
+    let activities = audit::activities(&read);
+    let audit = std::mem::take(&mut read.audit);
+    let syncs: Vec<Option<i64>> = read.syncs.iter().map(|s| s.correlation).collect();
+    let imported = build(read, &top, base, name);
+    Ok((imported, audit::finish(audit, &syncs, activities)))
 }
 
 /// The exact value of a JSON number scaled by 10^`scale` (3: µs → ns), as an integer;

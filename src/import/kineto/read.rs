@@ -24,7 +24,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::audit::{audit_only, audit_times, is_step_name, AuditEvent};
 use super::{Annotation, GpuWork, HostCall, Read, SyncRow, WorkKind};
+use crate::audit::model::{ApiCall, Step};
 use crate::import::text::trouble_of;
 use crate::import::{ImportError, ImportOptions};
 use crate::units::Nanos;
@@ -202,6 +204,8 @@ struct Fields {
     pid: Option<i64>,
     /// The stream a `tid` names: an integer, or the 2021 string `"stream 7"`.
     tid: Option<i64>,
+    /// The host thread a `tid` names: an integer only.
+    thread: Option<i64>,
     ts: Option<Box<RawValue>>,
     dur: Option<Box<RawValue>>,
     args: Option<Box<RawValue>>,
@@ -215,6 +219,7 @@ impl Fields {
         self.name.set = false;
         self.pid = None;
         self.tid = None;
+        self.thread = None;
         self.ts = None;
         self.dur = None;
         self.args = None;
@@ -223,6 +228,17 @@ impl Fields {
     /// Whether what was seen so far already says the event is not imported.
     fn known_ignored(&self) -> bool {
         (self.ph.set && self.ph.buf != "X") || (self.cat.set && kept(&self.cat.buf).is_none())
+    }
+
+    /// Whether what was seen so far already says neither the importer nor the audit reads
+    /// the event's times ([`super::audit`]: a few host events only the audit reads).
+    fn times_unread(&self) -> bool {
+        self.known_ignored()
+            && !(self.ph.get() == Some("X")
+                && self
+                    .cat
+                    .get()
+                    .is_some_and(|c| audit_only(c, self.name.get()).is_some()))
     }
 }
 
@@ -261,15 +277,22 @@ fn kept(cat: &str) -> Option<(&'static str, Kept)> {
     Some((name, kind))
 }
 
-/// A kept event whose times are read but not yet placed on the clock (the base may come
-/// later in the file).
-struct Pending {
+/// An event whose times are read but not yet placed on the clock (the base may come later
+/// in the file): one the importer keeps, or one only the audit reads.
+enum Pending {
+    Kept(KeptEvent),
+    Audit(usize, AuditEvent),
+}
+
+/// An event the importer keeps, with its times as read.
+struct KeptEvent {
     index: usize,
     cat: &'static str,
     kind: Kept,
     name: String,
     pid: Option<i64>,
     tid: Option<i64>,
+    thread: Option<i64>,
     ts: i64,
     dur: i64,
     args: EventArgs,
@@ -354,6 +377,7 @@ impl State<'_> {
                 (_, c) => c,
             };
             count(&mut self.read.ignored, key);
+            self.take_audit_only(index);
             return Ok(());
         };
         let at = || event_path(self.events_path, index);
@@ -414,17 +438,51 @@ impl State<'_> {
                 ),
             ));
         }
-        let pending = Pending {
+        let pending = Pending::Kept(KeptEvent {
             index,
             cat,
             kind,
             name: f.name.get().unwrap_or("").to_owned(),
             pid: f.pid,
             tid: f.tid,
+            thread: f.thread,
             ts,
             dur,
             args,
+        });
+        self.file(pending)
+    }
+
+    /// An event the importer does not keep (`fields`, at `index`): read leniently when the
+    /// audit wants it ([`super::audit`]).
+    fn take_audit_only(&mut self, index: usize) {
+        let f = &self.fields;
+        if f.ph.get() != Some("X") {
+            return;
+        }
+        let name = f.name.get().unwrap_or("");
+        let Some(what) = audit_only(f.cat.get().unwrap_or(""), Some(name)) else {
+            return;
         };
+        match audit_times(f.ts.as_deref(), f.dur.as_deref(), self.options) {
+            Err(()) => self.read.audit.unreadable += 1,
+            Ok(None) => {}
+            Ok(Some((ts, dur))) => {
+                let event = AuditEvent {
+                    what,
+                    name: name.to_owned(),
+                    thread: f.thread,
+                    ts,
+                    dur,
+                };
+                // The importer never fails on it, so neither can its filing.
+                let _ = self.file(Pending::Audit(index, event));
+            }
+        }
+    }
+
+    /// Places an event on the clock now, or once the base is known.
+    fn file(&mut self, pending: Pending) -> Result<()> {
         match self.base_before_events {
             Some(base) => place(&mut self.read, pending, self.events_path, base),
             None => {
@@ -445,9 +503,17 @@ fn count(map: &mut BTreeMap<String, u64>, key: &str) {
     }
 }
 
-/// Places a kept event on the clock (`base` + `ts`) and files it as work, annotation, call
-/// or sync row.
+/// Places an event on the clock (`base` + `ts`) and files it as work, annotation, call
+/// or sync row, or (an event only the audit reads) with the audit.
 fn place(read: &mut Read, p: Pending, events_path: &str, base: Option<i64>) -> Result<()> {
+    let p = match p {
+        Pending::Kept(p) => p,
+        Pending::Audit(index, event) => {
+            read.audit
+                .place(event, &|| event_path(events_path, index), base);
+            return Ok(());
+        }
+    };
     let at = || event_path(events_path, p.index);
     let overflow = |field: &str| {
         ImportError::new(
@@ -483,7 +549,7 @@ fn place(read: &mut Read, p: Pending, events_path: &str, base: Option<i64>) -> R
                     "a GPU event needs its stream (`args.stream`, or `tid`)",
                 )
             })?;
-            read.work.push(GpuWork {
+            let work = GpuWork {
                 kind,
                 name,
                 device,
@@ -491,9 +557,20 @@ fn place(read: &mut Read, p: Pending, events_path: &str, base: Option<i64>) -> R
                 start,
                 end,
                 correlation: args.correlation,
-            });
+            };
+            read.audit
+                .zero_timestamp(at(), &work, base.is_some() && p.ts == 0);
+            read.work.push(work);
         }
         Kept::Annotation => {
+            if is_step_name(&name) {
+                read.audit.gpu_steps.push(Step {
+                    name: name.clone(),
+                    start,
+                    end,
+                    thread: p.thread,
+                });
+            }
             let device = args.device.or(p.pid);
             let stream = args.stream.or(p.tid);
             if let (Some(device), Some(stream)) = (device, stream) {
@@ -515,6 +592,14 @@ fn place(read: &mut Read, p: Pending, events_path: &str, base: Option<i64>) -> R
             if let Some(pid) = p.pid {
                 *read.pids.entry(pid).or_default() += 1;
             }
+            read.audit.calls.push(ApiCall {
+                name: name.clone(),
+                thread: p.thread,
+                start,
+                end,
+                correlation: args.correlation,
+                sync_recorded: false,
+            });
             match args.correlation {
                 Some(c) => match read.calls.entry(c) {
                     std::collections::hash_map::Entry::Occupied(_) => {
@@ -798,9 +883,10 @@ impl<'de> Visitor<'de> for Event<'_, '_> {
                 Field::Tid => {
                     first_time::<A::Error>(&mut f.seen, 16, "tid")?;
                     st.field = Some("tid");
-                    f.tid = match map.next_value::<Option<Id>>()? {
-                        Some(Id::Int(v) | Id::Stream(v)) => Some(v),
-                        _ => None,
+                    (f.tid, f.thread) = match map.next_value::<Option<Id>>()? {
+                        Some(Id::Int(v)) => (Some(v), Some(v)),
+                        Some(Id::Stream(v)) => (Some(v), None),
+                        _ => (None, None),
                     };
                 }
                 Field::Ts | Field::Dur | Field::Args => {
@@ -811,7 +897,11 @@ impl<'de> Visitor<'de> for Event<'_, '_> {
                     };
                     first_time::<A::Error>(&mut f.seen, bit, name)?;
                     st.field = Some(name);
-                    if f.known_ignored() {
+                    let unread = match key {
+                        Field::Args => f.known_ignored(),
+                        _ => f.times_unread(),
+                    };
+                    if unread {
                         map.next_value::<IgnoredAny>()?;
                     } else {
                         let raw = map.next_value::<Option<Box<RawValue>>>()?;
