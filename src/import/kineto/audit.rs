@@ -109,9 +109,9 @@ pub(super) fn audit_times(
     };
     let mut rounded = 0;
     let no_path = || String::new();
-    let ts = super::read::exact_number_at(ts, 3, &no_path, options, &mut rounded).map_err(|_| ())?;
+    let ts = super::number::exact_number_at(ts, 3, &no_path, options, &mut rounded).map_err(|_| ())?;
     let dur =
-        super::read::exact_number_at(dur, 3, &no_path, options, &mut rounded).map_err(|_| ())?;
+        super::number::exact_number_at(dur, 3, &no_path, options, &mut rounded).map_err(|_| ())?;
     Ok(ts.zip(dur))
 }
 

@@ -93,6 +93,7 @@
 mod audit;
 mod build;
 mod names;
+mod number;
 mod program;
 mod read;
 mod summary;
@@ -102,7 +103,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use build::build;
 #[cfg(test)]
-use read::{scaled_decimal, stream_of_tid, Scaled};
+use number::{scaled_decimal, Scaled};
+#[cfg(test)]
+use read::stream_of_tid;
 use serde_json::value::RawValue;
 
 use super::{copies, ImportError, ImportOptions, Imported};
@@ -247,7 +250,7 @@ pub(super) fn exact_number(
     options: &ImportOptions,
     rounded: &mut u64,
 ) -> Result<Option<i64>> {
-    read::exact_number_at(raw, scale, &|| path.to_owned(), options, rounded)
+    number::exact_number_at(raw, scale, &|| path.to_owned(), options, rounded)
 }
 
 /// The id of a stream: `gpu<device>-s<stream>`.

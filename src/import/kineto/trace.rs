@@ -14,7 +14,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::value::RawValue;
 
-use super::read::{parse_with_path, stream_of_tid};
+use super::number::parse_with_path;
+use super::read::stream_of_tid;
 use super::{exact_number, ImportOptions, Result, WorkKind};
 use crate::audit::index::Index;
 use crate::audit::model::{
