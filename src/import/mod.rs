@@ -12,10 +12,13 @@
 //! dropped silently.
 //!
 //! ```text
-//!  trace.json.gz ──text::open (flate2, UTF-8, size cap; 2nd thread)──▶ blocks ──kineto::import_reader──▶ RawCase
-//!                                                                    │
+//!  trace.json.gz ──text::open (flate2, UTF-8, size cap; 2nd thread)──▶ blocks ──kineto::import_with_audit──▶ RawCase
+//!                                                                    │        └──▶ audit model ──audit──▶ findings
 //!             summary table ◀── engine::evaluate ◀── case::validate ◀┘──▶ -o case.json[.gz]
 //! ```
+//!
+//! The audit under the summary reads the model the same pass gathered: a Kineto trace is read
+//! and parsed once. (An Nsight Systems export is read again by the audit's own SQLite reader.)
 //!
 //! The summary is computed by the same engine that `worksheet eval` runs on the written
 //! case, so the table and a later `eval` cannot disagree. Rows come from the questions whose

@@ -89,6 +89,19 @@
 //!
 //! Nothing else is imported: CPU ops, Python frames, flows, instants and memory events are
 //! counted by category in the summary.
+//!
+//! # Modules (the layout of `nsys/`: read → build → summary)
+//!
+//! ```text
+//!  JSON text ──read (one streaming pass; read/visit: serde visitors; number: exact µs → ns)──▶ Read
+//!       Read ──build (phase ids, declarations, questions) + program (the host program)──▶ RawCase
+//!       Read ──summary (format, facts, notes, provenance)──▶ Imported
+//!       Read ──audit (what only the audit reads, from the same pass)──▶ audit::model::Trace
+//! ```
+//!
+//! `names` holds phase ids and call-name predicates; `trace` is the lenient whole-text reader
+//! `worksheet audit` uses, and `annotate_case`, which adds the audit's joins and step questions
+//! to the case `import` writes.
 
 mod audit;
 mod build;

@@ -1,7 +1,8 @@
 //! Kineto Chrome-trace JSON → the audit's [`Trace`] model.
 //!
-//! A second, lenient reading of the same text the importer reads: it keeps what the audit
-//! needs and the case does not (host threads, `ProfilerStep#N` ranges, `record_function`
+//! The lenient reader `worksheet audit` (and `report`) use on a Kineto trace; `worksheet
+//! import` gathers the same model in its own streaming pass (`kineto/audit.rs`, tested equal to
+//! this reader on every trace that imports). It keeps what the audit needs and the case does not (host threads, `ProfilerStep#N` ranges, `record_function`
 //! annotations, `aten::item` scalar reads, the profiler's window) and it counts integrity
 //! problems (negative durations, zero timestamps) instead of refusing the file, since saying
 //! what is wrong with a trace is the audit's job. Exact times come from the same digit-by-digit
