@@ -7,6 +7,11 @@
 # only. Crashes land in fuzz/artifacts/TARGET. Builds go to $CARGO_TARGET_DIR/fuzz when
 # CARGO_TARGET_DIR is set, else fuzz/target. One process, one core: fits a 2-core machine.
 # The last lines printed are libFuzzer's final stats (stat::number_of_executed_units ...).
+#
+# JOBS=N runs N processes at once on one shared corpus (libFuzzer's -jobs/-workers), each
+# for SECONDS; their logs go to fuzz/logs/TARGET/ and the script ends with the total:
+# `TARGET: N jobs x SECONDS s: E executions, C crashes, peak RSS R MB`. Set TMPDIR to a
+# tmpfs (/dev/shm) for `nsys`, which writes every input to a scratch file.
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ $# -lt 2 ]; then
@@ -33,7 +38,25 @@ fi
 mkdir -p "corpus/$target"
 # -O -a: optimised, with debug assertions and overflow checks; -s none: no ASan (the
 # library has no unsafe parsing code; ASan would halve the speed).
-exec cargo +nightly fuzz run "${target_dir[@]}" -O -a -s none "$target" \
-    "corpus/$target" "seeds/$target" -- \
-    -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 -timeout=10 \
-    -print_final_stats=1 "$@"
+flags=(-max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 -timeout=10
+       -print_final_stats=1)
+jobs=${JOBS:-1}
+if [ "$jobs" -le 1 ]; then
+    exec cargo +nightly fuzz run "${target_dir[@]}" -O -a -s none "$target" \
+        "corpus/$target" "seeds/$target" -- "${flags[@]}" "$@"
+fi
+logs=logs/$target
+rm -rf "$logs" && mkdir -p "$logs" "artifacts/$target"
+# libFuzzer writes fuzz-<job>.log into the working directory: run from the log folder.
+cargo +nightly fuzz build "${target_dir[@]}" -O -a -s none "$target"
+base=${CARGO_TARGET_DIR:+$CARGO_TARGET_DIR/fuzz}
+bin=$(ls "${base:-$PWD/target}"/*/release/"$target")
+here=$PWD
+(cd "$logs" && "$bin" -jobs="$jobs" -workers="$jobs" "${flags[@]}" \
+    -artifact_prefix="$here/artifacts/$target/" "$here/corpus/$target" "$here/seeds/$target" \
+    "$@" > main.log 2>&1) || true
+executions=$(cat "$logs"/fuzz-*.log | awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
+crashes=$(cat "$logs"/fuzz-*.log | grep -c 'deadly signal\|ERROR: libFuzzer' || true)
+peak=$(cat "$logs"/fuzz-*.log | awk '/stat::peak_rss_mb/ {if ($2 > m) m = $2} END {print m + 0}')
+echo "$target: $jobs jobs x $seconds s: $executions executions, $crashes crashes, peak RSS $peak MB"
+[ "$crashes" -eq 0 ]

@@ -568,6 +568,37 @@ fn depth_of(open: usize) -> u32 {
 mod tests {
     use super::*;
 
+    /// A pile deep enough to move the open ends to the heap (past 16), a gap, then a deeper
+    /// pile: the restart after the gap must forget the first pile's ends, or the second
+    /// pile's depth comes out one short (a mutant skipping the heap's clear survived).
+    #[test]
+    fn a_deeper_pile_after_a_gap_counts_every_open_interval() {
+        let mut set = vec![iv(0, 10); FEW_ACTIVE + 1];
+        set.extend(vec![iv(100, 110); FEW_ACTIVE + 2]);
+        let depth = (FEW_ACTIVE + 2) as u32;
+        assert_eq!(analyze_numbers(&set).max_depth, depth);
+        assert_eq!(analyze(&set).max_depth, depth);
+    }
+
+    /// The sweep's lists give back their spare room only when they used less than half of
+    /// it: the memory promise of [`without_excess_capacity`], at its boundary.
+    #[test]
+    fn spare_room_is_given_back_below_half_use_only() {
+        let filled = |len: usize| {
+            let mut list: Vec<u64> = Vec::with_capacity(100);
+            list.extend(0..len as u64);
+            let before = list.capacity();
+            (before, without_excess_capacity(list))
+        };
+        let (before, small) = filled(10);
+        assert!(small.capacity() < before, "10 of {before} used: shrunk");
+        assert_eq!(small, (0..10).collect::<Vec<u64>>());
+        let (before, half) = filled(50);
+        assert_eq!(half.capacity(), before, "exactly half used: kept");
+        let (before, most) = filled(60);
+        assert_eq!(most.capacity(), before, "60 of {before} used: kept");
+    }
+
     /// A zero-length interval past the last covered instant stretches the extent, and the
     /// stretch is a gap in both analyses (a mutant counting it only when `hi < reach`
     /// survived the campaign).
