@@ -109,7 +109,8 @@ pub(super) fn audit_times(
     };
     let mut rounded = 0;
     let no_path = || String::new();
-    let ts = super::number::exact_number_at(ts, 3, &no_path, options, &mut rounded).map_err(|_| ())?;
+    let ts =
+        super::number::exact_number_at(ts, 3, &no_path, options, &mut rounded).map_err(|_| ())?;
     let dur =
         super::number::exact_number_at(dur, 3, &no_path, options, &mut rounded).map_err(|_| ())?;
     Ok(ts.zip(dur))
@@ -340,7 +341,12 @@ mod tests {
             for options in [ImportOptions::default(), rounding] {
                 let (streamed, whole) = both(&text, &options);
                 assert_eq!(streamed, whole, "{text}");
-                for part in ["negative-duration", "scalar-read", "\"window\":[", "ProfilerStep#2"] {
+                for part in [
+                    "negative-duration",
+                    "scalar-read",
+                    "\"window\":[",
+                    "ProfilerStep#2",
+                ] {
                     assert!(streamed.contains(part), "{part}: {streamed}");
                 }
                 let based = text.contains("baseTimeNanoseconds");

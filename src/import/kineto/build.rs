@@ -32,7 +32,14 @@ pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &st
     let plan = program::plan(&read, &work_devices);
     let mut ops = program::ops(&read, &plan, &phase_ids);
     let instance = summary::clock_instance(top, &read, name);
-    let mut case = declare(&mut read, &plan, &ops.used_records, &phase_ids, name, &instance);
+    let mut case = declare(
+        &mut read,
+        &plan,
+        &ops.used_records,
+        &phase_ids,
+        name,
+        &instance,
+    );
     case.program = std::mem::take(&mut ops.program);
     case.questions = questions(&read, &phase_ids, &plan, &work_devices, ops);
     let about = summary::About {

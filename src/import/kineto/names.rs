@@ -90,4 +90,3 @@ pub(super) fn short_name(name: &str) -> String {
 pub(super) fn is_communication(work: &GpuWork) -> bool {
     work.kind == WorkKind::Kernel && work.name.to_ascii_lowercase().contains("nccl")
 }
-

@@ -26,13 +26,13 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::audit::{audit_only, audit_times, is_step_name, AuditEvent};
+use super::number::{classify, exact_number_at, parse_with_path};
 use super::{Annotation, GpuWork, HostCall, Read, SyncRow, WorkKind};
 use crate::audit::model::{ApiCall, Step};
-use super::number::{classify, exact_number_at, parse_with_path};
-pub(super) use visit::stream_of_tid;
 use crate::import::text::trouble_of;
 use crate::import::{ImportError, ImportOptions};
 use crate::units::Nanos;
+pub(super) use visit::stream_of_tid;
 
 type Result<T> = std::result::Result<T, ImportError>;
 
@@ -673,4 +673,3 @@ fn place_call(read: &mut Read, p: KeptEvent, (start, end): (i64, i64)) {
         None => count(&mut read.ignored, &format!("{} (no correlation)", p.cat)),
     }
 }
-

@@ -249,4 +249,3 @@ fn device_names(top: &TopLevel, devices: &BTreeSet<i64>) -> Option<serde_json::V
     }
     (!map.is_empty()).then_some(serde_json::Value::Object(map))
 }
-

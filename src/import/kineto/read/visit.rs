@@ -382,4 +382,3 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
         Ok(())
     }
 }
-
