@@ -363,6 +363,16 @@ impl Outliers {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The codes are public interface (JSON, text): each class has its own, as documented.
+    #[test]
+    fn every_class_has_its_documented_code() {
+        let codes: Vec<String> = Class::ALL.iter().map(|c| c.to_string()).collect();
+        assert_eq!(
+            codes,
+            ["low-severe", "low-mild", "not-an-outlier", "high-mild", "high-severe"]
+        );
+    }
     use proptest::prelude::*;
 
     fn ns(v: &[i64]) -> Vec<Nanos> {
