@@ -370,7 +370,13 @@ mod tests {
         let codes: Vec<String> = Class::ALL.iter().map(|c| c.to_string()).collect();
         assert_eq!(
             codes,
-            ["low-severe", "low-mild", "not-an-outlier", "high-mild", "high-severe"]
+            [
+                "low-severe",
+                "low-mild",
+                "not-an-outlier",
+                "high-mild",
+                "high-severe"
+            ]
         );
     }
     use proptest::prelude::*;
