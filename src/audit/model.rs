@@ -1,7 +1,8 @@
 //! The format-neutral trace model every audit reads: what a profiler recorded, in integer ns
 //! on the trace's one clock, before any decision about what it means.
 //!
-//! The Kineto reader (`import::kineto::trace`) and the Nsight Systems reader
+//! The Kineto readers (`import::kineto::trace`, lenient, for `worksheet audit`; and the
+//! importer's own streaming pass, `import::kineto::audit`) and the Nsight Systems reader
 //! (`import::nsys::trace`) fill a [`Trace`]; a case file gives a smaller one
 //! ([`Trace::from_case`]). Nothing here is judged: an activity that starts before its launch,
 //! two activities of one stream that overlap, a zero timestamp are all kept as they were read,

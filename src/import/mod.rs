@@ -12,10 +12,13 @@
 //! dropped silently.
 //!
 //! ```text
-//!  trace.json.gz ──text::open (flate2, UTF-8, size cap; 2nd thread)──▶ blocks ──kineto::import_reader──▶ RawCase
-//!                                                                    │
+//!  trace.json.gz ──text::open (flate2, UTF-8, size cap; 2nd thread)──▶ blocks ──kineto::import_with_audit──▶ RawCase
+//!                                                                    │        └──▶ audit model ──audit──▶ findings
 //!             summary table ◀── engine::evaluate ◀── case::validate ◀┘──▶ -o case.json[.gz]
 //! ```
+//!
+//! The audit under the summary reads the model the same pass gathered: a Kineto trace is read
+//! and parsed once. (An Nsight Systems export is read again by the audit's own SQLite reader.)
 //!
 //! The summary is computed by the same engine that `worksheet eval` runs on the written
 //! case, so the table and a later `eval` cannot disagree. Rows come from the questions whose
@@ -222,6 +225,20 @@ pub fn detect(path: &Path, head: &[u8]) -> Result<TraceFormat, ImportError> {
 /// [`ImportError`]: `io`, `too-large`, `bad-syntax` (damaged gzip, not JSON), and the
 /// reader's own errors.
 pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, ImportError> {
+    import_path_with(path, options, false).map(|(imported, _)| imported)
+}
+
+/// The audit's model of a trace, read by the import's own pass (Kineto traces), or `None`
+/// when the audit reads the file itself (Nsight Systems exports).
+type AuditTrace = Option<Result<crate::audit::model::Trace, ImportError>>;
+
+/// [`import_path`], and with `audit`, the audit's model of a Kineto trace from the same
+/// streaming pass ([`kineto::import_with_audit`]).
+fn import_path_with(
+    path: &Path,
+    options: &ImportOptions,
+    audit: bool,
+) -> Result<(Imported, AuditTrace), ImportError> {
     let file = path.display().to_string();
     let io_err = |e: std::io::Error| {
         ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
@@ -264,12 +281,13 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
                     counts.stream_waits.to_string(),
                 ),
             ];
-            Ok(Imported {
+            let imported = Imported {
                 format: format!("nsys sqlite ({})", summary.export.version_line()),
                 notes: summary.notes.clone(),
                 facts,
                 case: imported.case,
-            })
+            };
+            Ok((imported, None))
         }
         TraceFormat::KinetoJson => {
             let text = text::open(head, handle, MAX_TRACE_BYTES);
@@ -277,7 +295,13 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
             std::thread::scope(|scope| {
                 let blocks = text::in_thread(scope, text);
                 let reader = std::io::BufReader::with_capacity(1 << 16, blocks);
-                kineto::import_reader(reader, &case_name(path), options)
+                let name = case_name(path);
+                if audit {
+                    kineto::import_with_audit(reader, &name, options)
+                        .map(|(imported, trace)| (imported, Some(trace)))
+                } else {
+                    kineto::import_reader(reader, &name, options).map(|imported| (imported, None))
+                }
             })
             .map_err(|e| explain_failure(e, path).in_file(&file))
         }
@@ -412,12 +436,12 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     if ranks::is_multi(&paths) {
         return ranks::command::run(args, &paths, &options, out);
     }
-    let mut imported = import_path(&args.file, &options)?;
+    let (mut imported, trace) = import_path_with(&args.file, &options, true)?;
     let hta = match args.compat {
         Some(Compat::Hta) => Some(compat_hta(&args.file, &imported, &options)?),
         None => None,
     };
-    let audit = audit_imported(&mut imported, &args.file, &options)?;
+    let audit = audit_imported(&mut imported, &args.file, &options, trace)?;
     let mut summary = summarize_owned(imported, args.expect, args.output.is_some()).map_err(|e| Failure {
         message: format!(
             "{}: error[internal]: the imported case does not validate ({e}); please report this with the trace",
@@ -460,16 +484,23 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
 /// Audits the trace `import` just read ([`crate::audit`]): the findings go under the summary,
 /// and for a Kineto trace the case gains the unrecorded joins and the step questions. The
 /// facts never say "0 stream waits" while stream-wait calls whose joins are unrecorded exist.
+/// `trace` is the audit's model from the import's own pass; `None` reads the file again
+/// ([`read_audit_trace`]: Nsight Systems exports).
 ///
 /// # Errors
-/// What [`read_audit_trace`] returns (the importer read the same file, so rarely anything).
-pub fn audit_imported(
+/// The audit's reading error (a host range only the audit reads whose time overflows), or
+/// what [`read_audit_trace`] returns.
+fn audit_imported(
     imported: &mut Imported,
     file: &Path,
     options: &ImportOptions,
+    trace: AuditTrace,
 ) -> Result<crate::audit::Audit, ImportError> {
     use crate::audit::model::CallRole;
-    let trace = read_audit_trace(file, options)?;
+    let trace = match trace {
+        Some(read) => read.map_err(|e| e.in_file(file.display().to_string()))?,
+        None => read_audit_trace(file, options)?,
+    };
     let audit = crate::audit::audit(
         &trace,
         &file.display().to_string(),

@@ -16,18 +16,23 @@
 //! trace has more than one defect, the one reported may differ from the one the whole-text
 //! reader reported first; a trace with one defect gets the same path, code and message.
 
+mod visit;
+
 use std::collections::BTreeMap;
-use std::fmt;
 use std::io::BufRead;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::audit::{audit_only, audit_times, is_step_name, AuditEvent};
+use super::number::{classify, exact_number_at, parse_with_path};
 use super::{Annotation, GpuWork, HostCall, Read, SyncRow, WorkKind};
+use crate::audit::model::{ApiCall, Step};
 use crate::import::text::trouble_of;
 use crate::import::{ImportError, ImportOptions};
 use crate::units::Nanos;
+pub(super) use visit::stream_of_tid;
 
 type Result<T> = std::result::Result<T, ImportError>;
 
@@ -80,26 +85,7 @@ pub(super) fn read_trace<R: BufRead>(mut reader: R, options: &ImportOptions) -> 
                 "the file is empty; a PyTorch profiler (Kineto) trace is a JSON object",
             ))
         }
-        Some(c) => {
-            // Not a trace: read it whole (it is capped) to say what it is, as the
-            // whole-text reader did: not UTF-8, not JSON, or JSON of the wrong kind.
-            let mut text = String::new();
-            if let Err(e) = reader.read_to_string(&mut text) {
-                return Err(crate::import::text::trouble_of_io(e));
-            }
-            let e = serde_json::from_str::<IgnoredAny>(&text).err();
-            return Err(match e {
-                Some(e) => ImportError::new("$", "bad-syntax", format!("not JSON: {e}")),
-                None => ImportError::new(
-                    "$",
-                    "bad-syntax",
-                    format!(
-                        "a trace is a JSON object (`{{...}}`), but this file starts with `{}`",
-                        char::from(c)
-                    ),
-                ),
-            });
-        }
+        Some(c) => return Err(not_a_trace(reader, c)),
     };
     let mut st = State {
         options,
@@ -122,9 +108,9 @@ pub(super) fn read_trace<R: BufRead>(mut reader: R, options: &ImportOptions) -> 
     let parsed = if events_path == "$" {
         st.saw_events = true;
         st.base_before_events = Some(None);
-        (&mut de).deserialize_seq(Events(&mut st))
+        (&mut de).deserialize_seq(visit::Events(&mut st))
     } else {
-        (&mut de).deserialize_map(Top(&mut st))
+        (&mut de).deserialize_map(visit::Top(&mut st))
     };
     if let Err(e) = parsed {
         return Err(st.error_of(e));
@@ -149,6 +135,26 @@ pub(super) fn read_trace<R: BufRead>(mut reader: R, options: &ImportOptions) -> 
         place(&mut st.read, pending, events_path, base)?;
     }
     Ok((st.read, st.top, base))
+}
+
+/// A text that starts with `c`, neither `{` nor `[`: read whole (it is capped) to say what
+/// it is, as the whole-text reader did: not UTF-8, not JSON, or JSON of the wrong kind.
+fn not_a_trace<R: BufRead>(mut reader: R, c: u8) -> ImportError {
+    let mut text = String::new();
+    if let Err(e) = reader.read_to_string(&mut text) {
+        return crate::import::text::trouble_of_io(e);
+    }
+    match serde_json::from_str::<IgnoredAny>(&text).err() {
+        Some(e) => ImportError::new("$", "bad-syntax", format!("not JSON: {e}")),
+        None => ImportError::new(
+            "$",
+            "bad-syntax",
+            format!(
+                "a trace is a JSON object (`{{...}}`), but this file starts with `{}`",
+                char::from(c)
+            ),
+        ),
+    }
 }
 
 /// The first byte that is not JSON whitespace, without consuming it (`None`: the text is
@@ -202,6 +208,8 @@ struct Fields {
     pid: Option<i64>,
     /// The stream a `tid` names: an integer, or the 2021 string `"stream 7"`.
     tid: Option<i64>,
+    /// The host thread a `tid` names: an integer only.
+    thread: Option<i64>,
     ts: Option<Box<RawValue>>,
     dur: Option<Box<RawValue>>,
     args: Option<Box<RawValue>>,
@@ -215,6 +223,7 @@ impl Fields {
         self.name.set = false;
         self.pid = None;
         self.tid = None;
+        self.thread = None;
         self.ts = None;
         self.dur = None;
         self.args = None;
@@ -223,6 +232,17 @@ impl Fields {
     /// Whether what was seen so far already says the event is not imported.
     fn known_ignored(&self) -> bool {
         (self.ph.set && self.ph.buf != "X") || (self.cat.set && kept(&self.cat.buf).is_none())
+    }
+
+    /// Whether what was seen so far already says neither the importer nor the audit reads
+    /// the event's times ([`super::audit`]: a few host events only the audit reads).
+    fn times_unread(&self) -> bool {
+        self.known_ignored()
+            && !(self.ph.get() == Some("X")
+                && self
+                    .cat
+                    .get()
+                    .is_some_and(|c| audit_only(c, self.name.get()).is_some()))
     }
 }
 
@@ -261,15 +281,22 @@ fn kept(cat: &str) -> Option<(&'static str, Kept)> {
     Some((name, kind))
 }
 
-/// A kept event whose times are read but not yet placed on the clock (the base may come
-/// later in the file).
-struct Pending {
+/// An event whose times are read but not yet placed on the clock (the base may come later
+/// in the file): one the importer keeps, or one only the audit reads.
+enum Pending {
+    Kept(KeptEvent),
+    Audit(usize, AuditEvent),
+}
+
+/// An event the importer keeps, with its times as read.
+struct KeptEvent {
     index: usize,
     cat: &'static str,
     kind: Kept,
     name: String,
     pid: Option<i64>,
     tid: Option<i64>,
+    thread: Option<i64>,
     ts: i64,
     dur: i64,
     args: EventArgs,
@@ -343,30 +370,61 @@ impl State<'_> {
         let cat = f.cat.get().unwrap_or("");
         let kind = kept(cat).filter(|_| f.ph.get() == Some("X"));
         let Some((cat, kind)) = kind else {
-            let key = match (f.ph.get(), cat) {
-                (Some(ph), "") => {
-                    self.key.clear();
-                    self.key.push_str("(no category, ph ");
-                    self.key.push_str(ph);
-                    self.key.push(')');
-                    self.key.as_str()
-                }
-                (_, c) => c,
-            };
-            count(&mut self.read.ignored, key);
+            self.count_ignored();
+            self.take_audit_only(index);
             return Ok(());
         };
-        let at = || event_path(self.events_path, index);
         if matches!(cat, "Kernel" | "Memcpy" | "Memset" | "Runtime") {
             self.read.legacy_categories = true;
         }
         let args = match f.args.take() {
             Some(raw) => match serde_json::from_str::<EventArgs>(raw.get()) {
                 Ok(args) => args,
-                Err(_) => parse_with_path(raw.get(), &format!("{}.args", at()))?,
+                Err(_) => parse_with_path(
+                    raw.get(),
+                    &format!("{}.args", event_path(self.events_path, index)),
+                )?,
             },
             None => EventArgs::default(),
         };
+        let (ts, dur) = self.kept_times(cat, index)?;
+        let f = &self.fields;
+        let pending = Pending::Kept(KeptEvent {
+            index,
+            cat,
+            kind,
+            name: f.name.get().unwrap_or("").to_owned(),
+            pid: f.pid,
+            tid: f.tid,
+            thread: f.thread,
+            ts,
+            dur,
+            args,
+        });
+        self.file(pending)
+    }
+
+    /// Counts an event the importer does not keep under its category (or its `ph`).
+    fn count_ignored(&mut self) {
+        let f = &self.fields;
+        let key = match (f.ph.get(), f.cat.get().unwrap_or("")) {
+            (Some(ph), "") => {
+                self.key.clear();
+                self.key.push_str("(no category, ph ");
+                self.key.push_str(ph);
+                self.key.push(')');
+                self.key.as_str()
+            }
+            (_, c) => c,
+        };
+        count(&mut self.read.ignored, key);
+    }
+
+    /// The `ts` and `dur` of a kept event of category `cat`, in ns as read (before the base
+    /// is added).
+    fn kept_times(&mut self, cat: &str, index: usize) -> Result<(i64, i64)> {
+        let at = || event_path(self.events_path, index);
+        let f = &mut self.fields;
         let ts_raw = f.ts.take().ok_or_else(|| {
             ImportError::new(
                 format!("{}.ts", at()),
@@ -414,17 +472,39 @@ impl State<'_> {
                 ),
             ));
         }
-        let pending = Pending {
-            index,
-            cat,
-            kind,
-            name: f.name.get().unwrap_or("").to_owned(),
-            pid: f.pid,
-            tid: f.tid,
-            ts,
-            dur,
-            args,
+        Ok((ts, dur))
+    }
+
+    /// An event the importer does not keep (`fields`, at `index`): read leniently when the
+    /// audit wants it ([`super::audit`]).
+    fn take_audit_only(&mut self, index: usize) {
+        let f = &self.fields;
+        if f.ph.get() != Some("X") {
+            return;
+        }
+        let name = f.name.get().unwrap_or("");
+        let Some(what) = audit_only(f.cat.get().unwrap_or(""), Some(name)) else {
+            return;
         };
+        match audit_times(f.ts.as_deref(), f.dur.as_deref(), self.options) {
+            Err(()) => self.read.audit.unreadable += 1,
+            Ok(None) => {}
+            Ok(Some((ts, dur))) => {
+                let event = AuditEvent {
+                    what,
+                    name: name.to_owned(),
+                    thread: f.thread,
+                    ts,
+                    dur,
+                };
+                // The importer never fails on it, so neither can its filing.
+                let _ = self.file(Pending::Audit(index, event));
+            }
+        }
+    }
+
+    /// Places an event on the clock now, or once the base is known.
+    fn file(&mut self, pending: Pending) -> Result<()> {
         match self.base_before_events {
             Some(base) => place(&mut self.read, pending, self.events_path, base),
             None => {
@@ -445,10 +525,19 @@ fn count(map: &mut BTreeMap<String, u64>, key: &str) {
     }
 }
 
-/// Places a kept event on the clock (`base` + `ts`) and files it as work, annotation, call
-/// or sync row.
+/// Places an event on the clock (`base` + `ts`) and files it as work, annotation, call
+/// or sync row, or (an event only the audit reads) with the audit.
 fn place(read: &mut Read, p: Pending, events_path: &str, base: Option<i64>) -> Result<()> {
-    let at = || event_path(events_path, p.index);
+    let p = match p {
+        Pending::Kept(p) => p,
+        Pending::Audit(index, event) => {
+            read.audit
+                .place(event, &|| event_path(events_path, index), base);
+            return Ok(());
+        }
+    };
+    let index = p.index;
+    let at = || event_path(events_path, index);
     let overflow = |field: &str| {
         ImportError::new(
             format!("{}.{field}", at()),
@@ -466,68 +555,17 @@ fn place(read: &mut Read, p: Pending, events_path: &str, base: Option<i64>) -> R
         None => p.ts,
     };
     let end = start.checked_add(p.dur).ok_or_else(|| overflow("dur"))?;
-    let (name, args) = (p.name, p.args);
     match p.kind {
         Kept::Work(kind) => {
-            let device = args.device.or(p.pid).ok_or_else(|| {
-                ImportError::new(
-                    format!("{}.args.device", at()),
-                    "missing-field",
-                    "a GPU event needs its device (`args.device`, or an integer `pid`)",
-                )
-            })?;
-            let stream = args.stream.or(p.tid).ok_or_else(|| {
-                ImportError::new(
-                    format!("{}.args.stream", at()),
-                    "missing-field",
-                    "a GPU event needs its stream (`args.stream`, or `tid`)",
-                )
-            })?;
-            read.work.push(GpuWork {
-                kind,
-                name,
-                device,
-                stream,
-                start,
-                end,
-                correlation: args.correlation,
-            });
+            let zero_ts = base.is_some() && p.ts == 0;
+            let work = work_of(p, kind, (start, end), &at)?;
+            read.audit.zero_timestamp(at(), &work, zero_ts);
+            read.work.push(work);
         }
-        Kept::Annotation => {
-            let device = args.device.or(p.pid);
-            let stream = args.stream.or(p.tid);
-            if let (Some(device), Some(stream)) = (device, stream) {
-                read.annotations.push(Annotation {
-                    name,
-                    device,
-                    stream,
-                    start,
-                    end,
-                });
-            } else {
-                count(
-                    &mut read.ignored,
-                    "gpu_user_annotation (no device or stream)",
-                );
-            }
-        }
-        Kept::Call => {
-            if let Some(pid) = p.pid {
-                *read.pids.entry(pid).or_default() += 1;
-            }
-            match args.correlation {
-                Some(c) => match read.calls.entry(c) {
-                    std::collections::hash_map::Entry::Occupied(_) => {
-                        read.duplicate_calls += 1;
-                    }
-                    std::collections::hash_map::Entry::Vacant(slot) => {
-                        slot.insert(HostCall { name, start, end });
-                    }
-                },
-                None => count(&mut read.ignored, &format!("{} (no correlation)", p.cat)),
-            }
-        }
+        Kept::Annotation => place_annotation(read, p, (start, end)),
+        Kept::Call => place_call(read, p, (start, end)),
         Kept::Sync => {
+            let (name, args) = (p.name, p.args);
             read.syncs.push(SyncRow {
                 event: p.index,
                 kind: args.cuda_sync_kind.clone().unwrap_or(name),
@@ -542,532 +580,96 @@ fn place(read: &mut Read, p: Pending, events_path: &str, base: Option<i64>) -> R
     Ok(())
 }
 
-/// The exact value of a JSON number scaled by 10^`scale` (3: µs → ns), as an integer.
-/// `Ok(None)` when the value is not a number (a string, `null`, an object).
-///
-/// # Errors
-/// `inexact-value` when digits remain below 1 (unless rounding is on; then `rounded` counts
-/// it), `overflow` past `i64`; `path` names the field.
-pub(super) fn exact_number_at(
-    raw: &RawValue,
-    scale: i32,
-    path: &dyn Fn() -> String,
-    options: &ImportOptions,
-    rounded: &mut u64,
-) -> Result<Option<i64>> {
-    let text = raw.get();
-    if !text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
-        return Ok(None);
-    }
-    match scaled_decimal(text, scale) {
-        Some(Scaled::Exact(v)) => Ok(Some(v)),
-        Some(Scaled::Rounded(v)) if options.round_sub_ns => {
-            *rounded += 1;
-            Ok(Some(v))
-        }
-        Some(Scaled::Rounded(_)) => Err(ImportError::new(
-            path(),
-            "inexact-value",
-            format!(
-                "`{text}` has digits below one nanosecond; pass --round-sub-ns to round such values to the nearest ns"
-            ),
-        )),
-        None => Err(ImportError::new(
-            path(),
-            "overflow",
-            format!("`{text}` does not fit in 64-bit nanoseconds"),
-        )),
-    }
-}
-
-/// A bit per event field, to refuse a repeated one.
-fn first_time<E: de::Error>(
-    seen: &mut u8,
-    bit: u8,
-    name: &'static str,
-) -> std::result::Result<(), E> {
-    if *seen & bit != 0 {
-        return Err(E::duplicate_field(name));
-    }
-    *seen |= bit;
-    Ok(())
-}
-
-/// The keys of a trace event the importer reads.
-enum Field {
-    Ph,
-    Cat,
-    Name,
-    Pid,
-    Tid,
-    Ts,
-    Dur,
-    Args,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Field {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Field;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Field, E> {
-                Ok(match v {
-                    "ph" => Field::Ph,
-                    "cat" => Field::Cat,
-                    "name" => Field::Name,
-                    "pid" => Field::Pid,
-                    "tid" => Field::Tid,
-                    "ts" => Field::Ts,
-                    "dur" => Field::Dur,
-                    "args" => Field::Args,
-                    _ => Field::Other,
-                })
-            }
-        }
-        d.deserialize_identifier(V)
-    }
-}
-
-/// `null` or a string, into a reused buffer.
-struct OptText<'b>(&'b mut Text);
-
-impl<'de> DeserializeSeed<'de> for OptText<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        d.deserialize_option(self)
-    }
-}
-
-impl<'de> Visitor<'de> for OptText<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("option")
-    }
-    fn visit_none<E: de::Error>(self) -> std::result::Result<(), E> {
-        self.0.set = false;
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> std::result::Result<(), E> {
-        self.visit_none()
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        d.deserialize_str(StrInto(self.0))
-    }
-}
-
-/// A string, into a reused buffer.
-struct StrInto<'b>(&'b mut Text);
-
-impl Visitor<'_> for StrInto<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<(), E> {
-        self.0.buf.clear();
-        self.0.buf.push_str(v);
-        self.0.set = true;
-        Ok(())
-    }
-}
-
-/// A `pid` or `tid`: any JSON value; an integer, or (for `tid`) `"stream N"`, is kept.
-enum Id {
-    Int(i64),
-    Stream(i64),
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Id {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Id;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Id, E> {
-                Ok(Id::Int(v))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Id, E> {
-                Ok(i64::try_from(v).map_or(Id::Other, Id::Int))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<Id, E> {
-                Ok(Id::Other)
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> std::result::Result<Id, E> {
-                Ok(Id::Other)
-            }
-            fn visit_unit<E: de::Error>(self) -> std::result::Result<Id, E> {
-                Ok(Id::Other)
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Id, E> {
-                let stream = v
-                    .trim()
-                    .strip_prefix("stream")
-                    .and_then(|s| s.trim().parse().ok());
-                Ok(stream.map_or(Id::Other, Id::Stream))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Id, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Id::Other)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Id, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Id::Other)
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// `baseTimeNanoseconds`: an integer number of ns (read exactly), or absent / `null`.
-fn base_of(raw: Option<&RawValue>, options: &ImportOptions) -> Result<Option<i64>> {
-    let Some(raw) = raw else {
-        return Ok(None);
-    };
-    let path = || "baseTimeNanoseconds".to_owned();
-    let value = exact_number_at(raw, 0, &path, options, &mut 0)?;
-    value.map(Some).ok_or_else(|| {
+/// A kernel, copy or set over `[start, end)`, in the device and stream it names (`at`: its
+/// path).
+fn work_of(
+    p: KeptEvent,
+    kind: WorkKind,
+    (start, end): (i64, i64),
+    at: &dyn Fn() -> String,
+) -> Result<GpuWork> {
+    let device = p.args.device.or(p.pid).ok_or_else(|| {
         ImportError::new(
-            "baseTimeNanoseconds",
-            "wrong-type",
-            "expected an integer number of nanoseconds",
+            format!("{}.args.device", at()),
+            "missing-field",
+            "a GPU event needs its device (`args.device`, or an integer `pid`)",
         )
+    })?;
+    let stream = p.args.stream.or(p.tid).ok_or_else(|| {
+        ImportError::new(
+            format!("{}.args.stream", at()),
+            "missing-field",
+            "a GPU event needs its stream (`args.stream`, or `tid`)",
+        )
+    })?;
+    Ok(GpuWork {
+        kind,
+        name: p.name,
+        device,
+        stream,
+        start,
+        end,
+        correlation: p.args.correlation,
     })
 }
 
-/// The stream a `tid` names, read as the streaming pass reads it: an integer, or the 2021
-/// string `"stream 7"`.
-pub(super) fn stream_of_tid(raw: &RawValue) -> Option<i64> {
-    match serde_json::from_str::<Id>(raw.get()).ok()? {
-        Id::Int(v) | Id::Stream(v) => Some(v),
-        Id::Other => None,
+/// A `gpu_user_annotation` range over `[start, end)`: kept when it names its device and
+/// stream, and a GPU step for the audit when it is a `ProfilerStep#N`.
+fn place_annotation(read: &mut Read, p: KeptEvent, (start, end): (i64, i64)) {
+    if is_step_name(&p.name) {
+        read.audit.gpu_steps.push(Step {
+            name: p.name.clone(),
+            start,
+            end,
+            thread: p.thread,
+        });
     }
-}
-
-/// One trace event.
-struct Event<'s, 'o>(&'s mut State<'o>);
-
-impl<'de> DeserializeSeed<'de> for Event<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Event<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a trace event (a JSON object)")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
-        let st = self.0;
-        st.in_event = true;
-        st.fields.reset();
-        while let Some(key) = map.next_key::<Field>()? {
-            let f = &mut st.fields;
-            match key {
-                Field::Ph => {
-                    first_time::<A::Error>(&mut f.seen, 1, "ph")?;
-                    st.field = Some("ph");
-                    map.next_value_seed(OptText(&mut f.ph))?;
-                }
-                Field::Cat => {
-                    first_time::<A::Error>(&mut f.seen, 2, "cat")?;
-                    st.field = Some("cat");
-                    map.next_value_seed(OptText(&mut f.cat))?;
-                }
-                Field::Name => {
-                    first_time::<A::Error>(&mut f.seen, 4, "name")?;
-                    st.field = Some("name");
-                    map.next_value_seed(OptText(&mut f.name))?;
-                }
-                Field::Pid => {
-                    first_time::<A::Error>(&mut f.seen, 8, "pid")?;
-                    st.field = Some("pid");
-                    f.pid = match map.next_value::<Option<Id>>()? {
-                        Some(Id::Int(v)) => Some(v),
-                        _ => None,
-                    };
-                }
-                Field::Tid => {
-                    first_time::<A::Error>(&mut f.seen, 16, "tid")?;
-                    st.field = Some("tid");
-                    f.tid = match map.next_value::<Option<Id>>()? {
-                        Some(Id::Int(v) | Id::Stream(v)) => Some(v),
-                        _ => None,
-                    };
-                }
-                Field::Ts | Field::Dur | Field::Args => {
-                    let (bit, name) = match key {
-                        Field::Ts => (32, "ts"),
-                        Field::Dur => (64, "dur"),
-                        _ => (128, "args"),
-                    };
-                    first_time::<A::Error>(&mut f.seen, bit, name)?;
-                    st.field = Some(name);
-                    if f.known_ignored() {
-                        map.next_value::<IgnoredAny>()?;
-                    } else {
-                        let raw = map.next_value::<Option<Box<RawValue>>>()?;
-                        match key {
-                            Field::Ts => f.ts = raw,
-                            Field::Dur => f.dur = raw,
-                            _ => f.args = raw,
-                        }
-                    }
-                }
-                Field::Other => {
-                    st.field = None;
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-            st.field = None;
-        }
-        let index = st.index.unwrap_or(0);
-        if let Err(err) = st.take_event(index) {
-            return Err(st.fail(err));
-        }
-        st.in_event = false;
-        Ok(())
-    }
-}
-
-/// The `traceEvents` array (or a bare array of events).
-struct Events<'s, 'o>(&'s mut State<'o>);
-
-impl<'de> DeserializeSeed<'de> for Events<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        d.deserialize_option(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Events<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a sequence")
-    }
-    fn visit_none<E: de::Error>(self) -> std::result::Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> std::result::Result<(), E> {
-        Ok(())
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
-        let st = self.0;
-        st.saw_events = true;
-        if st.base_before_events.is_none() {
-            // The base, if it was seen before the events; if not, events wait for the end.
-            st.base_before_events = st.base;
-        }
-        let mut i = 0;
-        loop {
-            st.index = Some(i);
-            if seq.next_element_seed(Event(st))?.is_none() {
-                break;
-            }
-            i += 1;
-        }
-        st.index = None;
-        st.read.events = i;
-        Ok(())
-    }
-}
-
-/// The top-level object.
-struct Top<'s, 'o>(&'s mut State<'o>);
-
-impl<'de> Visitor<'de> for Top<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("struct TopLevel")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
-        let st = self.0;
-        let mut seen = 0u8;
-        while let Some(key) = map.next_key::<String>()? {
-            let known = [
-                "traceEvents",
-                "baseTimeNanoseconds",
-                "distributedInfo",
-                "deviceProperties",
-                "traceName",
-                "schemaVersion",
-            ]
-            .iter()
-            .position(|k| *k == key);
-            st.top_key = Some(key);
-            if let Some(k) = known {
-                let name = [
-                    "traceEvents",
-                    "baseTimeNanoseconds",
-                    "distributedInfo",
-                    "deviceProperties",
-                    "traceName",
-                    "schemaVersion",
-                ][k];
-                first_time::<A::Error>(&mut seen, 1 << k, name)?;
-            }
-            match known {
-                Some(0) => map.next_value_seed(Events(st))?,
-                Some(1) => {
-                    let raw = map.next_value::<Option<Box<RawValue>>>()?;
-                    match base_of(raw.as_deref(), st.options) {
-                        Ok(base) => st.base = Some(base),
-                        Err(err) => return Err(st.fail(err)),
-                    }
-                }
-                Some(2) => st.top.distributed_info = map.next_value()?,
-                Some(3) => st.top.device_properties = map.next_value()?,
-                Some(4) => st.top.trace_name = map.next_value()?,
-                Some(5) => st.top.schema_version = map.next_value()?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-            st.top_key = None;
-        }
-        Ok(())
-    }
-}
-
-/// Deserializes `text` as `T`, with the JSON path of any error under `prefix`.
-pub(super) fn parse_with_path<'a, T: Deserialize<'a>>(text: &'a str, prefix: &str) -> Result<T> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|err| {
-        let inner = err.path().to_string();
-        let path = join_path(prefix, &inner);
-        let e = err.inner();
-        let code = classify(e);
-        // Positions help in a whole file; inside one event they would mislead.
-        let message = if prefix.is_empty() && e.line() > 0 {
-            e.to_string()
-        } else {
-            crate::error::without_position(&e.to_string())
-        };
-        ImportError::new(path, code, message)
-    })?;
-    de.end().map_err(|e| {
-        ImportError::new(
-            if prefix.is_empty() { "$" } else { prefix },
-            "bad-syntax",
-            format!("text after the JSON value: {e}"),
-        )
-    })?;
-    Ok(value)
-}
-
-fn join_path(prefix: &str, inner: &str) -> String {
-    match (prefix.is_empty(), inner == "." || inner.is_empty()) {
-        (true, true) => "$".to_owned(),
-        (true, false) => inner.to_owned(),
-        (false, true) => prefix.to_owned(),
-        (false, false) if inner.starts_with('[') => format!("{prefix}{inner}"),
-        (false, false) => format!("{prefix}.{inner}"),
-    }
-}
-
-pub(super) fn classify(err: &serde_json::Error) -> &'static str {
-    use serde_json::error::Category;
-    match err.classify() {
-        Category::Io => "io",
-        Category::Syntax | Category::Eof => "bad-syntax",
-        Category::Data => crate::error::serde_data_code(&err.to_string()),
-    }
-}
-
-/// A decimal scaled to an integer: exact, or rounded to the nearest (halves away from 0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Scaled {
-    Exact(i64),
-    Rounded(i64),
-}
-
-/// `text` (a JSON number: sign, digits, optional fraction and exponent) × 10^`scale`, read
-/// digit by digit. `None` when it is not such a number or the result overflows `i64`.
-pub(super) fn scaled_decimal(text: &str, scale: i32) -> Option<Scaled> {
-    let (negative, rest) = match text.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, text),
-    };
-    let (mantissa, exponent) = match rest.find(['e', 'E']) {
-        Some(i) => {
-            let e = rest[i + 1..].strip_prefix('+').unwrap_or(&rest[i + 1..]);
-            if e.is_empty() || e.len() > 6 {
-                return None;
-            }
-            (&rest[..i], e.parse::<i32>().ok()?)
-        }
-        None => (rest, 0),
-    };
-    let (int_part, frac_part) = match mantissa.split_once('.') {
-        Some((a, b)) => (a, b),
-        None => (mantissa, ""),
-    };
-    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if int_part.is_empty() || !all_digits(int_part) || !all_digits(frac_part) {
-        return None;
-    }
-    if mantissa.contains('.') && frac_part.is_empty() {
-        return None;
-    }
-    // digits × 10^shift, with digits = int_part ++ frac_part.
-    let shift = i64::from(exponent) + i64::from(scale) - frac_part.len() as i64;
-    let digits: Vec<u8> = int_part
-        .bytes()
-        .chain(frac_part.bytes())
-        .skip_while(|&b| b == b'0')
-        .map(|b| b - b'0')
-        .collect();
-    let keep = if shift >= 0 {
-        digits.len()
+    let device = p.args.device.or(p.pid);
+    let stream = p.args.stream.or(p.tid);
+    if let (Some(device), Some(stream)) = (device, stream) {
+        read.annotations.push(Annotation {
+            name: p.name,
+            device,
+            stream,
+            start,
+            end,
+        });
     } else {
-        digits.len().saturating_sub(shift.unsigned_abs() as usize)
-    };
-    let mut value: i128 = 0;
-    for &d in &digits[..keep] {
-        value = value.checked_mul(10)?.checked_add(i128::from(d))?;
-        if value > i128::from(i64::MAX) + 1 {
-            return None;
-        }
+        count(
+            &mut read.ignored,
+            "gpu_user_annotation (no device or stream)",
+        );
     }
-    let dropped = &digits[keep..];
-    let mut exact = true;
-    if shift > 0 {
-        for _ in 0..shift {
-            value = value.checked_mul(10)?;
-            if value > i128::from(i64::MAX) + 1 {
-                return None;
+}
+
+/// An API call over `[start, end)`: kept by its correlation (the first of a correlation),
+/// and for the audit in every case.
+fn place_call(read: &mut Read, p: KeptEvent, (start, end): (i64, i64)) {
+    if let Some(pid) = p.pid {
+        *read.pids.entry(pid).or_default() += 1;
+    }
+    let correlation = p.args.correlation;
+    read.audit.calls.push(ApiCall {
+        name: p.name.clone(),
+        thread: p.thread,
+        start,
+        end,
+        correlation,
+        sync_recorded: false,
+    });
+    match correlation {
+        Some(c) => match read.calls.entry(c) {
+            std::collections::hash_map::Entry::Occupied(_) => {
+                read.duplicate_calls += 1;
             }
-        }
-    } else if dropped.iter().any(|&d| d != 0) {
-        exact = false;
-        // Below-the-point digits: when fewer digits are kept than dropped positions, the
-        // first dropped position may lie before the first digit (a value below 0.1).
-        let positions = shift.unsigned_abs() as usize;
-        let first_dropped = if positions > digits.len() {
-            0
-        } else {
-            dropped[0]
-        };
-        if first_dropped >= 5 {
-            value += 1;
-        }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(HostCall {
+                    name: p.name,
+                    start,
+                    end,
+                });
+            }
+        },
+        None => count(&mut read.ignored, &format!("{} (no correlation)", p.cat)),
     }
-    let value = if negative { -value } else { value };
-    let value = i64::try_from(value).ok()?;
-    Some(if exact {
-        Scaled::Exact(value)
-    } else {
-        Scaled::Rounded(value)
-    })
 }

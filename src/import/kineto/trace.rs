@@ -1,7 +1,8 @@
 //! Kineto Chrome-trace JSON → the audit's [`Trace`] model.
 //!
-//! A second, lenient reading of the same text the importer reads: it keeps what the audit
-//! needs and the case does not (host threads, `ProfilerStep#N` ranges, `record_function`
+//! The lenient reader `worksheet audit` (and `report`) use on a Kineto trace; `worksheet
+//! import` gathers the same model in its own streaming pass (`kineto/audit.rs`, tested equal to
+//! this reader on every trace that imports). It keeps what the audit needs and the case does not (host threads, `ProfilerStep#N` ranges, `record_function`
 //! annotations, `aten::item` scalar reads, the profiler's window) and it counts integrity
 //! problems (negative durations, zero timestamps) instead of refusing the file, since saying
 //! what is wrong with a trace is the audit's job. Exact times come from the same digit-by-digit
@@ -14,12 +15,14 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::value::RawValue;
 
-use super::read::{parse_with_path, stream_of_tid};
+use super::audit::copy_direction;
+use super::number::parse_with_path;
+use super::read::stream_of_tid;
 use super::{exact_number, ImportOptions, Result, WorkKind};
 use crate::audit::index::Index;
 use crate::audit::model::{
-    Activity, ActivityKind, ApiCall, CallRole, CopyDirection, HostRange, Problem, ProblemKind,
-    RangeKind, Step, Trace,
+    Activity, ActivityKind, ApiCall, CallRole, HostRange, Problem, ProblemKind, RangeKind, Step,
+    Trace,
 };
 use crate::audit::Audit;
 use crate::case::raw::{RawCase, RawMark, RawQuestion, RawTime, RawUnrecordedJoin};
@@ -79,8 +82,36 @@ struct Top<'a> {
 /// [`ImportError`]: `bad-syntax`, `missing-field` (no `traceEvents`), `wrong-type`,
 /// `inexact-value`, `overflow`.
 pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
-    let (events, path, base) = match text.trim_start().chars().next() {
-        Some('[') => (parse_with_path::<Vec<&RawValue>>(text, "")?, "$", None),
+    let (events, path, base) = top_level(text, options)?;
+    let mut lenient = Lenient {
+        trace: Trace {
+            source: "kineto".to_owned(),
+            ..Trace::default()
+        },
+        base,
+        options,
+        no_stream: 0,
+        unreadable: 0,
+        sync_rows_corr: Vec::new(),
+    };
+    for (i, raw) in events.iter().enumerate() {
+        let at = if path == "$" {
+            format!("[{i}]")
+        } else {
+            format!("{path}[{i}]")
+        };
+        lenient.event(raw, at)?;
+    }
+    Ok(lenient.finish())
+}
+
+/// The events, the path they are under (`traceEvents`, or `$` for a bare array) and the base.
+fn top_level<'a>(
+    text: &'a str,
+    options: &ImportOptions,
+) -> Result<(Vec<&'a RawValue>, &'static str, Option<i64>)> {
+    match text.trim_start().chars().next() {
+        Some('[') => Ok((parse_with_path::<Vec<&RawValue>>(text, "")?, "$", None)),
         Some('{') => {
             let top: Top = parse_with_path(text, "")?;
             let Some(events) = top.trace_events else {
@@ -104,29 +135,71 @@ pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
                     )?,
                 ),
             };
-            (events, "traceEvents", base)
+            Ok((events, "traceEvents", base))
         }
-        _ => {
-            return Err(ImportError::new(
-                "$",
-                "bad-syntax",
-                "a PyTorch profiler (Kineto) trace is a JSON object or array",
-            ))
+        _ => Err(ImportError::new(
+            "$",
+            "bad-syntax",
+            "a PyTorch profiler (Kineto) trace is a JSON object or array",
+        )),
+    }
+}
+
+/// What one complete event is, for the audit.
+struct What<'h> {
+    cat: &'h str,
+    name: &'h str,
+    work: Option<WorkKind>,
+    is_call: bool,
+    is_step: bool,
+    is_scalar: bool,
+}
+
+impl<'h> What<'h> {
+    /// What `head` is, or `None` when the audit does not read it.
+    fn of(head: &'h Head<'_>) -> Option<What<'h>> {
+        if head.ph.as_deref() != Some("X") {
+            return None;
         }
-    };
-    let mut trace = Trace {
-        source: "kineto".to_owned(),
-        ..Trace::default()
-    };
-    let mut no_stream = 0u64;
-    let mut unreadable = 0u64;
-    let mut sync_rows_corr: Vec<i64> = Vec::new();
-    for (i, raw) in events.iter().enumerate() {
-        let at = if path == "$" {
-            format!("[{i}]")
-        } else {
-            format!("{path}[{i}]")
+        let cat = head.cat.as_deref().unwrap_or("");
+        let name = head.name.as_deref().unwrap_or("");
+        let what = What {
+            cat,
+            name,
+            work: WorkKind::of_category(cat),
+            is_call: matches!(cat, "cuda_runtime" | "cuda_driver" | "Runtime" | "Driver"),
+            is_step: name.starts_with("ProfilerStep#"),
+            is_scalar: matches!(name, "aten::item" | "aten::_local_scalar_dense"),
         };
+        let wanted = what.work.is_some()
+            || what.is_call
+            || cat == "cuda_sync"
+            || cat == "Trace"
+            || cat == "user_annotation"
+            || (cat == "gpu_user_annotation" && what.is_step)
+            || (matches!(cat, "cpu_op" | "Operator") && (what.is_step || what.is_scalar));
+        wanted.then_some(what)
+    }
+
+    /// Whether the importer reads this event too (then its errors are errors here too).
+    fn imported_too(&self) -> bool {
+        self.work.is_some() || self.is_call || self.cat == "cuda_sync"
+    }
+}
+
+/// The lenient reader's state: the model so far, and what it counts.
+struct Lenient<'o> {
+    trace: Trace,
+    base: Option<i64>,
+    options: &'o ImportOptions,
+    no_stream: u64,
+    unreadable: u64,
+    sync_rows_corr: Vec<i64>,
+}
+
+impl Lenient<'_> {
+    /// One event at `at`.
+    fn event(&mut self, raw: &RawValue, at: String) -> Result<()> {
         if !raw.get().starts_with('{') {
             return Err(ImportError::new(
                 at,
@@ -135,29 +208,49 @@ pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
             ));
         }
         let head: Head = parse_with_path(raw.get(), &at)?;
-        if head.ph.as_deref() != Some("X") {
-            continue;
+        let Some(what) = What::of(&head) else {
+            return Ok(());
+        };
+        let Some((ts, start, dur)) = self.times(&head, &at, what.imported_too())? else {
+            return Ok(());
+        };
+        if dur < 0 {
+            self.trace.problems.push(Problem {
+                kind: ProblemKind::NegativeDuration,
+                at,
+                name: what.name.to_owned(),
+                start,
+                duration: dur,
+            });
+            return Ok(());
         }
-        let cat = head.cat.as_deref().unwrap_or("");
-        let name = head.name.as_deref().unwrap_or("");
-        let work = WorkKind::of_category(cat);
-        let is_call = matches!(cat, "cuda_runtime" | "cuda_driver" | "Runtime" | "Driver");
-        let is_step = name.starts_with("ProfilerStep#");
-        let is_scalar = matches!(name, "aten::item" | "aten::_local_scalar_dense");
-        let wanted = work.is_some()
-            || is_call
-            || cat == "cuda_sync"
-            || cat == "Trace"
-            || cat == "user_annotation"
-            || (cat == "gpu_user_annotation" && is_step)
-            || (matches!(cat, "cpu_op" | "Operator") && (is_step || is_scalar));
-        if !wanted {
-            continue;
-        }
+        let Some(end) = start.checked_add(dur) else {
+            return Err(ImportError::new(
+                format!("{at}.dur"),
+                "overflow",
+                "the time does not fit in 64-bit nanoseconds",
+            ));
+        };
+        self.file(&head, &what, at, (ts, start, end));
+        Ok(())
+    }
+
+    /// `(ts, start, dur)` of an event: `None` when it has no time, or (an event only the
+    /// audit reads) when a time is not an exact ns, counted. Events the importer reads fail
+    /// here as they fail there; host ranges and the window, which the importer skips, are
+    /// left out and counted instead, so that `import` never refuses a trace because of what
+    /// only the audit reads.
+    fn times(
+        &mut self,
+        head: &Head,
+        at: &str,
+        imported_too: bool,
+    ) -> Result<Option<(i64, i64, i64)>> {
         let (Some(ts), Some(dur)) = (head.ts, head.dur) else {
-            continue;
+            return Ok(None);
         };
         let mut rounded = 0;
+        let options = self.options;
         let times =
             exact_number(ts, 3, &format!("{at}.ts"), options, &mut rounded).and_then(|ts| {
                 Ok((
@@ -165,21 +258,17 @@ pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
                     exact_number(dur, 3, &format!("{at}.dur"), options, &mut rounded)?,
                 ))
             });
-        // Events the importer reads fail here as they fail there; host ranges and the window,
-        // which the importer skips, are left out and counted instead, so that `import` never
-        // refuses a trace because of what only the audit reads.
-        let imported_too = work.is_some() || is_call || cat == "cuda_sync";
         let (Some(ts), Some(dur)) = (match times {
             Ok(t) => t,
             Err(e) if imported_too => return Err(e),
             Err(_) => {
-                unreadable += 1;
-                continue;
+                self.unreadable += 1;
+                return Ok(None);
             }
         }) else {
-            continue;
+            return Ok(None);
         };
-        let start = match base {
+        let start = match self.base {
             Some(b) => b.checked_add(ts),
             None => Some(ts),
         };
@@ -190,64 +279,27 @@ pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
                 "the time does not fit in 64-bit nanoseconds",
             ));
         };
-        if dur < 0 {
-            trace.problems.push(Problem {
-                kind: ProblemKind::NegativeDuration,
-                at,
-                name: name.to_owned(),
-                start,
-                duration: dur,
-            });
-            continue;
-        }
-        let Some(end) = start.checked_add(dur) else {
-            return Err(ImportError::new(
-                format!("{at}.dur"),
-                "overflow",
-                "the time does not fit in 64-bit nanoseconds",
-            ));
-        };
+        Ok(Some((ts, start, dur)))
+    }
+
+    /// Files a well-formed event: the window, an activity, a call, a sync row, a step or a
+    /// host range.
+    fn file(&mut self, head: &Head, what: &What, at: String, (ts, start, end): (i64, i64, i64)) {
         let args: EventArgs = match head.args {
             Some(a) => serde_json::from_str(a.get()).unwrap_or_default(),
             None => EventArgs::default(),
         };
         let thread = head.tid.and_then(int_of);
+        let (cat, name) = (what.cat, what.name);
+        let trace = &mut self.trace;
         if cat == "Trace" {
             trace.window = Some(match trace.window {
                 Some((a, b)) => (a.min(start), b.max(end)),
                 None => (start, end),
             });
-        } else if let Some(kind) = work {
-            let device = args.device.or_else(|| head.pid.and_then(int_of));
-            let stream = args.stream.or_else(|| head.tid.and_then(stream_of_tid));
-            let (Some(device), Some(stream)) = (device, stream) else {
-                no_stream += 1;
-                continue;
-            };
-            if base.is_some() && ts == 0 {
-                trace.problems.push(Problem {
-                    kind: ProblemKind::ZeroTimestamp,
-                    at: at.clone(),
-                    name: name.to_owned(),
-                    start,
-                    duration: dur,
-                });
-            }
-            trace.activities.push(Activity {
-                kind: match kind {
-                    WorkKind::Kernel => ActivityKind::Kernel,
-                    WorkKind::Memcpy => ActivityKind::Memcpy,
-                    WorkKind::Memset => ActivityKind::Memset,
-                },
-                copy: (kind == WorkKind::Memcpy).then(|| copy_direction(name)),
-                name: name.to_owned(),
-                device,
-                stream,
-                start,
-                end,
-                correlation: args.correlation,
-            });
-        } else if is_call {
+        } else if let Some(kind) = what.work {
+            self.activity(head, kind, &args, name, at, (ts, start, end));
+        } else if what.is_call {
             trace.calls.push(ApiCall {
                 name: name.to_owned(),
                 thread,
@@ -259,9 +311,9 @@ pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
         } else if cat == "cuda_sync" {
             trace.has_sync_rows = true;
             if let Some(c) = args.correlation {
-                sync_rows_corr.push(c);
+                self.sync_rows_corr.push(c);
             }
-        } else if is_step {
+        } else if what.is_step {
             let step = Step {
                 name: name.to_owned(),
                 start,
@@ -275,7 +327,7 @@ pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
             }
         } else {
             trace.ranges.push(HostRange {
-                kind: if is_scalar {
+                kind: if what.is_scalar {
                     RangeKind::ScalarRead
                 } else {
                     RangeKind::Annotation
@@ -287,37 +339,77 @@ pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
             });
         }
     }
-    sync_rows_corr.sort_unstable();
-    for call in &mut trace.calls {
-        call.sync_recorded = call
-            .correlation
-            .is_some_and(|c| sync_rows_corr.binary_search(&c).is_ok());
-    }
-    trace.steps.sort_by_key(|s| (s.start, s.end));
-    trace.gpu_steps.sort_by_key(|s| (s.start, s.end));
-    if unreadable > 0 {
-        trace.notes.push(format!(
-            "{unreadable} host range(s) with a time that is not an exact ns (or overflows) are left out"
-        ));
-    }
-    if no_stream > 0 {
-        trace.notes.push(format!(
-            "{no_stream} GPU event(s) name no device or stream and are left out"
-        ));
-    }
-    Ok(trace)
-}
 
-/// The direction of a copy from its Kineto name, `Memcpy DtoH (Device -> Pageable)`.
-fn copy_direction(name: &str) -> CopyDirection {
-    if name.contains("DtoH") {
-        if name.contains("Pageable") {
-            CopyDirection::DeviceToPageable
-        } else {
-            CopyDirection::DeviceToHost
+    /// A GPU activity, in the device and stream it names (else left out and counted); a
+    /// zero relative timestamp is a problem.
+    fn activity(
+        &mut self,
+        head: &Head,
+        kind: WorkKind,
+        args: &EventArgs,
+        name: &str,
+        at: String,
+        (ts, start, end): (i64, i64, i64),
+    ) {
+        let device = args.device.or_else(|| head.pid.and_then(int_of));
+        let stream = args.stream.or_else(|| head.tid.and_then(stream_of_tid));
+        let (Some(device), Some(stream)) = (device, stream) else {
+            self.no_stream += 1;
+            return;
+        };
+        if self.base.is_some() && ts == 0 {
+            self.trace.problems.push(Problem {
+                kind: ProblemKind::ZeroTimestamp,
+                at,
+                name: name.to_owned(),
+                start,
+                duration: end - start,
+            });
         }
-    } else {
-        CopyDirection::Other
+        self.trace.activities.push(Activity {
+            kind: match kind {
+                WorkKind::Kernel => ActivityKind::Kernel,
+                WorkKind::Memcpy => ActivityKind::Memcpy,
+                WorkKind::Memset => ActivityKind::Memset,
+            },
+            copy: (kind == WorkKind::Memcpy).then(|| copy_direction(name)),
+            name: name.to_owned(),
+            device,
+            stream,
+            start,
+            end,
+            correlation: args.correlation,
+        });
+    }
+
+    /// The model, with each call's sync flag, the steps in time order and the notes.
+    fn finish(self) -> Trace {
+        let Lenient {
+            mut trace,
+            mut sync_rows_corr,
+            no_stream,
+            unreadable,
+            ..
+        } = self;
+        sync_rows_corr.sort_unstable();
+        for call in &mut trace.calls {
+            call.sync_recorded = call
+                .correlation
+                .is_some_and(|c| sync_rows_corr.binary_search(&c).is_ok());
+        }
+        trace.steps.sort_by_key(|s| (s.start, s.end));
+        trace.gpu_steps.sort_by_key(|s| (s.start, s.end));
+        if unreadable > 0 {
+            trace.notes.push(format!(
+                "{unreadable} host range(s) with a time that is not an exact ns (or overflows) are left out"
+            ));
+        }
+        if no_stream > 0 {
+            trace.notes.push(format!(
+                "{no_stream} GPU event(s) name no device or stream and are left out"
+            ));
+        }
+        trace
     }
 }
 

@@ -1,0 +1,365 @@
+//! What the audit reads from a Kineto trace, gathered by the importer's one streaming pass.
+//!
+//! `worksheet import` audits the trace it imports ([`crate::audit`]). The audit's model
+//! ([`Trace`]) needs more than the case does: every API call in file order with its host
+//! thread, `ProfilerStep#N` ranges (host and GPU), `record_function` annotations, `aten::item`
+//! scalar reads, the profiler's window, and integrity problems (negative durations, zero
+//! timestamps). The streaming reader (`read.rs`) hands the events the importer keeps and the
+//! few host events only the audit wants to this module, so the file is read and parsed once.
+//!
+//! The rules are those of the lenient whole-text reader `worksheet audit` uses
+//! ([`super::trace::read_trace`]), restricted to traces the importer accepts: an event only
+//! the audit reads never makes `import` fail on its time's *digits* (a time that is not an
+//! exact ns is left out and counted), a negative duration is a [`Problem`], not an error; but
+//! a time that overflows 64-bit ns once the base is added is an error, as it is for that
+//! reader. Such an error is kept apart ([`AuditRead::error`]) and only surfaces once the
+//! import itself has succeeded, where the audit used to fail after it.
+
+use super::{GpuWork, Read, WorkKind};
+use crate::audit::model::{
+    Activity, ActivityKind, ApiCall, CopyDirection, HostRange, Problem, ProblemKind, RangeKind,
+    Step, Trace,
+};
+use crate::import::{ImportError, ImportOptions};
+
+/// What an event that only the audit reads is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum AuditOnly {
+    /// The profiler's own range (`cat: "Trace"`): the recording window.
+    Window,
+    /// A `ProfilerStep#N` on the host.
+    Step,
+    /// An annotation or a scalar read on the host.
+    Range(RangeKind),
+}
+
+/// Whether the audit reads a complete (`ph: X`) event of category `cat`, named `name`, that
+/// the importer does not keep. `name` is `None` while it is not known yet; the answer is then
+/// `Some` for every category that may be wanted (`cpu_op`: it depends on the name).
+pub(super) fn audit_only(cat: &str, name: Option<&str>) -> Option<AuditOnly> {
+    let is_step = |n: &str| n.starts_with("ProfilerStep#");
+    let is_scalar = |n: &str| matches!(n, "aten::item" | "aten::_local_scalar_dense");
+    let range = |n: &str| {
+        Some(if is_step(n) {
+            AuditOnly::Step
+        } else if is_scalar(n) {
+            AuditOnly::Range(RangeKind::ScalarRead)
+        } else {
+            AuditOnly::Range(RangeKind::Annotation)
+        })
+    };
+    match cat {
+        "Trace" => Some(AuditOnly::Window),
+        "user_annotation" => range(name.unwrap_or("")),
+        "cpu_op" | "Operator" => match name {
+            None => Some(AuditOnly::Step),
+            Some(n) if is_step(n) || is_scalar(n) => range(n),
+            Some(_) => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether a `gpu_user_annotation` range (which the importer keeps) is also a GPU step.
+pub(super) fn is_step_name(name: &str) -> bool {
+    name.starts_with("ProfilerStep#")
+}
+
+/// The audit's share of the streaming pass.
+#[derive(Default)]
+pub(super) struct AuditRead {
+    /// Every API call, in file order (the importer keeps one per correlation).
+    pub(super) calls: Vec<ApiCall>,
+    /// `ProfilerStep#N` on the host, in file order.
+    pub(super) steps: Vec<Step>,
+    /// `ProfilerStep#N` drawn on the GPU (`gpu_user_annotation`), in file order.
+    pub(super) gpu_steps: Vec<Step>,
+    /// Annotations and scalar reads.
+    pub(super) ranges: Vec<HostRange>,
+    /// The profiler's window.
+    pub(super) window: Option<(i64, i64)>,
+    /// Negative durations and zero timestamps, in file order.
+    pub(super) problems: Vec<Problem>,
+    /// Host ranges whose time is not an exact ns: left out, counted.
+    pub(super) unreadable: u64,
+    /// The first error the audit meets where the importer does not (a host range whose time
+    /// overflows): the audit of an imported trace fails with it.
+    pub(super) error: Option<ImportError>,
+}
+
+/// An event only the audit reads, with its times as read (before the base is added).
+pub(super) struct AuditEvent {
+    pub(super) what: AuditOnly,
+    pub(super) name: String,
+    pub(super) thread: Option<i64>,
+    pub(super) ts: i64,
+    pub(super) dur: i64,
+}
+
+/// The times of an event only the audit reads: `Ok(None)` when it has none, or they are not
+/// numbers (the event is skipped); `Err(())` when a time is not an exact ns or overflows
+/// (the event is counted as unreadable), as [`super::trace::read_trace`] does.
+pub(super) fn audit_times(
+    ts: Option<&serde_json::value::RawValue>,
+    dur: Option<&serde_json::value::RawValue>,
+    options: &ImportOptions,
+) -> std::result::Result<Option<(i64, i64)>, ()> {
+    let (Some(ts), Some(dur)) = (ts, dur) else {
+        return Ok(None);
+    };
+    let mut rounded = 0;
+    let no_path = || String::new();
+    let ts =
+        super::number::exact_number_at(ts, 3, &no_path, options, &mut rounded).map_err(|_| ())?;
+    let dur =
+        super::number::exact_number_at(dur, 3, &no_path, options, &mut rounded).map_err(|_| ())?;
+    Ok(ts.zip(dur))
+}
+
+impl AuditRead {
+    /// Files an event only the audit reads, placed on the clock (`base` + `ts`); `at` is its
+    /// JSON path.
+    pub(super) fn place(&mut self, e: AuditEvent, at: &dyn Fn() -> String, base: Option<i64>) {
+        if self.error.is_some() {
+            return;
+        }
+        let overflow = |field: &str| {
+            ImportError::new(
+                format!("{}.{field}", at()),
+                "overflow",
+                "the time does not fit in 64-bit nanoseconds",
+            )
+        };
+        let Some(start) = base.map_or(Some(e.ts), |b| b.checked_add(e.ts)) else {
+            self.error = Some(overflow("ts"));
+            return;
+        };
+        if e.dur < 0 {
+            self.problems.push(Problem {
+                kind: ProblemKind::NegativeDuration,
+                at: at(),
+                name: e.name,
+                start,
+                duration: e.dur,
+            });
+            return;
+        }
+        let Some(end) = start.checked_add(e.dur) else {
+            self.error = Some(overflow("dur"));
+            return;
+        };
+        let (name, thread) = (e.name, e.thread);
+        match e.what {
+            AuditOnly::Window => {
+                self.window = Some(match self.window {
+                    Some((a, b)) => (a.min(start), b.max(end)),
+                    None => (start, end),
+                });
+            }
+            AuditOnly::Step => self.steps.push(Step {
+                name,
+                start,
+                end,
+                thread,
+            }),
+            AuditOnly::Range(kind) => self.ranges.push(HostRange {
+                kind,
+                name,
+                thread,
+                start,
+                end,
+            }),
+        }
+    }
+
+    /// A GPU activity the importer kept that starts exactly at the base (relative `ts` 0).
+    pub(super) fn zero_timestamp(&mut self, at: String, work: &GpuWork, ts_was_zero: bool) {
+        if ts_was_zero {
+            self.problems.push(Problem {
+                kind: ProblemKind::ZeroTimestamp,
+                at,
+                name: work.name.clone(),
+                start: work.start,
+                duration: work.end - work.start,
+            });
+        }
+    }
+}
+
+/// The audit's GPU activities: the importer's work, in file order (call before the build step
+/// sorts it).
+pub(super) fn activities(read: &Read) -> Vec<Activity> {
+    read.work
+        .iter()
+        .map(|w| Activity {
+            kind: match w.kind {
+                WorkKind::Kernel => ActivityKind::Kernel,
+                WorkKind::Memcpy => ActivityKind::Memcpy,
+                WorkKind::Memset => ActivityKind::Memset,
+            },
+            copy: (w.kind == WorkKind::Memcpy).then(|| copy_direction(&w.name)),
+            name: w.name.clone(),
+            device: w.device,
+            stream: w.stream,
+            start: w.start,
+            end: w.end,
+            correlation: w.correlation,
+        })
+        .collect()
+}
+
+/// The audit's model of the trace, from what the pass read: `activities` (see
+/// [`activities`]), the calls with whether a `cuda_sync` row (`syncs`: their correlations)
+/// records them.
+///
+/// # Errors
+/// The first error the audit met ([`AuditRead::error`]).
+pub(super) fn finish(
+    mut audit: AuditRead,
+    syncs: &[Option<i64>],
+    activities: Vec<Activity>,
+) -> Result<Trace, ImportError> {
+    if let Some(err) = audit.error {
+        return Err(err);
+    }
+    let mut recorded: Vec<i64> = syncs.iter().filter_map(|c| *c).collect();
+    recorded.sort_unstable();
+    for call in &mut audit.calls {
+        call.sync_recorded = call
+            .correlation
+            .is_some_and(|c| recorded.binary_search(&c).is_ok());
+    }
+    audit.steps.sort_by_key(|s| (s.start, s.end));
+    audit.gpu_steps.sort_by_key(|s| (s.start, s.end));
+    let mut notes = Vec::new();
+    if audit.unreadable > 0 {
+        notes.push(format!(
+            "{} host range(s) with a time that is not an exact ns (or overflows) are left out",
+            audit.unreadable
+        ));
+    }
+    // Every GPU event the importer kept names its device and stream (it refuses one that
+    // does not), so the lenient reader's "no device or stream" note never applies here.
+    Ok(Trace {
+        source: "kineto".to_owned(),
+        activities,
+        calls: audit.calls,
+        ranges: audit.ranges,
+        steps: audit.steps,
+        gpu_steps: audit.gpu_steps,
+        window: audit.window,
+        has_sync_rows: !syncs.is_empty(),
+        problems: audit.problems,
+        notes,
+    })
+}
+
+/// The direction of a copy from its Kineto name, `Memcpy DtoH (Device -> Pageable)`.
+pub(super) fn copy_direction(name: &str) -> CopyDirection {
+    if name.contains("DtoH") {
+        if name.contains("Pageable") {
+            CopyDirection::DeviceToPageable
+        } else {
+            CopyDirection::DeviceToHost
+        }
+    } else {
+        CopyDirection::Other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{import_with_audit, trace::read_trace};
+    use crate::import::ImportOptions;
+
+    /// The model the import's pass gathers, and the lenient whole-text reader's, as JSON (or
+    /// the error's path, code and message).
+    fn both(text: &str, options: &ImportOptions) -> (String, String) {
+        let show = |t: Result<crate::audit::model::Trace, crate::import::ImportError>| match t {
+            Ok(t) => serde_json::to_string(&t).unwrap(),
+            Err(e) => format!("{} {} {}", e.path, e.code, e.message),
+        };
+        let (_, streamed) = import_with_audit(text.as_bytes(), "t", options).expect("imports");
+        (show(streamed), show(read_trace(text, options)))
+    }
+
+    /// Every real trace of `tests/data/traces` that imports: the same model, field by field.
+    #[test]
+    fn the_import_pass_gathers_the_lenient_readers_model_on_real_traces() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/traces");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.to_string_lossy().ends_with(".json.gz") {
+                continue;
+            }
+            let mut text = String::new();
+            let file = std::fs::File::open(&path).unwrap();
+            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text)
+                .unwrap();
+            let (streamed, whole) = both(&text, &ImportOptions::default());
+            assert!(streamed == whole, "{}", path.display());
+            assert!(streamed.contains("\"activities\":[{"), "{}", path.display());
+            seen += 1;
+        }
+        assert!(seen >= 8, "{seen} traces");
+    }
+
+    /// Events only the audit reads, in every shape the lenient reader treats differently:
+    /// fields in another order (the name after the times), a base after the events, a
+    /// negative duration, a time with digits below 1 ns (left out, or rounded), a time that
+    /// is not a number, an overflow once the base is added, a `"stream 7"` tid (a stream,
+    /// not a thread), a zero timestamp, sync rows, calls without a correlation.
+    #[test]
+    fn the_import_pass_gathers_the_lenient_readers_model_on_edge_cases() {
+        let k = r#"{"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":"stream 7","ts":0,"dur":10,"args":{"device":0,"correlation":1}}"#;
+        let c = r#"{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":9,"tid":9,"ts":1,"dur":2,"args":{"correlation":1}}"#;
+        let no_corr = r#"{"ph":"X","cat":"cuda_runtime","name":"cudaStreamWaitEvent","tid":"main","ts":3,"dur":1}"#;
+        let sync = r#"{"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","tid":9,"ts":40,"dur":5,"args":{"correlation":4}},
+            {"ph":"X","cat":"cuda_sync","name":"Stream Sync","pid":0,"tid":7,"ts":40,"dur":5,"args":{"cuda_sync_kind":"Stream Sync","stream":7,"correlation":4,"device":0}}"#;
+        let host = r#"{"ph":"X","cat":"cpu_op","name":"ProfilerStep#2","tid":9,"ts":60,"dur":5},
+            {"ts":3,"dur":1,"ph":"X","cat":"cpu_op","tid":4,"name":"ProfilerStep#1"},
+            {"ts":3,"dur":1,"ph":"X","cat":"cpu_op","tid":4,"name":"aten::add"},
+            {"ph":"X","cat":"Operator","name":"aten::_local_scalar_dense","tid":4,"ts":7,"dur":1},
+            {"ph":"X","cat":"user_annotation","name":"aten::item","tid":4,"ts":7,"dur":1},
+            {"ph":"X","cat":"user_annotation","tid":4,"ts":6,"dur":-2},
+            {"ph":"X","cat":"user_annotation","name":"sub-ns","tid":4,"ts":6.0004,"dur":2},
+            {"ph":"X","cat":"user_annotation","name":"text","tid":4,"ts":"6","dur":2},
+            {"ph":"X","cat":"user_annotation","name":"no dur","tid":4,"ts":6},
+            {"ph":"i","cat":"user_annotation","name":"instant","tid":4,"ts":6,"dur":1},
+            {"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#1","pid":0,"tid":7,"ts":1,"dur":12},
+            {"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"PyTorch Profiler","ts":1,"dur":100},
+            {"ph":"X","cat":"Trace","name":"again","ts":0,"dur":200}"#;
+        let events = [k, c, no_corr, sync, host].join(",");
+        let rounding = ImportOptions { round_sub_ns: true };
+        for text in [
+            format!(r#"{{"traceEvents":[{events}]}}"#),
+            format!(r#"{{"traceEvents":[{events}],"baseTimeNanoseconds":1000000}}"#),
+            format!(r#"{{"baseTimeNanoseconds":1000000,"traceEvents":[{events}]}}"#),
+            format!("[{events}]"),
+        ] {
+            for options in [ImportOptions::default(), rounding] {
+                let (streamed, whole) = both(&text, &options);
+                assert_eq!(streamed, whole, "{text}");
+                for part in [
+                    "negative-duration",
+                    "scalar-read",
+                    "\"window\":[",
+                    "ProfilerStep#2",
+                ] {
+                    assert!(streamed.contains(part), "{part}: {streamed}");
+                }
+                let based = text.contains("baseTimeNanoseconds");
+                assert_eq!(streamed.contains("zero-timestamp"), based, "{streamed}");
+            }
+        }
+        // A host range whose end overflows once the base is added: both fail the same way.
+        let far = r#"{"ph":"X","cat":"user_annotation","name":"far","tid":9,"ts":9223372036854775,"dur":3}"#;
+        for base in ["", r#","baseTimeNanoseconds":1000000"#] {
+            let text = format!(r#"{{"traceEvents":[{k},{c},{far}]{base}}}"#);
+            let (streamed, whole) = both(&text, &ImportOptions::default());
+            assert_eq!(streamed, whole, "{text}");
+            assert!(streamed.contains("overflow"), "{streamed}");
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Numbers and error paths from JSON text, as every Kineto reader reads them.
+//!
+//! A time is read from the number's **text**, digit by digit ([`scaled_decimal`]): µs with
+//! three decimals become integer ns exactly, never through `f64`; digits below 1 ns are
+//! refused (`inexact-value`) or, with `--round-sub-ns`, rounded to the nearest and counted
+//! ([`exact_number_at`]). [`parse_with_path`] parses one piece of text with
+//! `serde_path_to_error`, to name the field of an error (`traceEvents[12].args.correlation`):
+//! only on the error path, or for the lenient whole-text reader.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::import::{ImportError, ImportOptions};
+
+type Result<T> = std::result::Result<T, ImportError>;
+
+/// The exact value of a JSON number scaled by 10^`scale` (3: µs → ns), as an integer.
+/// `Ok(None)` when the value is not a number (a string, `null`, an object).
+///
+/// # Errors
+/// `inexact-value` when digits remain below 1 (unless rounding is on; then `rounded` counts
+/// it), `overflow` past `i64`; `path` names the field.
+pub(super) fn exact_number_at(
+    raw: &RawValue,
+    scale: i32,
+    path: &dyn Fn() -> String,
+    options: &ImportOptions,
+    rounded: &mut u64,
+) -> Result<Option<i64>> {
+    let text = raw.get();
+    if !text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+        return Ok(None);
+    }
+    match scaled_decimal(text, scale) {
+        Some(Scaled::Exact(v)) => Ok(Some(v)),
+        Some(Scaled::Rounded(v)) if options.round_sub_ns => {
+            *rounded += 1;
+            Ok(Some(v))
+        }
+        Some(Scaled::Rounded(_)) => Err(ImportError::new(
+            path(),
+            "inexact-value",
+            format!(
+                "`{text}` has digits below one nanosecond; pass --round-sub-ns to round such values to the nearest ns"
+            ),
+        )),
+        None => Err(ImportError::new(
+            path(),
+            "overflow",
+            format!("`{text}` does not fit in 64-bit nanoseconds"),
+        )),
+    }
+}
+
+/// Deserializes `text` as `T`, with the JSON path of any error under `prefix`.
+pub(super) fn parse_with_path<'a, T: Deserialize<'a>>(text: &'a str, prefix: &str) -> Result<T> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+        let inner = err.path().to_string();
+        let path = join_path(prefix, &inner);
+        let e = err.inner();
+        let code = classify(e);
+        // Positions help in a whole file; inside one event they would mislead.
+        let message = if prefix.is_empty() && e.line() > 0 {
+            e.to_string()
+        } else {
+            crate::error::without_position(&e.to_string())
+        };
+        ImportError::new(path, code, message)
+    })?;
+    de.end().map_err(|e| {
+        ImportError::new(
+            if prefix.is_empty() { "$" } else { prefix },
+            "bad-syntax",
+            format!("text after the JSON value: {e}"),
+        )
+    })?;
+    Ok(value)
+}
+
+fn join_path(prefix: &str, inner: &str) -> String {
+    match (prefix.is_empty(), inner == "." || inner.is_empty()) {
+        (true, true) => "$".to_owned(),
+        (true, false) => inner.to_owned(),
+        (false, true) => prefix.to_owned(),
+        (false, false) if inner.starts_with('[') => format!("{prefix}{inner}"),
+        (false, false) => format!("{prefix}.{inner}"),
+    }
+}
+
+pub(super) fn classify(err: &serde_json::Error) -> &'static str {
+    use serde_json::error::Category;
+    match err.classify() {
+        Category::Io => "io",
+        Category::Syntax | Category::Eof => "bad-syntax",
+        Category::Data => crate::error::serde_data_code(&err.to_string()),
+    }
+}
+
+/// A decimal scaled to an integer: exact, or rounded to the nearest (halves away from 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Scaled {
+    Exact(i64),
+    Rounded(i64),
+}
+
+/// `text` (a JSON number: sign, digits, optional fraction and exponent) × 10^`scale`, read
+/// digit by digit. `None` when it is not such a number or the result overflows `i64`.
+pub(super) fn scaled_decimal(text: &str, scale: i32) -> Option<Scaled> {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(i) => {
+            let e = rest[i + 1..].strip_prefix('+').unwrap_or(&rest[i + 1..]);
+            if e.is_empty() || e.len() > 6 {
+                return None;
+            }
+            (&rest[..i], e.parse::<i32>().ok()?)
+        }
+        None => (rest, 0),
+    };
+    let (int_part, frac_part) = match mantissa.split_once('.') {
+        Some((a, b)) => (a, b),
+        None => (mantissa, ""),
+    };
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if int_part.is_empty() || !all_digits(int_part) || !all_digits(frac_part) {
+        return None;
+    }
+    if mantissa.contains('.') && frac_part.is_empty() {
+        return None;
+    }
+    // digits × 10^shift, with digits = int_part ++ frac_part.
+    let shift = i64::from(exponent) + i64::from(scale) - frac_part.len() as i64;
+    let digits: Vec<u8> = int_part
+        .bytes()
+        .chain(frac_part.bytes())
+        .skip_while(|&b| b == b'0')
+        .map(|b| b - b'0')
+        .collect();
+    let keep = if shift >= 0 {
+        digits.len()
+    } else {
+        digits.len().saturating_sub(shift.unsigned_abs() as usize)
+    };
+    let mut value: i128 = 0;
+    for &d in &digits[..keep] {
+        value = value.checked_mul(10)?.checked_add(i128::from(d))?;
+        if value > i128::from(i64::MAX) + 1 {
+            return None;
+        }
+    }
+    let dropped = &digits[keep..];
+    let mut exact = true;
+    if shift > 0 {
+        for _ in 0..shift {
+            value = value.checked_mul(10)?;
+            if value > i128::from(i64::MAX) + 1 {
+                return None;
+            }
+        }
+    } else if dropped.iter().any(|&d| d != 0) {
+        exact = false;
+        // Below-the-point digits: when fewer digits are kept than dropped positions, the
+        // first dropped position may lie before the first digit (a value below 0.1).
+        let positions = shift.unsigned_abs() as usize;
+        let first_dropped = if positions > digits.len() {
+            0
+        } else {
+            dropped[0]
+        };
+        if first_dropped >= 5 {
+            value += 1;
+        }
+    }
+    let value = if negative { -value } else { value };
+    let value = i64::try_from(value).ok()?;
+    Some(if exact {
+        Scaled::Exact(value)
+    } else {
+        Scaled::Rounded(value)
+    })
+}

@@ -1,0 +1,594 @@
+//! The host program of a Kineto case: launches, event records, stream waits and host waits,
+//! placed in host-time order.
+//!
+//! Each GPU activity is launched by the API call with its correlation; `cuda_sync` rows of
+//! blocking calls become host waits, `Stream Wait Event` rows stream waits; older traces'
+//! `cudaDeviceSynchronize` calls without a row become device waits when the trace's work is
+//! on one device; synchronous copies become implicit waits (SPEC §4). Work is *enqueued* when
+//! its call returns and a wait *starts* when its call starts, so every step is keyed by
+//! `(time, rank, call start, seq)` ([`Placed`]) and sorted once. What is not mapped is counted
+//! with its reason ([`Plan::not_mapped`]). [`ops`] then turns the plan into the case's ops,
+//! with the `all-work` and `before-final-sync` timers.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::names::{
+    base_call_name, is_blocking_device_sync, is_blocking_event_sync, is_blocking_stream_sync,
+    is_query, is_stream_wait_call,
+};
+use super::{
+    copies, device_id, record_id, stream_id, GpuWork, HostCall, Read, SyncRow, WorkKind, CLOCK_ID,
+};
+use crate::case::raw::{RawImplicit, RawOp, RawTime};
+use crate::units::Nanos;
+
+/// A host-program step before ids are final.
+pub(super) enum Step {
+    Launch(usize),
+    Record(i64),
+    StreamWait {
+        stream: (i64, i64),
+        record: i64,
+    },
+    HostWait {
+        id: String,
+        target: Target,
+        start: i64,
+        returned: i64,
+        /// A copy that is a wait (SPEC §4): why, and the copy (index into the work).
+        implicit: Option<(RawImplicit, usize)>,
+    },
+}
+
+/// What a host wait waits for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Target {
+    Event(i64),
+    Stream((i64, i64)),
+    Device(i64),
+}
+
+/// A step with its place in host time: `(time, rank, call start, seq)`.
+pub(super) struct Placed {
+    pub(super) key: (i64, u8, i64, usize),
+    pub(super) step: Step,
+}
+
+/// The host program in host-time order, with what the summary says about it.
+#[derive(Default)]
+pub(super) struct Plan {
+    /// The steps, sorted by key.
+    pub(super) placed: Vec<Placed>,
+    /// Every stream: with work, or named by a wait.
+    pub(super) streams: BTreeSet<(i64, i64)>,
+    /// Event records a wait names: correlation → stream.
+    pub(super) records: BTreeMap<i64, (i64, i64)>,
+    /// Host waits declared, by kind.
+    pub(super) host_waits: BTreeMap<String, u64>,
+    /// Stream waits declared.
+    pub(super) stream_waits: u64,
+    /// Sync rows and calls not mapped, by reason.
+    pub(super) not_mapped: BTreeMap<String, u64>,
+    /// `cudaDeviceSynchronize` calls without a row taken as waits on the only device.
+    pub(super) assumed_device_sync: u64,
+    /// The only device with GPU work, when there is one.
+    pub(super) single_device: Option<i64>,
+    /// The position of the last host wait.
+    pub(super) last_wait: Option<usize>,
+    /// The position of the profiler's own final device sync, when the last wait is one.
+    pub(super) final_sync: Option<usize>,
+    /// The note saying so.
+    pub(super) final_sync_note: Option<String>,
+    /// Launches whose host order disagrees with their stream's GPU order.
+    pub(super) order_disagreements: u64,
+}
+
+/// Counts one more under `why`.
+pub(super) fn count(map: &mut BTreeMap<String, u64>, why: impl Into<String>) {
+    *map.entry(why.into()).or_default() += 1;
+}
+
+/// Places every step of the host program; `work_devices` are the devices with GPU work
+/// (`read.work` is sorted).
+pub(super) fn plan(read: &Read, work_devices: &BTreeSet<i64>) -> Plan {
+    let mut plan = Plan {
+        placed: Vec::with_capacity(read.work.len() + read.syncs.len()),
+        streams: read.work.iter().map(|w| (w.device, w.stream)).collect(),
+        single_device: if work_devices.len() == 1 {
+            work_devices.first().copied()
+        } else {
+            None
+        },
+        ..Plan::default()
+    };
+    place_launches(read, &mut plan);
+    let synced_calls = place_sync_rows(read, &mut plan);
+    place_unsynced_calls(read, &synced_calls, work_devices.len(), &mut plan);
+    for &rc in plan.records.keys() {
+        let call = &read.calls[&rc];
+        plan.placed.push(Placed {
+            key: (call.end, 0, call.start, usize::MAX),
+            step: Step::Record(rc),
+        });
+    }
+    plan.placed.sort_by_key(|p| p.key);
+    let copy_waits = keep_copy_waits(&mut plan, read);
+    for (why, n) in copy_waits {
+        *plan.host_waits.entry(why).or_default() += n;
+    }
+    mark_final_sync(&mut plan);
+    plan.order_disagreements = order_disagreements(&plan.placed, read);
+    plan
+}
+
+/// Each activity whose call is in the trace is launched when the call returns; a copy that
+/// is a wait follows its launch.
+fn place_launches(read: &Read, plan: &mut Plan) {
+    for (k, w) in read.work.iter().enumerate() {
+        if let Some(call) = w.correlation.and_then(|c| read.calls.get(&c)) {
+            plan.placed.push(Placed {
+                key: (call.end, 0, call.start, k),
+                step: Step::Launch(k),
+            });
+            if let Some(wait) = copy_wait(w, k, call) {
+                plan.placed.push(Placed {
+                    key: (call.end, 0, call.start, k),
+                    step: wait,
+                });
+            }
+        }
+    }
+}
+
+/// The implicit wait a `gpu_memcpy` row's call makes (SPEC §4; [`super::copies`]): a host
+/// wait on the copy's stream, returning when its call returns.
+fn copy_wait(w: &GpuWork, k: usize, call: &HostCall) -> Option<Step> {
+    if w.kind != WorkKind::Memcpy {
+        return None;
+    }
+    let how = copies::call_of(base_call_name(&call.name))?;
+    let (direction, host) = copies::kineto_copy(&w.name);
+    let kind = copies::implicit_wait(how, direction, host)?;
+    Some(Step::HostWait {
+        id: format!("copy-c{}", w.correlation.unwrap_or_default()),
+        target: Target::Stream((w.device, w.stream)),
+        start: call.start,
+        returned: call.end,
+        implicit: Some((kind, k)),
+    })
+}
+
+/// Maps each `cuda_sync` row to a wait, or counts why not. Returns the correlations of the
+/// calls that have a row.
+fn place_sync_rows(read: &Read, plan: &mut Plan) -> BTreeSet<i64> {
+    let mut synced_calls: BTreeSet<i64> = BTreeSet::new();
+    for row in &read.syncs {
+        if let Some(c) = row.correlation {
+            if !synced_calls.insert(c) && read.calls.contains_key(&c) {
+                // One call waits once: a second cuda_sync row for it (a repeated row) would
+                // declare a second wait with the same id.
+                count(
+                    &mut plan.not_mapped,
+                    format!(
+                        "{}: a second cuda_sync row for the same call (same correlation): counted once",
+                        row.kind
+                    ),
+                );
+                continue;
+            }
+        }
+        match row.correlation.and_then(|c| read.calls.get(&c)) {
+            Some(call) => map_sync_row(read, row, call, plan),
+            None => count(
+                &mut plan.not_mapped,
+                format!(
+                    "{}: its API call (same correlation) is not in the trace",
+                    row.kind
+                ),
+            ),
+        }
+    }
+    synced_calls
+}
+
+/// The stream and correlation of the event record a row waits for.
+fn record_of(
+    read: &Read,
+    row: &SyncRow,
+    device: i64,
+) -> std::result::Result<((i64, i64), i64), &'static str> {
+    match (row.record_corr, row.wait_on_stream) {
+        (Some(rc), Some(ws)) if rc >= 0 && ws >= 0 && ws != i64::from(u32::MAX) => {
+            if read.calls.contains_key(&rc) {
+                Ok(((device, ws), rc))
+            } else {
+                Err("the cudaEventRecord it names is not in the trace")
+            }
+        }
+        _ => Err("the trace does not say which event record it waits for"),
+    }
+}
+
+/// One `cuda_sync` row of `call`: a host wait, a stream wait, or a reason it is neither.
+fn map_sync_row(read: &Read, row: &SyncRow, call: &HostCall, plan: &mut Plan) {
+    let corr = row.correlation.unwrap_or_default();
+    let device = row.device.unwrap_or(0);
+    let wait = |target: Target| Placed {
+        key: (call.start, 1, call.start, row.event),
+        step: Step::HostWait {
+            id: format!("wait-c{corr}"),
+            target,
+            start: call.start,
+            returned: call.end,
+            implicit: None,
+        },
+    };
+    match row.kind.as_str() {
+        _ if is_query(&call.name) => count(
+            &mut plan.not_mapped,
+            format!(
+                "{} by {}: a query returns at once and may have said \"not ready\": not a wait",
+                row.kind, call.name
+            ),
+        ),
+        "Stream Sync" if is_blocking_stream_sync(&call.name) => match row.stream {
+            Some(s) if s >= 0 && s != i64::from(u32::MAX) => {
+                plan.streams.insert((device, s));
+                plan.placed.push(wait(Target::Stream((device, s))));
+                count(&mut plan.host_waits, "on a stream (Stream Sync)");
+            }
+            _ => count(&mut plan.not_mapped, "Stream Sync: no stream named"),
+        },
+        "Event Sync" if is_blocking_event_sync(&call.name) => match record_of(read, row, device) {
+            Ok((stream, rc)) => {
+                plan.streams.insert(stream);
+                plan.records.insert(rc, stream);
+                plan.placed.push(wait(Target::Event(rc)));
+                count(&mut plan.host_waits, "on an event (Event Sync)");
+            }
+            Err(why) => count(&mut plan.not_mapped, format!("Event Sync: {why}")),
+        },
+        "Context Sync" if is_blocking_device_sync(&call.name) => {
+            if plan.streams.iter().any(|(d, _)| *d == device) {
+                plan.placed.push(wait(Target::Device(device)));
+                count(&mut plan.host_waits, "on a device (Context Sync)");
+            } else {
+                count(
+                    &mut plan.not_mapped,
+                    "Context Sync: no stream of its device appears in the trace",
+                );
+            }
+        }
+        "Stream Wait Event" if is_stream_wait_call(&call.name) => {
+            map_stream_wait(read, row, call, device, plan);
+        }
+        kind => count(
+            &mut plan.not_mapped,
+            format!(
+                "{kind} by {}: not a blocking call this importer knows",
+                call.name
+            ),
+        ),
+    }
+}
+
+/// A `Stream Wait Event` row: the waiting stream waits for the event record it names.
+fn map_stream_wait(read: &Read, row: &SyncRow, call: &HostCall, device: i64, plan: &mut Plan) {
+    match (record_of(read, row, device), row.stream) {
+        (Ok((from, rc)), Some(s)) if s >= 0 => {
+            plan.streams.insert(from);
+            plan.streams.insert((device, s));
+            plan.records.insert(rc, from);
+            plan.placed.push(Placed {
+                key: (call.end, 0, call.start, row.event),
+                step: Step::StreamWait {
+                    stream: (device, s),
+                    record: rc,
+                },
+            });
+            plan.stream_waits += 1;
+        }
+        (Err(why), _) => count(&mut plan.not_mapped, format!("Stream Wait Event: {why}")),
+        _ => count(
+            &mut plan.not_mapped,
+            "Stream Wait Event: no waiting stream named",
+        ),
+    }
+}
+
+/// Older traces: blocking calls with no `cuda_sync` row. A device synchronize is a wait on
+/// the only device with work; stream and event synchronizes name no target and are counted.
+fn place_unsynced_calls(
+    read: &Read,
+    synced_calls: &BTreeSet<i64>,
+    devices: usize,
+    plan: &mut Plan,
+) {
+    let mut call_list: Vec<(&i64, &HostCall)> = read
+        .calls
+        .iter()
+        .filter(|(c, _)| !synced_calls.contains(c))
+        .collect();
+    call_list.sort_by_key(|(c, call)| (call.start, **c));
+    for (&corr, call) in call_list {
+        if is_blocking_device_sync(&call.name) {
+            match plan.single_device {
+                Some(device) => {
+                    plan.placed.push(Placed {
+                        key: (call.start, 1, call.start, usize::MAX),
+                        step: Step::HostWait {
+                            id: format!("wait-c{corr}"),
+                            target: Target::Device(device),
+                            start: call.start,
+                            returned: call.end,
+                            implicit: None,
+                        },
+                    });
+                    plan.assumed_device_sync += 1;
+                    count(
+                        &mut plan.host_waits,
+                        format!("on a device ({}, no cuda_sync row)", call.name),
+                    );
+                }
+                None => count(
+                    &mut plan.not_mapped,
+                    format!(
+                        "{} without a cuda_sync row: the trace's work is on {devices} devices, the call names none",
+                        call.name,
+                    ),
+                ),
+            }
+        } else if is_blocking_stream_sync(&call.name) || is_blocking_event_sync(&call.name) {
+            count(
+                &mut plan.not_mapped,
+                format!(
+                    "{} without a cuda_sync row: the trace does not say what it waited for",
+                    call.name
+                ),
+            );
+        }
+    }
+}
+
+/// Keeps an implicit copy wait only when nothing else was submitted to its stream while its
+/// call ran: a launch from another thread that returned during a synchronous copy may have
+/// been queued before or after the copy, so the copy's return proves nothing about it, and
+/// the program order (launches keyed by their return) would claim it covered. Such waits are
+/// dropped and counted. Returns the kept waits counted by kind.
+fn keep_copy_waits(plan: &mut Plan, read: &Read) -> BTreeMap<String, u64> {
+    let records = &plan.records;
+    let stream_of = |p: &Placed| match &p.step {
+        Step::Launch(k) => Some((read.work[*k].device, read.work[*k].stream)),
+        Step::Record(rc) => records.get(rc).copied(),
+        Step::StreamWait { stream, .. } => Some(*stream),
+        Step::HostWait { .. } => None,
+    };
+    let placed = &plan.placed;
+    let mut kept = BTreeMap::new();
+    let mut dropped = vec![false; placed.len()];
+    for (i, p) in placed.iter().enumerate() {
+        let Step::HostWait {
+            target: Target::Stream(stream),
+            start,
+            implicit: Some((kind, k)),
+            ..
+        } = &p.step
+        else {
+            continue;
+        };
+        let overtaken = placed[..i]
+            .iter()
+            .rev()
+            .take_while(|q| q.key.0 > *start)
+            .any(|q| {
+                !matches!(q.step, Step::Launch(j) if j == *k) && stream_of(q) == Some(*stream)
+            });
+        let word = kind.word();
+        if overtaken {
+            dropped[i] = true;
+            count(
+                &mut plan.not_mapped,
+                format!("{word} copy: another submission to its stream returned while the copy's call ran, so the copy's place in the stream is unknown: not a wait"),
+            );
+        } else {
+            *kept
+                .entry(format!("on a stream (implicit: {word} copy)"))
+                .or_default() += 1;
+        }
+    }
+    let mut i = 0;
+    plan.placed.retain(|_| {
+        i += 1;
+        !dropped[i - 1]
+    });
+    kept
+}
+
+/// The last host wait: the profiler's own device synchronize when it is device-wide and
+/// nothing is launched after it (renamed `final-device-sync`, with a note).
+fn mark_final_sync(plan: &mut Plan) {
+    let placed = &mut plan.placed;
+    plan.last_wait = placed
+        .iter()
+        .rposition(|p| matches!(p.step, Step::HostWait { .. }));
+    plan.final_sync = plan.last_wait.filter(|&i| {
+        matches!(
+            &placed[i].step,
+            Step::HostWait {
+                target: Target::Device(_),
+                ..
+            }
+        ) && !placed[i..]
+            .iter()
+            .any(|p| matches!(p.step, Step::Launch(_)))
+    });
+    if let Some(i) = plan.final_sync {
+        if let Step::HostWait { id, .. } = &mut placed[i].step {
+            plan.final_sync_note = Some(format!(
+                "`final-device-sync` (was `{id}`) is the trace's last wait, device-wide, with nothing launched after it: most likely the PyTorch profiler's own synchronize when it stops, not the script's"
+            ));
+            *id = "final-device-sync".to_owned();
+        }
+    }
+}
+
+/// Launch order against execution order, per stream: launches that start on the GPU before
+/// one launched earlier on the same stream.
+fn order_disagreements(placed: &[Placed], read: &Read) -> u64 {
+    let mut last_start: HashMap<(i64, i64), i64> = HashMap::new();
+    let mut disagreements = 0u64;
+    for p in placed {
+        if let Step::Launch(k) = p.step {
+            let w = &read.work[k];
+            let last = last_start.entry((w.device, w.stream)).or_insert(i64::MIN);
+            if w.start < *last {
+                disagreements += 1;
+            }
+            *last = (*last).max(w.start);
+        }
+    }
+    disagreements
+}
+
+/// The case's ops, and what the completion questions claim.
+pub(super) struct Ops {
+    /// The program.
+    pub(super) program: Vec<RawOp>,
+    /// Whether the `all-work` (and `before-final-sync`) timers exist.
+    pub(super) timers: bool,
+    /// The last launch of each stream: the work `completion:all-work` claims.
+    pub(super) all_work_claim: Vec<String>,
+    /// The same before the final sync, when there is one.
+    pub(super) script_claim: Option<Vec<String>>,
+    /// Event records some op names.
+    pub(super) used_records: BTreeSet<i64>,
+}
+
+/// A time on the clock.
+fn ns(v: i64) -> RawTime {
+    RawTime::from(Nanos::new(v))
+}
+
+/// Starts `timer` at `at`.
+fn timer_start(timer: &str, at: i64) -> RawOp {
+    RawOp::TimerStart {
+        timer: timer.into(),
+        clock: CLOCK_ID.into(),
+        at: ns(at),
+    }
+}
+
+/// Stops `timer` at `at`.
+fn timer_stop(timer: &str, at: i64) -> RawOp {
+    RawOp::TimerStop {
+        timer: timer.into(),
+        clock: CLOCK_ID.into(),
+        at: ns(at),
+    }
+}
+
+/// The last launch of each stream among `placed`.
+fn last_launches(placed: &[Placed], read: &Read, phase_ids: &[String]) -> Vec<String> {
+    let mut last: BTreeMap<(i64, i64), usize> = BTreeMap::new();
+    for p in placed {
+        if let Step::Launch(k) = p.step {
+            let w = &read.work[k];
+            last.insert((w.device, w.stream), k);
+        }
+    }
+    last.values().map(|&k| phase_ids[k].clone()).collect()
+}
+
+/// The ops of the plan, with the timers of the completion questions: both start at the
+/// first API call; `before-final-sync` stops where the final sync starts, `all-work` when
+/// the last wait returns.
+pub(super) fn ops(read: &Read, plan: &Plan, phase_ids: &[String]) -> Ops {
+    let placed = &plan.placed;
+    // Every placed step carries the start of its API call: the first is the trace's start.
+    let first_call = placed.iter().map(|p| p.key.2).min();
+    let launched_any = placed.iter().any(|p| matches!(p.step, Step::Launch(_)));
+    let timers = launched_any && first_call.is_some();
+    let t0 = first_call.unwrap_or(0);
+    let mut program: Vec<RawOp> = Vec::with_capacity(placed.len() + 4);
+    if timers {
+        program.push(timer_start("all-work", t0));
+        if plan.final_sync.is_some() {
+            program.push(timer_start("before-final-sync", t0));
+        }
+    }
+    let stop_all_after = plan.last_wait.unwrap_or(placed.len().saturating_sub(1));
+    let max_return = placed
+        .iter()
+        .filter_map(|p| match p.step {
+            Step::HostWait { returned, .. } => Some(returned),
+            _ => None,
+        })
+        .max();
+    let last_end = placed.last().map_or(t0, |p| p.key.0);
+    let mut used_records: BTreeSet<i64> = BTreeSet::new();
+    for (i, p) in placed.iter().enumerate() {
+        if timers && Some(i) == plan.final_sync {
+            if let Step::HostWait { start, .. } = p.step {
+                program.push(timer_stop("before-final-sync", start));
+            }
+        }
+        program.push(op_of(&p.step, phase_ids, &mut used_records));
+        if timers && i == stop_all_after {
+            let at = max_return.unwrap_or(last_end).max(t0);
+            program.push(timer_stop("all-work", at));
+        }
+    }
+    Ops {
+        program,
+        timers,
+        // All launched work is claimed, also work launched after the last wait (then the
+        // claim is honestly not covered).
+        all_work_claim: last_launches(placed, read, phase_ids),
+        script_claim: plan
+            .final_sync
+            .map(|upto| last_launches(&placed[..upto], read, phase_ids)),
+        used_records,
+    }
+}
+
+/// The op of one step, with its final ids.
+fn op_of(step: &Step, phase_ids: &[String], used_records: &mut BTreeSet<i64>) -> RawOp {
+    match step {
+        Step::Launch(k) => RawOp::Launch {
+            phase: phase_ids[*k].clone(),
+        },
+        Step::Record(rc) => {
+            used_records.insert(*rc);
+            RawOp::Record {
+                event: record_id(*rc),
+            }
+        }
+        Step::StreamWait { stream, record } => RawOp::StreamWait {
+            stream: stream_id(*stream),
+            event: record_id(*record),
+        },
+        Step::HostWait {
+            id,
+            target,
+            returned,
+            implicit,
+            ..
+        } => {
+            let (event, stream, device) = match target {
+                Target::Event(rc) => (Some(record_id(*rc)), None, None),
+                Target::Stream(s) => (None, Some(stream_id(*s)), None),
+                Target::Device(d) => (None, None, Some(device_id(*d))),
+            };
+            RawOp::HostWait {
+                id: id.clone(),
+                event,
+                stream,
+                device,
+                clock: Some(CLOCK_ID.into()),
+                at: Some(ns(*returned)),
+                implicit: implicit.map(|(kind, _)| kind),
+                copy: implicit.map(|(_, k)| phase_ids[k].clone()),
+            }
+        }
+    }
+}
