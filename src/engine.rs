@@ -733,6 +733,99 @@ mod tests {
     use super::*;
     use crate::case::load_case_str;
 
+    /// Two clocks (a host timer and device events on one stream), two phases on each clock,
+    /// and the questions of the mutation campaign's survivors (issue 16).
+    fn survivors_case() -> Report {
+        let text = r#"{"format": "worksheet-case", "version": 1,
+            "clocks": [{"id": "host", "domain": "host", "instance": "boot"},
+                       {"id": "gpu", "domain": "device", "instance": "ctx"}],
+            "streams": [{"id": "A", "clock": "gpu", "device": "gpu0"}],
+            "events": [{"id": "e0", "stream": "A", "timing": true, "state": "completed", "at": "5 us"},
+                       {"id": "e1", "stream": "A", "timing": true, "state": "completed", "at": "5 us"}],
+            "phases": [{"id": "k", "stream": "A", "start": "0 us", "end": "4 us"},
+                       {"id": "h", "clock": "host", "start": "0 us", "end": "2 us"}],
+            "program": [{"op": "timer-start", "timer": "t", "clock": "host", "at": "0 us"},
+                        {"op": "record", "event": "e0"}, {"op": "record", "event": "e1"},
+                        {"op": "timer-stop", "timer": "t", "clock": "host", "at": "9 us"}],
+            "questions": [
+                {"id": "zero", "kind": "device-interval", "start": "e0", "end": "e1"},
+                {"id": "mixed", "kind": "intervals", "phases": ["k", "h"]},
+                {"id": "none", "kind": "intervals", "phases": []},
+                {"id": "sub", "kind": "submission", "timer": "t"},
+                {"id": "mixed-d", "kind": "host-completion", "timer": "t", "work": ["k"]},
+                {"id": "unknown-first", "kind": "difference", "minuend": "mixed-d", "subtrahend": "sub"},
+                {"id": "unknown-second", "kind": "difference", "minuend": "sub", "subtrahend": "mixed-d"}]}"#;
+        evaluate(&load_case_str(text, "engine-test.json").expect("valid test case"))
+    }
+
+    #[test]
+    fn survivors_of_the_mutation_campaign_are_pinned() {
+        let report = survivors_case();
+        let answer = |id: &str| {
+            report
+                .answers
+                .iter()
+                .find(|a| a.id == id)
+                .unwrap_or_else(|| panic!("{id}"))
+        };
+        // Equal event timestamps: a zero interval, with no "contradicts stream order" note.
+        let zero = answer("zero").outcome.verdict().unwrap();
+        assert_eq!(zero.value(), Some(Nanos::ZERO));
+        assert!(
+            zero.notes().iter().all(|n| !n.contains("precedes")),
+            "{zero:?}"
+        );
+        // A set on two clocks has no single analysis and is unknown as a whole.
+        let Outcome::Intervals(mixed) = &answer("mixed").outcome else {
+            panic!("intervals")
+        };
+        assert_eq!(mixed.per_clock.len(), 2);
+        assert!(mixed.combined_unknown.is_some());
+        assert!(mixed.single().is_none());
+        assert!(
+            mixed.headline().starts_with("unknown ("),
+            "{}",
+            mixed.headline()
+        );
+        // An empty set has the empty analysis, and a headline of its own.
+        let Outcome::Intervals(none) = &answer("none").outcome else {
+            panic!("intervals")
+        };
+        assert_eq!(none.combined_unknown, None);
+        assert_eq!(none.single().map(|a| a.count), Some(0));
+        assert!(!none.headline().is_empty() && none.headline() != mixed.headline());
+        // A difference with an unknown side names that side's question.
+        for (id, side) in [("unknown-first", "mixed-d"), ("unknown-second", "mixed-d")] {
+            let v = answer(id).outcome.verdict().unwrap();
+            assert!(
+                matches!(v, Verdict::Unknown { detail, .. } if detail.contains(&format!("`{side}` is unknown"))),
+                "{id}: {v:?}"
+            );
+        }
+    }
+
+    /// Work that a wait covers is known even when the trace has joins it did not record
+    /// elsewhere: an unrecorded join explains only work that was missed (a mutant asking
+    /// for that explanation when nothing was missed survived the campaign).
+    #[test]
+    fn unrecorded_joins_leave_covered_work_known() {
+        let text = r#"{"format": "worksheet-case", "version": 1,
+            "clocks": [{"id": "host", "domain": "host", "instance": "boot"},
+                       {"id": "gpu", "domain": "device", "instance": "ctx"}],
+            "streams": [{"id": "A", "clock": "gpu", "device": "gpu0"},
+                        {"id": "B", "clock": "gpu", "device": "gpu0"}],
+            "unrecorded_joins": [{"streams": ["A", "B"]}],
+            "phases": [{"id": "work", "stream": "A", "start": "1 us", "end": "4 us"}],
+            "program": [{"op": "timer-start", "timer": "t", "clock": "host", "at": "0 us"},
+                        {"op": "launch", "phase": "work"},
+                        {"op": "host-wait", "id": "w", "stream": "A"},
+                        {"op": "timer-stop", "timer": "t", "clock": "host", "at": "9 us"}],
+            "questions": [{"id": "q", "kind": "host-completion", "timer": "t", "work": ["work"]}]}"#;
+        let report = evaluate(&load_case_str(text, "engine-test.json").expect("valid test case"));
+        let v = report.answers[0].outcome.verdict().unwrap();
+        assert_eq!(v.value(), Some(Nanos::new(9_000)), "{v:?}");
+    }
+
     /// One host clock, one stream; `program` is the host program, `claim` the phases claimed.
     fn completion(program: &str, claim: &str) -> Verdict {
         let text = format!(

@@ -364,6 +364,32 @@ impl Outliers {
 mod tests {
     use super::*;
 
+    /// `outliers()` adds the four outlier classes, and only those.
+    #[test]
+    fn outliers_count_the_four_outlier_classes() {
+        let counts = ClassCounts {
+            low_severe: 2,
+            low_mild: 3,
+            not_outliers: 100,
+            high_mild: 5,
+            high_severe: 7,
+        };
+        assert_eq!(counts.outliers(), 17);
+        let total: usize = Class::ALL.iter().map(|&c| counts.get(c)).sum();
+        assert_eq!(total, 117);
+    }
+
+    /// A fence prints in the unit a value of its size would: each power of a thousand.
+    #[test]
+    fn fences_print_in_the_natural_unit() {
+        let shown = |half_ns: i128| Fence { half_ns }.to_string();
+        assert_eq!(shown(15), "7.5 ns");
+        assert_eq!(shown(25_000), "12.5 us");
+        assert_eq!(shown(3_000_001), "1.5000005 ms");
+        assert_eq!(shown(5_000_000_000), "2.5 s");
+        assert_eq!(shown(-80_000), "-40 us");
+    }
+
     /// The codes are public interface (JSON, text): each class has its own, as documented.
     #[test]
     fn every_class_has_its_documented_code() {
