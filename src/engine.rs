@@ -780,7 +780,7 @@ mod tests {
             panic!("intervals")
         };
         assert_eq!(mixed.per_clock.len(), 2);
-        assert!(mixed.combined_unknown.is_some());
+        assert_eq!(mixed.combined_unknown, Some(Reason::CrossDomain));
         assert!(mixed.single().is_none());
         assert!(
             mixed.headline().starts_with("unknown ("),
@@ -824,6 +824,53 @@ mod tests {
         let report = evaluate(&load_case_str(text, "engine-test.json").expect("valid test case"));
         let v = report.answers[0].outcome.verdict().unwrap();
         assert_eq!(v.value(), Some(Nanos::new(9_000)), "{v:?}");
+    }
+
+    /// A set on two clocks of one domain (two boots) is unknown for `cross-instance`, not
+    /// `cross-domain`.
+    #[test]
+    fn a_set_on_two_boots_is_cross_instance() {
+        let text = r#"{"format": "worksheet-case", "version": 1,
+            "clocks": [{"id": "a", "domain": "host", "instance": "boot-a"},
+                       {"id": "b", "domain": "host", "instance": "boot-b"}],
+            "phases": [{"id": "x", "clock": "a", "start": "0 us", "end": "2 us"},
+                       {"id": "y", "clock": "b", "start": "0 us", "end": "2 us"}],
+            "questions": [{"id": "q", "kind": "intervals", "phases": ["x", "y"]}]}"#;
+        let report = evaluate(&load_case_str(text, "engine-test.json").expect("valid test case"));
+        let Outcome::Intervals(set) = &report.answers[0].outcome else {
+            panic!("intervals")
+        };
+        assert_eq!(set.combined_unknown, Some(Reason::CrossInstance));
+    }
+
+    /// A steady-state question's own `min_warmup` and `tolerance_percent` replace the
+    /// defaults (mutants dropping either field survived the campaign).
+    #[test]
+    fn steady_state_questions_use_their_own_policy() {
+        let text = r#"{"format": "worksheet-case", "version": 1,
+            "series": [
+                {"id": "drift", "warmup": ["412 us", "300 us"],
+                 "measured": ["100 us", "100 us", "100 us", "105 us", "105 us", "105 us", "110 us", "110 us", "110 us"]},
+                {"id": "one-warmup", "warmup": ["412 us"],
+                 "measured": ["100 us", "100 us", "100 us", "100 us", "100 us", "100 us", "100 us", "100 us", "100 us"]}],
+            "questions": [
+                {"id": "drift-default", "kind": "steady-state", "series": "drift"},
+                {"id": "drift-loose", "kind": "steady-state", "series": "drift", "tolerance_percent": 20},
+                {"id": "one-default", "kind": "steady-state", "series": "one-warmup"},
+                {"id": "one-allowed", "kind": "steady-state", "series": "one-warmup", "min_warmup": 1}]}"#;
+        let report = evaluate(&load_case_str(text, "engine-test.json").expect("valid test case"));
+        let reason = |i: usize| report.answers[i].outcome.verdict().unwrap().reason();
+        assert!(
+            reason(0).is_some(),
+            "a 10 % drift is not steady at the default 5 %"
+        );
+        assert_eq!(reason(1), None, "but is within 20 %");
+        assert_eq!(reason(2), Some(Reason::SingleWarmup));
+        assert_eq!(
+            reason(3),
+            None,
+            "one warm-up run is enough when the question says so"
+        );
     }
 
     /// One host clock, one stream; `program` is the host program, `claim` the phases claimed.

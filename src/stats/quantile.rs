@@ -151,6 +151,17 @@ impl Sorted {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `per_mille` reads back what the percentile was made from.
+    #[test]
+    fn per_mille_is_the_percentile_in_tenths_of_a_percent() {
+        assert_eq!(Percentile::MAX.per_mille(), 1000);
+        assert_eq!(Percentile::P90.per_mille(), 900);
+        assert_eq!(
+            Percentile::from_per_mille(125).map(|p| p.per_mille()),
+            Some(125)
+        );
+    }
     use proptest::prelude::*;
 
     fn sorted(values: &[i64]) -> Sorted {

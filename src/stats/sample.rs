@@ -249,6 +249,13 @@ impl FromIterator<Sample> for SampleSet {
 mod tests {
     use super::*;
 
+    /// `value` reads back the duration recorded.
+    #[test]
+    fn a_sample_keeps_its_value() {
+        let sample = Sample::new(Nanos::new(1_234), Phase::Measured, Outcome::Completed).unwrap();
+        assert_eq!(sample.value(), Nanos::new(1_234));
+    }
+
     #[test]
     fn negative_values_are_not_samples() {
         let err = Sample::new(Nanos::new(-1), Phase::Measured, Outcome::Completed).unwrap_err();
