@@ -1040,4 +1040,82 @@ mod tests {
             Err(("phases[0].clock".to_owned(), "bad-value"))
         );
     }
+
+    /// Events on two streams of one device clock, recorded by `program` (JSON ops), and
+    /// `questions`.
+    fn events_case(
+        program: &str,
+        e0_at: &str,
+        questions: &str,
+    ) -> Result<(), (String, &'static str)> {
+        let text = format!(
+            r#"{{"format": "worksheet-case", "version": 1,
+            "clocks": [{{"id": "gpu", "domain": "device", "instance": "ctx"}}],
+            "streams": [{{"id": "A", "clock": "gpu", "device": "gpu0"}},
+                        {{"id": "B", "clock": "gpu", "device": "gpu0"}}],
+            "events": [{{"id": "e0", "stream": "A", "timing": true, "state": "completed", "at": "{e0_at}"}},
+                       {{"id": "e1", "stream": "A", "timing": true, "state": "completed", "at": "5 us"}},
+                       {{"id": "f", "stream": "B", "timing": true, "state": "completed", "at": "1 us"}}],
+            "program": [{program}],
+            "questions": [{questions}]}}"#
+        );
+        load_case_str(&text, "v.json")
+            .map(|_| ())
+            .map_err(|e| (e.path.clone(), e.code))
+    }
+
+    const ALL_RECORDED: &str = r#"{"op": "record", "event": "e0"}, {"op": "record", "event": "e1"}, {"op": "record", "event": "f"}"#;
+    const INTERVAL: &str = r#"{"id": "d", "kind": "device-interval", "start": "e0", "end": "e1"}"#;
+
+    #[test]
+    fn completed_events_must_be_recorded_by_a_program_that_exists() {
+        assert_eq!(events_case(ALL_RECORDED, "5 us", INTERVAL), Ok(()));
+        // No program at all: the events stand alone.
+        assert_eq!(events_case("", "5 us", ""), Ok(()));
+        let partial = r#"{"op": "record", "event": "e0"}, {"op": "record", "event": "e1"}"#;
+        assert_eq!(
+            events_case(partial, "5 us", ""),
+            Err(("events[2].state".to_owned(), "inconsistent-event"))
+        );
+    }
+
+    #[test]
+    fn records_on_one_stream_keep_their_order_and_may_tie() {
+        assert_eq!(events_case(ALL_RECORDED, "5 us", ""), Ok(()));
+        assert_eq!(
+            events_case(ALL_RECORDED, "6 us", ""),
+            Err(("events[1].at".to_owned(), "inconsistent-event"))
+        );
+    }
+
+    #[test]
+    fn a_device_interval_runs_forward_in_stream_order() {
+        let q = |start: &str, end: &str| {
+            format!(
+                r#"{{"id": "d", "kind": "device-interval", "start": "{start}", "end": "{end}"}}"#
+            )
+        };
+        assert_eq!(events_case(ALL_RECORDED, "5 us", &q("e0", "e0")), Ok(()));
+        assert_eq!(
+            events_case(ALL_RECORDED, "5 us", &q("e1", "e0")),
+            Err(("questions[0].end".to_owned(), "reversed-interval"))
+        );
+        // Across streams, record order says nothing: left to the engine.
+        assert_eq!(events_case(ALL_RECORDED, "5 us", &q("f", "e0")), Ok(()));
+    }
+
+    #[test]
+    fn a_difference_subtracts_durations_only() {
+        let diff = |minuend: &str| {
+            format!(
+                r#"{INTERVAL}, {{"id": "set", "kind": "intervals", "phases": []}},
+                {{"id": "x", "kind": "difference", "minuend": "{minuend}", "subtrahend": "d"}}"#
+            )
+        };
+        assert_eq!(events_case(ALL_RECORDED, "5 us", &diff("d")), Ok(()));
+        assert_eq!(
+            events_case(ALL_RECORDED, "5 us", &diff("set")),
+            Err(("questions[2].minuend".to_owned(), "bad-value"))
+        );
+    }
 }
