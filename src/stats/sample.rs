@@ -249,6 +249,16 @@ impl FromIterator<Sample> for SampleSet {
 mod tests {
     use super::*;
 
+    /// `push` returns the index the sample has in the raw record.
+    #[test]
+    fn push_returns_each_samples_index() {
+        let mut set = SampleSet::new();
+        let sample = |ns| Sample::new(Nanos::new(ns), Phase::Measured, Outcome::Completed).unwrap();
+        assert_eq!(set.push(sample(5)), 0);
+        assert_eq!(set.push(sample(6)), 1);
+        assert_eq!(set.push(sample(7)), 2);
+    }
+
     /// `value` reads back the duration recorded.
     #[test]
     fn a_sample_keeps_its_value() {
