@@ -257,6 +257,8 @@ mod tests {
         assert_eq!(set.push(sample(5)), 0);
         assert_eq!(set.push(sample(6)), 1);
         assert_eq!(set.push(sample(7)), 2);
+        assert!(!set.is_empty());
+        assert!(SampleSet::new().is_empty());
     }
 
     /// `value` reads back the duration recorded.

@@ -311,6 +311,13 @@ mod tests {
     use crate::stats::sample::{Outcome, Phase};
     use proptest::prelude::*;
 
+    /// `as_per_mille` reads back the tolerance in tenths of a percent.
+    #[test]
+    fn a_tolerance_reads_back_in_tenths_of_a_percent() {
+        assert_eq!(Tolerance::percent(5).as_per_mille(), 50);
+        assert_eq!(Tolerance::percent(0).as_per_mille(), 0);
+    }
+
     fn us(v: &[i64]) -> Vec<Nanos> {
         v.iter().map(|&x| Nanos::new(x * 1_000)).collect()
     }
