@@ -128,6 +128,16 @@ mod tests {
     use super::*;
     use crate::stats::sample::{Outcome, Phase};
 
+    /// A `Sorted` is never empty, and prints as a bracketed, comma-separated list.
+    #[test]
+    fn a_sorted_set_prints_its_values_in_order() {
+        let us = |v: i64| Nanos::new(v * 1_000);
+        let sorted = Sorted::new(vec![us(3), us(1), us(2)]).unwrap();
+        assert!(!sorted.is_empty());
+        assert_eq!(sorted.to_string(), "[1 us, 2 us, 3 us]");
+        assert_eq!(Sorted::new(vec![us(7)]).unwrap().to_string(), "[7 us]");
+    }
+
     #[test]
     fn sorting_orders_and_rejects_empty_or_negative() {
         let s = Sorted::new(vec![Nanos::new(3), Nanos::new(1), Nanos::new(2)]).unwrap();
