@@ -38,6 +38,8 @@
 //! O(n log n) time; memory holds a few blocks of the text and the imported events, never
 //! the whole text. `BENCHMARKS.md` has measured numbers.
 
+pub mod activity;
+pub mod build;
 mod copies;
 pub mod hta_compat;
 pub mod kineto;
@@ -252,39 +254,11 @@ fn import_path_with(
     match detect(path, &head)? {
         TraceFormat::NsysSqlite => {
             let imported = nsys::import_nsys(path, &case_name(path))?;
-            let summary = &imported.summary;
-            let counts = &summary.counts;
-            let listed = |map: &std::collections::BTreeMap<&'static str, usize>| {
-                map.iter()
-                    .map(|(k, v)| format!("{k} {v}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let facts = vec![
-                ("GPU rows".to_owned(), listed(&counts.gpu_rows)),
-                (
-                    "GPU rows without a launching call".to_owned(),
-                    listed(&counts.gpu_rows_without_call),
-                ),
-                (
-                    "runtime/driver calls kept".to_owned(),
-                    counts.api_calls.to_string(),
-                ),
-                (
-                    "duplicate runtime rows (not counted again)".to_owned(),
-                    counts.duplicate_api_rows.to_string(),
-                ),
-                ("sync rows read".to_owned(), counts.sync_rows.to_string()),
-                ("host waits declared".to_owned(), listed(&counts.waits)),
-                (
-                    "stream waits declared".to_owned(),
-                    counts.stream_waits.to_string(),
-                ),
-            ];
+            let facts = &imported.facts;
             let imported = Imported {
-                format: format!("nsys sqlite ({})", summary.export.version_line()),
-                notes: summary.notes.clone(),
-                facts,
+                format: format!("nsys sqlite ({})", facts.export.version_line()),
+                notes: facts.notes.clone(),
+                facts: facts.rows(),
                 case: imported.case,
             };
             Ok((imported, None))

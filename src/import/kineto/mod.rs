@@ -128,16 +128,13 @@ type Result<T> = std::result::Result<T, ImportError>;
 /// The clock every imported time is on.
 pub const CLOCK_ID: &str = "kineto";
 
-/// What a GPU activity does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum WorkKind {
-    Kernel,
-    Memcpy,
-    Memset,
-}
+/// What a GPU activity does: the intermediate's kind ([`crate::import::activity`]).
+use crate::import::activity::WorkKind;
 
 impl WorkKind {
-    fn of_category(cat: &str) -> Option<WorkKind> {
+    /// The kind of a Kineto category (`kernel`, `gpu_memcpy`, `gpu_memset`; 2021:
+    /// `Kernel`, `Memcpy`, `Memset`).
+    pub(crate) fn of_category(cat: &str) -> Option<WorkKind> {
         match cat {
             "kernel" | "Kernel" => Some(WorkKind::Kernel),
             "gpu_memcpy" | "Memcpy" => Some(WorkKind::Memcpy),
