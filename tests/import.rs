@@ -537,7 +537,12 @@ fn kineto_and_nsys_json_summaries_have_the_same_keys() {
     let kineto = keys("tests/data/traces/nccl_data.json.gz");
     let nsys = keys("tests/data/nsys/mfu_2gpu_before.sqlite");
     assert_eq!(kineto, nsys);
-    for path in [".sets[].ns.busy", ".overlaps[].overlap_ns", ".hta[].idle_ns", ".completion[].answer"] {
+    for path in [
+        ".sets[].ns.busy",
+        ".overlaps[].overlap_ns",
+        ".hta[].idle_ns",
+        ".completion[].answer",
+    ] {
         assert!(nsys.contains(path), "{path}: {nsys:?}");
     }
 }

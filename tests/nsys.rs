@@ -57,7 +57,11 @@ fn intervals(report: &Report, id: &str) -> SetAnalysis {
 
 /// The phase ids of interval question `id`.
 fn question_phases(case: &Case, id: &str) -> Vec<String> {
-    match &case.question(id).unwrap_or_else(|| panic!("no question {id}")).ask {
+    match &case
+        .question(id)
+        .unwrap_or_else(|| panic!("no question {id}"))
+        .ask
+    {
         Ask::Intervals { phases } => phases.iter().map(|&p| case.phases[p].id.clone()).collect(),
         other => panic!("{id} is not an intervals question: {other:?}"),
     }
@@ -222,8 +226,14 @@ fn mordred_2021_2_has_no_session_start_and_unidentifiable_event_syncs() {
     let k = intervals(&report, "compute:gpu0");
     assert_eq!((k.count, k.union_ns), (12, 6_128_761));
     let memory = question_phases(&case, "memory:gpu0");
-    assert_eq!(memory.iter().filter(|p| p.starts_with("memcpy-")).count(), 188);
-    assert_eq!(memory.iter().filter(|p| p.starts_with("memset-")).count(), 16);
+    assert_eq!(
+        memory.iter().filter(|p| p.starts_with("memcpy-")).count(),
+        188
+    );
+    assert_eq!(
+        memory.iter().filter(|p| p.starts_with("memset-")).count(),
+        16
+    );
     assert_eq!(intervals(&report, "memory:gpu0").count, 188 + 16);
     assert_eq!(
         phase(&case, "kernel-1"),
@@ -650,11 +660,9 @@ fn nsys_classes_of_work_match_the_rows() {
         ("mordred_report1.sqlite", vec![0]),
     ] {
         let (_, _, report) = import(file);
-        let conn = Connection::open_with_flags(
-            data(file),
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-        )
-        .unwrap();
+        let conn =
+            Connection::open_with_flags(data(file), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .unwrap();
         let kernels_sql = "SELECT k.start, k.end, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k \
                            LEFT JOIN StringIds s ON s.id = k.shortName WHERE k.deviceId = ?1";
         let has = |t: &str| {
@@ -676,7 +684,12 @@ fn nsys_classes_of_work_match_the_rows() {
                 }
             }
             let pick = |rows: &[(i64, i64, bool)], keep: &dyn Fn(bool) -> bool| {
-                naive_union(rows.iter().filter(|r| keep(r.2)).map(|r| (r.0, r.1)).collect())
+                naive_union(
+                    rows.iter()
+                        .filter(|r| keep(r.2))
+                        .map(|r| (r.0, r.1))
+                        .collect(),
+                )
             };
             let expected = [
                 ("compute", pick(&kernels, &|nccl| !nccl)),

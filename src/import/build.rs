@@ -9,8 +9,9 @@
 //! - `device:<device>`: all work of the device pooled (busy = union, idle = span − union);
 //! - `compute:<device>`, `communication:<device>` (kernels whose name contains `nccl`) and
 //!   `memory:<device>` (copies and sets), each only when not empty;
-//! - `completion:all-work`: the host timer from the first API call to the return of the last
-//!   host wait: is all launched work covered? With a profiler's final sync (Kineto),
+//! - `completion:all-work`: the host timer from the start of the first call in the program
+//!   (a launch, record or wait) to the return of the last host wait: is all launched work
+//!   covered? With a profiler's final sync (Kineto),
 //!   `completion:before-final-sync` too. When several processes (clocks) launch work, each
 //!   gets its own timers and questions, suffixed with its clock: `completion:all-work-pid144`.
 //!

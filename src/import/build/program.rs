@@ -48,7 +48,11 @@ struct Timers {
 pub(super) fn place(c: &Context, mut steps: Vec<Step>, profiler_final_sync: bool) -> Placed {
     steps.sort_by_key(|s| s.key);
     let with_timers: Vec<usize> = (0..c.clocks.len())
-        .filter(|&k| steps.iter().any(|s| s.clock == k && matches!(s.op, Op::Launch(_))))
+        .filter(|&k| {
+            steps
+                .iter()
+                .any(|s| s.clock == k && matches!(s.op, Op::Launch(_)))
+        })
         .collect();
     let several = with_timers.len() > 1;
     let suffix = |k: usize| {
@@ -74,7 +78,12 @@ pub(super) fn place(c: &Context, mut steps: Vec<Step>, profiler_final_sync: bool
     let mut program: Vec<RawOp> = Vec::with_capacity(steps.len() + 4 * timers.len());
     for t in &timers {
         let clock = &c.clocks[t.clock].id;
-        program.push(timer_op(true, &format!("all-work{}", t.suffix), clock, t.t0));
+        program.push(timer_op(
+            true,
+            &format!("all-work{}", t.suffix),
+            clock,
+            t.t0,
+        ));
         if t.final_sync.is_some() {
             let timer = format!("before-final-sync{}", t.suffix);
             program.push(timer_op(true, &timer, clock, t.t0));
@@ -114,8 +123,8 @@ fn timers_of(steps: &[Step], k: usize, suffix: String, final_sync: Option<usize>
     let last_wait = mine()
         .filter(|(_, s)| matches!(s.op, Op::HostWait { .. }))
         .map(|(i, _)| i)
-        .last();
-    let last = mine().last().map(|(i, s)| (i, s.key.0));
+        .next_back();
+    let last = mine().next_back().map(|(i, s)| (i, s.key.0));
     let max_return = mine()
         .filter_map(|(_, s)| match s.op {
             Op::HostWait { returned, .. } => Some(returned),

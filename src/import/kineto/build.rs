@@ -30,10 +30,8 @@ pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &st
     let instance = summary::clock_instance(top, &read, name);
     read.annotations
         .sort_by_key(|a| (a.device, a.stream, a.start, a.end));
-    let built = crate::import::build::build(
-        activities(&read, &mut plan, phase_ids, &instance),
-        name,
-    );
+    let built =
+        crate::import::build::build(activities(&read, &mut plan, phase_ids, &instance), name);
     let about = summary::About {
         read: &read,
         top,
@@ -82,12 +80,7 @@ fn ns(v: i64) -> RawTime {
 /// `gpu<D>-s<S>` in numeric order; the event records some op names; the work (in `read`'s
 /// order, with `phase_ids`); the `gpu_user_annotation` ranges as phases without a stream;
 /// the plan's steps (taken out of `plan`).
-fn activities(
-    read: &Read,
-    plan: &mut Plan,
-    phase_ids: Vec<String>,
-    instance: &str,
-) -> Activities {
+fn activities(read: &Read, plan: &mut Plan, phase_ids: Vec<String>, instance: &str) -> Activities {
     let devices: Vec<i64> = plan
         .streams
         .iter()
@@ -112,42 +105,7 @@ fn activities(
             end: w.end,
         })
         .collect();
-    let steps = std::mem::take(&mut plan.placed)
-        .into_iter()
-        .map(|p| {
-            let (at, rank, call_start, seq) = p.key;
-            let op = match p.step {
-                Step::Launch(k) => Op::Launch(k),
-                Step::Record(rc) => Op::Record(record_id(rc)),
-                Step::StreamWait { stream, record } => Op::StreamWait {
-                    stream: stream_index(stream),
-                    event: record_id(record),
-                },
-                Step::HostWait {
-                    id,
-                    target,
-                    start,
-                    returned,
-                    implicit,
-                } => Op::HostWait {
-                    id,
-                    target: match target {
-                        Target::Event(rc) => activity::Target::Event(record_id(rc)),
-                        Target::Stream(s) => activity::Target::Stream(stream_index(s)),
-                        Target::Device(d) => activity::Target::Device(device_index(d)),
-                    },
-                    start,
-                    returned,
-                    implicit,
-                },
-            };
-            activity::Step {
-                key: (at, rank, call_start, i64::try_from(seq).unwrap_or(i64::MAX), 0, 0),
-                clock: 0,
-                op,
-            }
-        })
-        .collect();
+    let steps = steps(plan, &stream_index, &device_index);
     Activities {
         clocks: vec![RawClock {
             id: CLOCK_ID.into(),
@@ -181,6 +139,58 @@ fn activities(
         steps,
         profiler_final_sync: true,
     }
+}
+
+/// The plan's steps (taken out of `plan`) as the intermediate's, on the one clock: the keys
+/// keep their order (`(time, rank, call start, seq)` → `(time, rank, call start, seq, 0, 0)`).
+fn steps(
+    plan: &mut Plan,
+    stream_index: &dyn Fn((i64, i64)) -> usize,
+    device_index: &dyn Fn(i64) -> usize,
+) -> Vec<activity::Step> {
+    std::mem::take(&mut plan.placed)
+        .into_iter()
+        .map(|p| {
+            let (at, rank, call_start, seq) = p.key;
+            let op = match p.step {
+                Step::Launch(k) => Op::Launch(k),
+                Step::Record(rc) => Op::Record(record_id(rc)),
+                Step::StreamWait { stream, record } => Op::StreamWait {
+                    stream: stream_index(stream),
+                    event: record_id(record),
+                },
+                Step::HostWait {
+                    id,
+                    target,
+                    start,
+                    returned,
+                    implicit,
+                } => Op::HostWait {
+                    id,
+                    target: match target {
+                        Target::Event(rc) => activity::Target::Event(record_id(rc)),
+                        Target::Stream(s) => activity::Target::Stream(stream_index(s)),
+                        Target::Device(d) => activity::Target::Device(device_index(d)),
+                    },
+                    start,
+                    returned,
+                    implicit,
+                },
+            };
+            activity::Step {
+                key: (
+                    at,
+                    rank,
+                    call_start,
+                    i64::try_from(seq).unwrap_or(i64::MAX),
+                    0,
+                    0,
+                ),
+                clock: 0,
+                op,
+            }
+        })
+        .collect()
 }
 
 /// The `gpu_user_annotation` ranges (sorted): phases without a stream, in no question.

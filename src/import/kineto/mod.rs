@@ -90,12 +90,13 @@
 //! Nothing else is imported: CPU ops, Python frames, flows, instants and memory events are
 //! counted by category in the summary.
 //!
-//! # Modules (the layout of `nsys/`: read → build → summary)
+//! # Modules (the layout of `nsys/`: read → intermediate → build → summary)
 //!
 //! ```text
 //!  JSON text ──read (one streaming pass; read/visit: serde visitors; number: exact µs → ns)──▶ Read
-//!       Read ──build (phase ids, declarations, questions) + program (the host program)──▶ RawCase
-//!       Read ──summary (format, facts, notes, provenance)──▶ Imported
+//!       Read ──program (the host program placed) + build (phase ids)──▶ import::activity::Activities
+//! Activities ──import::build (the one builder: declarations, order, timers, questions)──▶ RawCase
+//!       Read ──summary (format, facts, notes, provenance)──▶ Imported ──▶ import's one Summary
 //!       Read ──audit (what only the audit reads, from the same pass)──▶ audit::model::Trace
 //! ```
 //!

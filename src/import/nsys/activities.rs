@@ -12,6 +12,7 @@
 //! labelled the same way per (process, context) sharing it, so that a device-wide wait of one
 //! process never covers another's work: `gpu0-pid100`, `gpu0-pid200`.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::error::NsysError;
@@ -246,10 +247,12 @@ fn declared_stream_kinds(
         .gpu
         .iter()
         .filter(|r| {
-            j.call_of.get(&(r.key.proc, r.correlation)).is_some_and(|&c| {
-                let n = &j.names[&j.api[c].name_id];
-                n.contains("_ptsz") || n.contains("_ptds")
-            })
+            j.call_of
+                .get(&(r.key.proc, r.correlation))
+                .is_some_and(|&c| {
+                    let n = &j.names[&j.api[c].name_id];
+                    n.contains("_ptsz") || n.contains("_ptds")
+                })
         })
         .map(|r| r.key)
         .collect();
@@ -273,11 +276,11 @@ fn work(export: &mut Export, j: &Joined, ids: &Ids) -> Result<Vec<activity::Work
         let label = match r.kind {
             GpuKind::Kernel => match r.name_id {
                 Some(id) => {
-                    if !kernel_names.contains_key(&id) {
+                    if let Entry::Vacant(slot) = kernel_names.entry(id) {
                         let n = export
                             .string(id)?
                             .unwrap_or_else(|| format!("kernel (StringIds id {id} missing)"));
-                        kernel_names.insert(id, n);
+                        slot.insert(n);
                     }
                     kernel_names[&id].clone()
                 }

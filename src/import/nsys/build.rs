@@ -12,7 +12,7 @@ use super::NsysImport;
 /// What the summary says about the classes of work and the completion questions.
 const NOTES: [&str; 2] = [
     "communication = kernels whose name contains `nccl` (HTA: `^nccl.*Kernel`); memory = memcpy and memset rows; compute = every other kernel",
-    "completion:all-work: a host timer from the process's first API call to the return of its last host wait; its claim names the last launch of each stream: coverage is a per-stream prefix, so this claims all of the stream's launched work",
+    "completion:all-work: a host timer from the start of the process's first call in the program (a launch, record or wait) to the return of its last host wait; its claim names the last launch of each stream: coverage is a per-stream prefix, so this claims all of the stream's launched work",
 ];
 
 /// Reads everything and builds the case and the facts about the file.

@@ -178,20 +178,45 @@ impl ExportFacts {
             .map(|(k, v)| (format!("class {k}"), *v))
             .collect();
         vec![
-            ("session start".into(), match self.session_start_utc_ns {
-                Some(ns) => format!("utcEpochNs {ns} (times are relative to it)"),
-                None => "unknown (times are session-relative only)".to_owned(),
-            }),
+            (
+                "session start".into(),
+                match self.session_start_utc_ns {
+                    Some(ns) => format!("utcEpochNs {ns} (times are relative to it)"),
+                    None => "unknown (times are session-relative only)".to_owned(),
+                },
+            ),
             ("GPUs listed (TARGET_INFO_GPU)".into(), gpus),
-            ("processes (one clock each)".into(), if processes.is_empty() { "none".into() } else { processes }),
+            (
+                "processes (one clock each)".into(),
+                if processes.is_empty() {
+                    "none".into()
+                } else {
+                    processes
+                },
+            ),
             ("GPU rows".into(), listed(&c.gpu_rows)),
-            ("GPU rows without a launching call (phases never launched)".into(), total_of(&c.gpu_rows_without_call)),
-            ("launches placed in the program".into(), self.launches.to_string()),
+            (
+                "GPU rows without a launching call (phases never launched)".into(),
+                total_of(&c.gpu_rows_without_call),
+            ),
+            (
+                "launches placed in the program".into(),
+                self.launches.to_string(),
+            ),
             ("streams declared".into(), self.streams.to_string()),
             ("runtime/driver calls kept".into(), c.api_calls.to_string()),
-            ("duplicate runtime rows (not counted again)".into(), c.duplicate_api_rows.to_string()),
-            ("runtime rows of other event classes (not calls)".into(), total_of(&other_classes)),
-            ("launch/copy/set calls without a GPU row".into(), total_of(&c.calls_without_gpu_row)),
+            (
+                "duplicate runtime rows (not counted again)".into(),
+                c.duplicate_api_rows.to_string(),
+            ),
+            (
+                "runtime rows of other event classes (not calls)".into(),
+                total_of(&other_classes),
+            ),
+            (
+                "launch/copy/set calls without a GPU row".into(),
+                total_of(&c.calls_without_gpu_row),
+            ),
             ("sync rows read".into(), c.sync_rows.to_string()),
             ("host waits declared".into(), listed(&c.waits)),
             ("stream waits declared".into(), c.stream_waits.to_string()),
@@ -226,7 +251,10 @@ impl ExportFacts {
         p.insert("metadata_table".into(), json!(self.export.metadata_table));
         p.insert("nsys_version".into(), json!(self.export.nsys_version));
         p.insert("schema_version".into(), json!(self.export.schema_version));
-        p.insert("nsys_version_in_paths".into(), json!(self.export.path_version));
+        p.insert(
+            "nsys_version_in_paths".into(),
+            json!(self.export.path_version),
+        );
         if !self.export.derived.is_empty() {
             let derived: Map<String, Value> = self
                 .export
