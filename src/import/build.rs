@@ -2,7 +2,7 @@
 //!
 //! [`build`] declares the clocks, streams, events and phases (GPU work in its stream, then
 //! the annotations without a stream), places the host program in host-time order
-//! ([`program`]: a stable sort by [`super::activity::StepKey`], the completion timers) and
+//! (`build/program.rs`: a stable sort by [`super::activity::StepKey`], the completion timers) and
 //! asks the questions, whose ids are the same for every format:
 //!
 //! - `stream:<stream>`: the intervals of each stream's work (streams with work only);
