@@ -760,7 +760,20 @@ fn nsys_completion_answers() {
         format!("known {}", Nanos::new(last_return - first))
     );
     assert_eq!(all.headline(), "known 3.191290517 s");
-    assert!(report.answer("completion:before-final-sync").is_none());
+    // The last wait, a cudaDeviceSynchronize with nothing launched after it, is the final
+    // sync: the two stream syncs before it do not cover kernel-18 (the audit's
+    // `profiler-sync` finding says the same).
+    let before = report.answer("completion:before-final-sync").unwrap();
+    assert_eq!(before.headline(), "unknown (wait-misses-work)");
+    match before.outcome.verdict() {
+        Some(Verdict::Unknown { detail, .. }) => assert!(
+            detail.ends_with(
+                "`sync-1` on stream `gpu0-s7`, `sync-2` on stream `gpu0-s7` before the stop of `before-final-sync` do not cover `kernel-18`"
+            ),
+            "{detail}"
+        ),
+        other => panic!("{other:?}"),
+    }
     // The claim: the last launch of the only stream.
     match &case.question("completion:all-work").unwrap().ask {
         Ask::HostCompletion { work, .. } => {
@@ -1084,6 +1097,65 @@ fn two_processes_on_one_device_get_separate_device_labels() {
     assert_eq!(waits(&case), (0, 1, 0));
     // Each correlationId 1 joins within its own process.
     assert_eq!(launches(&case), 2);
+    // Both use stream 7 of device 0: the ids say whose.
+    let streams: Vec<&str> = case.streams.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(streams, ["gpu0-s7-pid100", "gpu0-s7-pid200"]);
+    // Each process launches work: one completion question each, on its own clock. Process
+    // 100's device sync (returns at 300) covers its kernel; process 200 has no wait.
+    assert_eq!(
+        report
+            .answer("completion:all-work-pid100")
+            .unwrap()
+            .headline(),
+        "known 290 ns"
+    );
+    assert_eq!(
+        report
+            .answer("completion:all-work-pid200")
+            .unwrap()
+            .headline(),
+        "unknown (no-wait)"
+    );
+}
+
+/// Two contexts of one process on one GPU, both with a stream 7: the suffix names the
+/// context, not the process (which is the same), and a stream used by one context only has
+/// no suffix.
+#[test]
+fn two_contexts_of_one_process_are_told_apart_by_context() {
+    let p = gp(100);
+    let sql = format!(
+        "{KERNEL_DDL}; {RUNTIME_DDL}; {STRINGS};
+         INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+           (100, 200, 0, 1, 7, 1, {p}, 5, 5), (150, 250, 0, 2, 7, 2, {p}, 5, 5),
+           (300, 400, 0, 2, 9, 3, {p}, 5, 5);
+         INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+           (10, 20, 0, {p}, 1, 1, 0, NULL), (11, 21, 0, {p}, 2, 1, 0, NULL),
+           (12, 22, 0, {p}, 3, 1, 0, NULL);"
+    );
+    let (_dir, path) = synthetic(&sql);
+    let import = import_nsys(&path, "contexts").unwrap();
+    let case = load_case_str(&import.case.to_json_pretty(), "contexts").unwrap();
+    let streams: Vec<(&str, &str)> = case
+        .streams
+        .iter()
+        .map(|s| (s.id.as_str(), s.device.as_str()))
+        .collect();
+    assert_eq!(
+        streams,
+        [
+            ("gpu0-s7-ctx1", "gpu0-ctx1"),
+            ("gpu0-s7-ctx2", "gpu0-ctx2"),
+            ("gpu0-s9", "gpu0-ctx2"),
+        ]
+    );
+    let report = evaluate(&case);
+    assert_eq!(intervals(&report, "device:gpu0-ctx2").union_ns, 200);
+    assert_eq!(intervals(&report, "compute:gpu0-ctx1").union_ns, 100);
+    assert_eq!(
+        report.answer("completion:all-work").unwrap().headline(),
+        "unknown (no-wait)"
+    );
 }
 
 /// Without an eventClass column, two calls with one correlationId are duplicates: the

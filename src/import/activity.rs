@@ -167,10 +167,22 @@ pub struct Activities {
     pub events: Vec<RawEvent>,
     /// The host program, in any order: the builder sorts it by key (stably).
     pub steps: Vec<Step>,
-    /// Whether the last host wait of a clock, when device-wide with nothing launched after
-    /// it, is the profiler's own synchronize (PyTorch's profiler calls
-    /// `torch.cuda.synchronize()` when it stops): it is then renamed `final-device-sync`
-    /// and `completion:before-final-sync` asks whether the script's own waits covered its
-    /// work. Kineto traces only: in an Nsight Systems capture the last sync is the program's.
-    pub profiler_final_sync: bool,
+    /// What the last host wait of a clock is, when it is device-wide with nothing launched
+    /// after it: `completion:before-final-sync` then asks whether the waits before it
+    /// already covered the work.
+    pub final_sync: FinalSync,
+}
+
+/// Who most likely issued a final device-wide sync (the last host wait of a clock, with
+/// nothing launched after it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FinalSync {
+    /// The profiler: PyTorch's profiler calls `torch.cuda.synchronize()` when it stops, so
+    /// every Kineto trace ends with a wait the script did not issue. The wait is renamed
+    /// `final-device-sync` and a note says so.
+    Profiler,
+    /// Not known (an Nsight Systems capture: the program, a harness or a profiler). The wait
+    /// keeps its id; a note names it.
+    #[default]
+    Unattributed,
 }

@@ -11,8 +11,9 @@
 //!   `memory:<device>` (copies and sets), each only when not empty;
 //! - `completion:all-work`: the host timer from the start of the first call in the program
 //!   (a launch, record or wait) to the return of the last host wait: is all launched work
-//!   covered? With a profiler's final sync (Kineto),
-//!   `completion:before-final-sync` too. When several processes (clocks) launch work, each
+//!   covered? When the last wait is device-wide with nothing launched after it,
+//!   `completion:before-final-sync` too: did the waits before it cover the work? (In a
+//!   Kineto trace that wait is the profiler's own, renamed `final-device-sync`.) When several processes (clocks) launch work, each
 //!   gets its own timers and questions, suffixed with its clock: `completion:all-work-pid144`.
 //!
 //! A completion claim names the last launch of each stream: coverage is a per-stream prefix
@@ -48,7 +49,7 @@ pub fn build(activities: Activities, name: &str) -> Built {
         annotations,
         events,
         steps,
-        profiler_final_sync,
+        final_sync,
     } = activities;
     let mut case = RawCase::new(name);
     case.streams = streams
@@ -79,7 +80,7 @@ pub fn build(activities: Activities, name: &str) -> Built {
         streams: &streams,
         work: &work,
     };
-    let placed = program::place(&context, steps, profiler_final_sync);
+    let placed = program::place(&context, steps, final_sync);
     let launches = placed.launches;
     let notes = placed.notes.clone();
     case.program = placed.program;

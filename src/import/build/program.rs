@@ -3,18 +3,17 @@
 //!
 //! Steps are sorted once, stably, by their key ([`StepKey`]). Per clock (process) that
 //! launches work, the `all-work` timer starts at the first API call of that process and
-//! stops right after its last host wait, when the last of its waits has returned. With a
-//! profiler's final sync ([`Activities::profiler_final_sync`]), that wait is renamed
-//! `final-device-sync` and `before-final-sync` stops where it starts.
+//! stops right after its last host wait, when the last of its waits has returned. When that
+//! wait is device-wide and nothing is launched after it, `before-final-sync` stops where it
+//! starts ([`FinalSync`]: a profiler's is renamed `final-device-sync`).
 //!
 //! [`StepKey`]: crate::import::activity::StepKey
-//! [`Activities::profiler_final_sync`]: crate::import::activity::Activities::profiler_final_sync
 
 use std::collections::BTreeMap;
 
 use super::ns;
 use crate::case::raw::{RawClock, RawOp, RawQuestion};
-use crate::import::activity::{Op, Step, Stream, Target, Work};
+use crate::import::activity::{FinalSync, Op, Step, Stream, Target, Work};
 
 /// What the program refers to.
 pub(super) struct Context<'a> {
@@ -45,7 +44,7 @@ struct Timers {
 }
 
 /// Sorts `steps` and makes the program, the timers and the completion questions.
-pub(super) fn place(c: &Context, mut steps: Vec<Step>, profiler_final_sync: bool) -> Placed {
+pub(super) fn place(c: &Context, mut steps: Vec<Step>, final_sync: FinalSync) -> Placed {
     steps.sort_by_key(|s| s.key);
     let with_timers: Vec<usize> = (0..c.clocks.len())
         .filter(|&k| {
@@ -63,12 +62,11 @@ pub(super) fn place(c: &Context, mut steps: Vec<Step>, profiler_final_sync: bool
         }
     };
     let mut notes = Vec::new();
-    // A profiler's final sync is marked on every clock, also one that launches nothing.
+    // A final sync is marked on every clock, also one that launches nothing.
     let final_syncs: Vec<Option<usize>> = (0..c.clocks.len())
         .map(|k| {
-            profiler_final_sync
-                .then(|| mark_final_sync(&mut steps, k, &suffix(k), &mut notes))
-                .flatten()
+            let who = (final_sync, c.clocks[k].id.as_str());
+            mark_final_sync(&mut steps, k, &suffix(k), who, &mut notes)
         })
         .collect();
     let timers: Vec<Timers> = with_timers
@@ -142,12 +140,14 @@ fn timers_of(steps: &[Step], k: usize, suffix: String, final_sync: Option<usize>
     }
 }
 
-/// The last host wait of clock `k`, when it is device-wide and the clock launches nothing
-/// after it: the profiler's own device synchronize (renamed `final-device-sync`, noted).
+/// The last host wait of clock `k` (id `who.1`), when it is device-wide and the clock
+/// launches nothing after it: a profiler's is renamed `final-device-sync`; either way a note
+/// names it.
 fn mark_final_sync(
     steps: &mut [Step],
     k: usize,
     suffix: &str,
+    who: (FinalSync, &str),
     notes: &mut Vec<String>,
 ) -> Option<usize> {
     let i = steps
@@ -162,11 +162,19 @@ fn mark_final_sync(
             target: Target::Device(_),
             ..
         } if !launched_after => {
-            let new = format!("final-device-sync{suffix}");
-            notes.push(format!(
-                "`{new}` (was `{id}`) is the trace's last wait, device-wide, with nothing launched after it: most likely the PyTorch profiler's own synchronize when it stops, not the script's"
-            ));
-            *id = new;
+            match who.0 {
+                FinalSync::Profiler => {
+                    let new = format!("final-device-sync{suffix}");
+                    notes.push(format!(
+                        "`{new}` (was `{id}`) is the trace's last wait, device-wide, with nothing launched after it: most likely the PyTorch profiler's own synchronize when it stops, not the script's"
+                    ));
+                    *id = new;
+                }
+                FinalSync::Unattributed => notes.push(format!(
+                    "`{id}` is the last wait of `{}`, device-wide, with nothing launched after it: `completion:before-final-sync{suffix}` asks whether the waits before it already covered the work (a final synchronize may be a harness's or a profiler's rather than the program's own)",
+                    who.1
+                )),
+            }
             Some(i)
         }
         _ => None,

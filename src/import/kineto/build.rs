@@ -15,7 +15,7 @@ use super::program::{self, Plan, Step, Target};
 use super::read::TopLevel;
 use super::{device_id, record_id, stream_id, summary, Read, CLOCK_ID};
 use crate::case::raw::{RawClock, RawEvent, RawEventState, RawPhase, RawTime};
-use crate::import::activity::{self, Activities, Op, WorkClass};
+use crate::import::activity::{self, Activities, FinalSync, Op, WorkClass};
 use crate::import::Imported;
 use crate::units::Nanos;
 
@@ -137,7 +137,7 @@ fn activities(read: &Read, plan: &mut Plan, phase_ids: Vec<String>, instance: &s
             })
             .collect(),
         steps,
-        profiler_final_sync: true,
+        final_sync: FinalSync::Profiler,
     }
 }
 

@@ -20,7 +20,9 @@ use super::join::{api_base, Joined, Plan};
 use super::kinds;
 use super::read::{Export, GpuKind, GpuRow, Proc, SessionStart, StreamKey};
 use crate::case::raw::{RawClock, RawEvent, RawEventState, RawImplicit, RawStreamKind};
-use crate::import::activity::{self, Activities, Op, Step, StepKey, Target, WorkClass, WorkKind};
+use crate::import::activity::{
+    self, Activities, FinalSync, Op, Step, StepKey, Target, WorkClass, WorkKind,
+};
 use crate::import::copies;
 
 /// The clock domain of every imported clock.
@@ -100,7 +102,7 @@ pub(super) fn activities(
             annotations: Vec::new(),
             events: events.into_iter().map(|(_, e, _)| e).collect(),
             steps: program,
-            profiler_final_sync: false,
+            final_sync: FinalSync::Unattributed,
         },
         processes,
     ))

@@ -121,10 +121,11 @@
 //!   `communication:` (kernels whose name contains `nccl`, any case) and `memory:` (memcpy
 //!   and memset rows), each only when not empty; then `completion:all-work` per process that
 //!   launches work (a host timer from its first API call to the return of its last host
-//!   wait; suffixed `-<clock>` when several processes launch work). There is no
-//!   `completion:before-final-sync`: in an nsys capture the last sync is the program's own,
-//!   not a profiler's. No `expect`: the import states facts and questions; `worksheet eval`
-//!   answers them.
+//!   wait; suffixed `-<clock>` when several processes launch work), and
+//!   `completion:before-final-sync` when that last wait is device-wide with nothing launched
+//!   after it (did the waits before it cover the work?). Unlike a Kineto import, the wait
+//!   keeps its id: nothing says whose it is. No `expect`: the import states facts and
+//!   questions; `worksheet eval` answers them.
 //! - The mapping is documented for users in `fixtures/README.md` ("Nsight Systems SQLite exports").
 //! - **Provenance** holds the file name, versions, session start, the GPUs listed, the counts
 //!   and the notes; the summary's facts table shows the same ([`ExportFacts::rows`]).
