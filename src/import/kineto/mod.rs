@@ -77,7 +77,8 @@
 //!   stops, so every trace ends with a device-wide wait the script did not issue. The last
 //!   host wait, when it is device-wide and nothing is launched after it, gets the id
 //!   `final-device-sync` and a note saying it is most likely the profiler's.
-//! - **Questions.** `stream:<stream>` (intervals of each stream's work), `device:<device>`
+//! - **Questions** (asked by the one builder, `src/import/build.rs`, as for every format).
+//!   `stream:<stream>` (intervals of each stream's work), `device:<device>`
 //!   (all work of the device pooled: busy = union, idle = span − union), and per device
 //!   `compute:`, `communication:` (kernels whose name contains `nccl`, any case) and
 //!   `memory:` (copies and sets), each only when not empty. Then `completion:all-work` (the

@@ -44,9 +44,13 @@ pub(super) struct Joined {
 /// A planned op from one sync row (indices into the call and event-record lists).
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Plan {
+    /// The host waits for the row's stream (`cudaStreamSynchronize`).
     WaitStream { call: usize },
+    /// The host waits for the device of the row's (process, context).
     WaitDevice { call: usize },
+    /// The host waits for an identified event record.
     WaitEvent { call: usize, record: usize },
+    /// The row's stream waits for an identified event record.
     StreamWait { call: usize, record: usize },
 }
 
@@ -275,6 +279,7 @@ enum SyncKind {
     Other,
 }
 
+/// What the call named `api` (its base name) asks for.
 fn classify(api: &str) -> SyncKind {
     match api {
         "cudaStreamSynchronize" | "cuStreamSynchronize" => SyncKind::Stream,
