@@ -610,6 +610,45 @@ fn summary_tables_of_the_real_files() {
     }
 }
 
+/// Every facts row of the summary has a value (D21: "GPU rows without a launching call" had
+/// an empty cell); the counts are the rows'.
+#[test]
+fn every_facts_row_has_a_count() {
+    let fact = |file: &str, key: &str| {
+        let imported = import_path(&data(file), &ImportOptions::default()).unwrap();
+        for (k, v) in &imported.facts {
+            assert!(!v.trim().is_empty(), "{file}: `{k}` is empty");
+        }
+        imported
+            .facts
+            .iter()
+            .find(|(k, _)| k.starts_with(key))
+            .unwrap_or_else(|| panic!("{file}: no fact {key}"))
+            .1
+            .clone()
+    };
+    let without = "GPU rows without a launching call";
+    assert_eq!(fact("fuser_report1.sqlite", without), "0");
+    assert_eq!(
+        fact("mfu_2gpu_before.sqlite", without),
+        "31 (kernel 24, memcpy 5, memset 2)"
+    );
+    assert_eq!(
+        fact(
+            "saxpy-mpi-cuda_nsys_perlmutter0.sqlite",
+            "runtime rows of other event classes"
+        ),
+        "38 (eventClass 67: 38)"
+    );
+    assert_eq!(
+        fact(
+            "mfu_2gpu_before.sqlite",
+            "launch/copy/set calls without a GPU row"
+        ),
+        "24 (cuLaunchKernelEx 3, cudaLaunchKernel 17, cudaMemcpyAsync 3, cudaMemsetAsync 1)"
+    );
+}
+
 /// `(count, |∪ [start, end)|)` by a naive sort and merge: independent of the crate.
 fn naive_union(mut rows: Vec<(i64, i64)>) -> (usize, i128) {
     rows.sort_unstable();

@@ -175,7 +175,7 @@ impl ExportFacts {
         let other_classes: BTreeMap<String, usize> = c
             .other_class_rows
             .iter()
-            .map(|(k, v)| (format!("class {k}"), *v))
+            .map(|(k, v)| (format!("eventClass {k}:"), *v))
             .collect();
         vec![
             (
