@@ -38,10 +38,10 @@ pub(super) fn relations(
                 format!("clock relation id `{id}` is already used by clock_relations[{first}]"),
             ));
         }
-        let a = clocks.resolve(&r.a, path("a"))?;
-        let b = clocks.resolve(&r.b, path("b"))?;
-        let lo = time(&r.lo, path("lo"))?;
-        let hi = time(&r.hi, path("hi"))?;
+        let a = clocks.resolve(&r.a, || path("a"))?;
+        let b = clocks.resolve(&r.b, || path("b"))?;
+        let lo = time(&r.lo, || path("lo"))?;
+        let hi = time(&r.hi, || path("hi"))?;
         out.push(RelationDef {
             id,
             a,

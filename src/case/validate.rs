@@ -57,8 +57,11 @@ impl<'a> IdTable<'a> {
         Ok(())
     }
 
-    pub(super) fn resolve(&self, id: &str, path: impl Into<String>) -> Result<usize> {
+    /// The position of `id`; `path` (made only on failure: a case has many references)
+    /// names the referring field in the error.
+    pub(super) fn resolve(&self, id: &str, path: impl FnOnce() -> String) -> Result<usize> {
         self.index.get(id).copied().ok_or_else(|| {
+            let path = path();
             let mut known: Vec<&&str> = self.index.keys().collect();
             known.sort();
             let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
@@ -80,15 +83,14 @@ impl<'a> IdTable<'a> {
     }
 }
 
-/// Parses a raw time value at `path`.
-pub(super) fn time(value: &RawTime, path: impl Into<String>) -> Result<Nanos> {
-    let path = path.into();
+/// Parses a raw time value; `path` (made only on failure) names it in the error.
+pub(super) fn time(value: &RawTime, path: impl FnOnce() -> String) -> Result<Nanos> {
     match value {
         RawTime::Text(text) => {
-            parse_value(text).map_err(|e| CaseError::new(path, e.code(), e.to_string()))
+            parse_value(text).map_err(|e| CaseError::new(path(), e.code(), e.to_string()))
         }
         RawTime::Number(n) => Err(CaseError::new(
-            path,
+            path(),
             "missing-unit",
             format!("`{n}` has no unit: write it as a string with its unit, such as \"{n} us\""),
         )),
@@ -119,7 +121,9 @@ fn expect_verdict(raw: &RawExpectDuration, path: &str) -> Result<ExpectVerdict> 
                     "a known expectation needs a `value`",
                 )
             })?;
-            Ok(ExpectVerdict::Known(time(value, format!("{path}.value"))?))
+            Ok(ExpectVerdict::Known(time(value, || {
+                format!("{path}.value")
+            })?))
         }
         "bounded" => {
             let end = |v: &Option<RawTime>, name: &str| {
@@ -130,7 +134,7 @@ fn expect_verdict(raw: &RawExpectDuration, path: &str) -> Result<ExpectVerdict> 
                         format!("a bounded expectation needs `lo` and `hi` (`{name}` is missing)"),
                     )
                 })?;
-                time(v, format!("{path}.{name}"))
+                time(v, || format!("{path}.{name}"))
             };
             let (lo, hi) = (end(&raw.lo, "lo")?, end(&raw.hi, "hi")?);
             if lo > hi {
@@ -211,22 +215,22 @@ fn expect_intervals(raw: &Option<RawExpectIntervals>, path: &str) -> Result<Opti
     out.sum = raw
         .sum
         .as_ref()
-        .map(|v| time(v, format!("{path}.sum")))
+        .map(|v| time(v, || format!("{path}.sum")))
         .transpose()?;
     out.union = raw
         .union
         .as_ref()
-        .map(|v| time(v, format!("{path}.union")))
+        .map(|v| time(v, || format!("{path}.union")))
         .transpose()?;
     out.overlap = raw
         .overlap
         .as_ref()
-        .map(|v| time(v, format!("{path}.overlap")))
+        .map(|v| time(v, || format!("{path}.overlap")))
         .transpose()?;
     out.span = match &raw.span {
         None => None,
         Some(RawSpanExpect::Value(v)) => {
-            Some(ExpectVerdict::Known(time(v, format!("{path}.span"))?))
+            Some(ExpectVerdict::Known(time(v, || format!("{path}.span"))?))
         }
         Some(RawSpanExpect::Unknown(u)) => Some(expect_verdict(u, &format!("{path}.span"))?),
     };
@@ -235,8 +239,8 @@ fn expect_intervals(raw: &Option<RawExpectIntervals>, path: &str) -> Result<Opti
         for (i, [s, e]) in gaps.iter().enumerate() {
             let p = format!("{path}.gaps[{i}]");
             list.push(interval(
-                time(s, format!("{p}[0]"))?,
-                time(e, format!("{p}[1]"))?,
+                time(s, || format!("{p}[0]"))?,
+                time(e, || format!("{p}[1]"))?,
                 &format!("{p}[1]"),
             )?);
         }
@@ -247,8 +251,8 @@ fn expect_intervals(raw: &Option<RawExpectIntervals>, path: &str) -> Result<Opti
         for (i, r) in regions.iter().enumerate() {
             let p = format!("{path}.overlap_regions[{i}]");
             let span = interval(
-                time(&r.start, format!("{p}.start"))?,
-                time(&r.end, format!("{p}.end"))?,
+                time(&r.start, || format!("{p}.start"))?,
+                time(&r.end, || format!("{p}.end"))?,
                 &format!("{p}.end"),
             )?;
             list.push(OverlapRegion {
@@ -333,7 +337,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
     let mut streams = Vec::with_capacity(raw.streams.len());
     for (i, s) in raw.streams.iter().enumerate() {
         stream_ids.add(&s.id, i, format!("streams[{i}].id"))?;
-        let clock = clock_ids.resolve(&s.clock, format!("streams[{i}].clock"))?;
+        let clock = clock_ids.resolve(&s.clock, || format!("streams[{i}].clock"))?;
         if s.device.trim().is_empty() {
             return Err(CaseError::new(
                 format!("streams[{i}].device"),
@@ -354,10 +358,10 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
     let mut events = Vec::with_capacity(raw.events.len());
     for (i, e) in raw.events.iter().enumerate() {
         event_ids.add(&e.id, i, format!("events[{i}].id"))?;
-        let stream = stream_ids.resolve(&e.stream, format!("events[{i}].stream"))?;
+        let stream = stream_ids.resolve(&e.stream, || format!("events[{i}].stream"))?;
         let state = match (e.state, &e.at, e.timing) {
             (RawEventState::Completed, Some(at), _) => {
-                EventState::Completed(time(at, format!("events[{i}].at"))?)
+                EventState::Completed(time(at, || format!("events[{i}].at"))?)
             }
             (RawEventState::Completed, None, false) => EventState::CompletedUntimed,
             (RawEventState::Completed, None, true) => {
@@ -399,12 +403,12 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
         let stream = p
             .stream
             .as_ref()
-            .map(|s| stream_ids.resolve(s, format!("phases[{i}].stream")))
+            .map(|s| stream_ids.resolve(s, || format!("phases[{i}].stream")))
             .transpose()?;
         let declared_clock = p
             .clock
             .as_ref()
-            .map(|c| clock_ids.resolve(c, format!("phases[{i}].clock")))
+            .map(|c| clock_ids.resolve(c, || format!("phases[{i}].clock")))
             .transpose()?;
         let clock = match (stream, declared_clock) {
             (Some(s), None) => streams[s].clock,
@@ -431,8 +435,8 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 ))
             }
         };
-        let start = time(&p.start, format!("phases[{i}].start"))?;
-        let end = time(&p.end, format!("phases[{i}].end"))?;
+        let start = time(&p.start, || format!("phases[{i}].start"))?;
+        let end = time(&p.end, || format!("phases[{i}].end"))?;
         let interval = interval(start, end, &format!("phases[{i}].end"))?;
         phases.push(PhaseDef {
             id: p.id.clone(),
@@ -448,11 +452,11 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
     let mut marks = Vec::with_capacity(raw.marks.len());
     for (i, m) in raw.marks.iter().enumerate() {
         mark_ids.add(&m.id, i, format!("marks[{i}].id"))?;
-        let clock = clock_ids.resolve(&m.clock, format!("marks[{i}].clock"))?;
+        let clock = clock_ids.resolve(&m.clock, || format!("marks[{i}].clock"))?;
         marks.push(MarkDef {
             id: m.id.clone(),
             clock,
-            at: time(&m.at, format!("marks[{i}].at"))?,
+            at: time(&m.at, || format!("marks[{i}].at"))?,
         });
     }
 
@@ -475,7 +479,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
         let bad = |msg: String| CaseError::new(format!("program[{k}]"), "bad-program", msg);
         let validated = match op {
             RawOp::Record { event } => {
-                let e = event_ids.resolve(event, at("event"))?;
+                let e = event_ids.resolve(event, || at("event"))?;
                 if events[e].state == EventState::NotRecorded {
                     return Err(CaseError::new(
                         at("event"),
@@ -492,7 +496,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 Op::Record(e)
             }
             RawOp::Launch { phase } => {
-                let p = phase_ids.resolve(phase, at("phase"))?;
+                let p = phase_ids.resolve(phase, || at("phase"))?;
                 if phases[p].stream.is_none() {
                     return Err(bad(format!("phase `{phase}` has no stream, so it cannot be launched; give it a `stream`")));
                 }
@@ -505,8 +509,8 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 Op::Launch(p)
             }
             RawOp::StreamWait { stream, event } => {
-                let s = stream_ids.resolve(stream, at("stream"))?;
-                let e = event_ids.resolve(event, at("event"))?;
+                let s = stream_ids.resolve(stream, || at("stream"))?;
+                let e = event_ids.resolve(event, || at("event"))?;
                 Op::StreamWait {
                     stream: s,
                     event: e,
@@ -524,9 +528,11 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
             } => {
                 wait_ids.add(id, k, at("id"))?;
                 let target = match (event, stream, device) {
-                    (Some(e), None, None) => WaitTarget::Event(event_ids.resolve(e, at("event"))?),
+                    (Some(e), None, None) => {
+                        WaitTarget::Event(event_ids.resolve(e, || at("event"))?)
+                    }
                     (None, Some(s), None) => {
-                        WaitTarget::Stream(stream_ids.resolve(s, at("stream"))?)
+                        WaitTarget::Stream(stream_ids.resolve(s, || at("stream"))?)
                     }
                     (None, None, Some(d)) => {
                         if !devices.contains(&d.as_str()) {
@@ -547,7 +553,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 let returned = match (clock, returned) {
                     (None, None) => None,
                     (Some(c), Some(t)) => {
-                        Some((clock_ids.resolve(c, at("clock"))?, time(t, at("at"))?))
+                        Some((clock_ids.resolve(c, || at("clock"))?, time(t, || at("at"))?))
                     }
                     (None, Some(_)) => {
                         return Err(CaseError::new(
@@ -567,7 +573,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 let implicit = match (implicit, copy) {
                     (None, None) => None,
                     (Some(kind), Some(copy)) => {
-                        let p = phase_ids.resolve(copy, at("copy"))?;
+                        let p = phase_ids.resolve(copy, || at("copy"))?;
                         Some(
                             implicit_wait(id, *kind, p, &target, &phases, &streams, &launched)
                                 .map_err(&bad)?,
@@ -611,8 +617,8 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                         "a timer needs a non-empty id",
                     ));
                 }
-                let c = clock_ids.resolve(clock, at("clock"))?;
-                let reading = (c, time(reading, at("at"))?);
+                let c = clock_ids.resolve(clock, || at("clock"))?;
+                let reading = (c, time(reading, || at("at"))?);
                 let t = *timer_ids.entry(timer.as_str()).or_insert_with(|| {
                     timer_drafts.push((timer.as_str(), None, None));
                     timer_drafts.len() - 1
@@ -726,7 +732,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
             values
                 .iter()
                 .enumerate()
-                .map(|(j, v)| time(v, format!("series[{i}].{field}[{j}]")))
+                .map(|(j, v)| time(v, || format!("series[{i}].{field}[{j}]")))
                 .collect()
         };
         series.push(SeriesDef {
@@ -764,7 +770,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                     Some(list) => list
                         .iter()
                         .enumerate()
-                        .map(|(j, p)| phase_ids.resolve(p, format!("{path}.work[{j}]")))
+                        .map(|(j, p)| phase_ids.resolve(p, || format!("{path}.work[{j}]")))
                         .collect::<Result<Vec<_>>>()?,
                     None => {
                         let (a, b) = (timers[t].start_op, timers[t].stop_op);
@@ -795,8 +801,8 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 id,
                 {
                     let (a, b) = (
-                        event_ids.resolve(start, field("start"))?,
-                        event_ids.resolve(end, field("end"))?,
+                        event_ids.resolve(start, || field("start"))?,
+                        event_ids.resolve(end, || field("end"))?,
                     );
                     if let (Some(ra), Some(rb)) = (recorded[a], recorded[b]) {
                         if events[a].stream == events[b].stream && rb < ra {
@@ -822,16 +828,16 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
             } => (
                 id,
                 Ask::Elapsed {
-                    from: mark_ids.resolve(from, field("from"))?,
-                    to: mark_ids.resolve(to, field("to"))?,
+                    from: mark_ids.resolve(from, || field("from"))?,
+                    to: mark_ids.resolve(to, || field("to"))?,
                 },
                 expect_duration(expect, &expect_path)?,
             ),
             RawQuestion::ClockOffset { id, a, b, expect } => (
                 id,
                 Ask::ClockOffset {
-                    a: clock_ids.resolve(a, field("a"))?,
-                    b: clock_ids.resolve(b, field("b"))?,
+                    a: clock_ids.resolve(a, || field("a"))?,
+                    b: clock_ids.resolve(b, || field("b"))?,
                 },
                 expect_duration(expect, &expect_path)?,
             ),
@@ -842,7 +848,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 expect,
             } => {
                 let earlier = |name: &str, f: &str| -> Result<usize> {
-                    let found = question_ids.resolve(name, field(f)).map_err(|mut e| {
+                    let found = question_ids.resolve(name, || field(f)).map_err(|mut e| {
                         e.message =
                             format!("{} (a difference names an earlier question)", e.message);
                         e
@@ -876,7 +882,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                     Some(list) => list
                         .iter()
                         .enumerate()
-                        .map(|(j, p)| phase_ids.resolve(p, format!("{path}.phases[{j}]")))
+                        .map(|(j, p)| phase_ids.resolve(p, || format!("{path}.phases[{j}]")))
                         .collect::<Result<Vec<_>>>()?,
                     None => (0..phases.len()).collect(),
                 };
@@ -895,7 +901,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
             } => (
                 id,
                 Ask::SteadyState {
-                    series: series_ids.resolve(s, field("series"))?,
+                    series: series_ids.resolve(s, || field("series"))?,
                     min_warmup: min_warmup.unwrap_or(2),
                     tolerance_percent: tolerance_percent.unwrap_or(5),
                 },
@@ -929,8 +935,8 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 ),
             ));
         };
-        let a = stream_ids.resolve(a, format!("unrecorded_joins[{i}].streams[0]"))?;
-        let b = stream_ids.resolve(b, format!("unrecorded_joins[{i}].streams[1]"))?;
+        let a = stream_ids.resolve(a, || format!("unrecorded_joins[{i}].streams[0]"))?;
+        let b = stream_ids.resolve(b, || format!("unrecorded_joins[{i}].streams[1]"))?;
         unrecorded_joins.push(((a, b), j.why.clone()));
     }
 
