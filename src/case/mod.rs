@@ -615,8 +615,8 @@ fn read_case_text_capped(path: &Path, max: u64) -> Result<String, CaseError> {
         )
         .in_file(&file)
     };
-    let mut bytes = crate::input::read_capped(path, max, "a case file")
-        .map_err(|e| e.in_file(&file))?;
+    let mut bytes =
+        crate::input::read_capped(path, max, "a case file").map_err(|e| e.in_file(&file))?;
     if is_gzip(&bytes) {
         let mut text = Vec::new();
         flate2::read::MultiGzDecoder::new(bytes.as_slice())

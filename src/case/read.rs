@@ -113,8 +113,7 @@ fn open_stream(path: &Path, limit: u64, over: &Rc<Cell<bool>>) -> Result<Stream,
     }
     file.rewind().map_err(io_error)?;
     if super::is_gzip(&head[..got]) {
-        let decoder =
-            flate2::bufread::MultiGzDecoder::new(BufReader::with_capacity(BUFFER, file));
+        let decoder = flate2::bufread::MultiGzDecoder::new(BufReader::with_capacity(BUFFER, file));
         return Ok(Stream::Gzip(BufReader::with_capacity(
             BUFFER,
             Capped::new(decoder, limit, over),
@@ -128,7 +127,10 @@ fn open_stream(path: &Path, limit: u64, over: &Rc<Cell<bool>>) -> Result<Stream,
             format!("the file is larger than {limit} bytes; a case file is expected"),
         ));
     }
-    Ok(Stream::Plain(BufReader::with_capacity(BUFFER, Capped::new(file, limit, over))))
+    Ok(Stream::Plain(BufReader::with_capacity(
+        BUFFER,
+        Capped::new(file, limit, over),
+    )))
 }
 
 /// Why a streamed parse failed.
@@ -310,5 +312,224 @@ pub fn load_for_check_with(path: &Path, limits: ReadLimits) -> Result<Loaded, Ca
                 actual,
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::case::{load_case_str, read_case_text};
+
+    /// A case of `n` phases on one stream (a 1 us gap after each, every seventh overlapping
+    /// the next) and one interval question over all of them.
+    fn big_case(n: usize) -> String {
+        let phases: Vec<serde_json::Value> = (0..n)
+            .map(|i| {
+                let start = i * 3;
+                let end = if i % 7 == 0 { start + 4 } else { start + 2 };
+                serde_json::json!({
+                    "id": format!("kernel-{i}"),
+                    "label": format!("void some_templated_kernel<float, {i}>(float const*, float*, int)"),
+                    "stream": "s0",
+                    "start": format!("{start} us"),
+                    "end": format!("{end} us"),
+                })
+            })
+            .collect();
+        let case = serde_json::json!({
+            "format": "worksheet-case",
+            "version": 1,
+            "name": "big",
+            "clocks": [{"id": "gpu", "domain": "device", "instance": "gpu0-ctx1"}],
+            "streams": [{"id": "s0", "clock": "gpu", "device": "gpu0"}],
+            "phases": phases,
+            "questions": [{"id": "all", "kind": "intervals", "expect": {"count": n}}],
+        });
+        serde_json::to_string_pretty(&case).unwrap()
+    }
+
+    fn gzip(bytes: &[u8], level: u32) -> Vec<u8> {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+        enc.write_all(bytes).unwrap();
+        enc.finish().unwrap()
+    }
+
+    /// The error the in-memory reader gives for `path` (text read whole, then parsed).
+    fn in_memory(path: &Path) -> Result<raw::RawCase, CaseError> {
+        let file = path.display().to_string();
+        let text = read_case_text(path)?;
+        parse_raw(&text).map_err(|e| crate::kind::not_a_case(&text).unwrap_or(e).in_file(&file))
+    }
+
+    #[test]
+    fn a_large_case_streams_to_what_the_text_parses_to() {
+        let text = big_case(25_000);
+        assert!(text.len() > 3 << 20, "{} bytes", text.len());
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("big.json");
+        let gz = dir.path().join("big.json.gz");
+        std::fs::write(&plain, &text).unwrap();
+        std::fs::write(&gz, gzip(text.as_bytes(), 1)).unwrap();
+        let want = parse_raw(&text).unwrap().to_json_pretty();
+        let report = |case: &Case| serde_json::to_value(crate::engine::evaluate(case)).unwrap();
+        let want_report = report(&load_case_str(&text, "big.json").unwrap());
+        assert_eq!(
+            want_report["answers"][0]["per_clock"][0]["results"]["count"],
+            25_000
+        );
+        assert_eq!(want_report["answers"][0]["results"]["max_depth"], 2);
+        // Re-reading is allowed 1 MiB only: a good case never needs it.
+        let limits = ReadLimits {
+            text_bytes: MAX_CASE_TEXT_BYTES,
+            reread_bytes: 1 << 20,
+        };
+        for path in [&plain, &gz] {
+            assert_eq!(read_raw(path, limits).unwrap().to_json_pretty(), want);
+            let case = load_case_file_with(path, limits).unwrap();
+            assert_eq!(case.phases.len(), 25_000);
+            assert_eq!(report(&case), want_report, "{}", path.display());
+        }
+    }
+
+    #[test]
+    fn the_streamed_bound_is_exact() {
+        let text = big_case(3);
+        let len = text.len() as u64;
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("c.json");
+        let gz = dir.path().join("c.json.gz");
+        std::fs::write(&plain, &text).unwrap();
+        std::fs::write(&gz, gzip(text.as_bytes(), 1)).unwrap();
+        let at = |text_bytes| ReadLimits {
+            text_bytes,
+            reread_bytes: 16,
+        };
+        for path in [&plain, &gz] {
+            assert!(read_raw(path, at(len)).is_ok(), "{}", path.display());
+            let e = read_raw(path, at(len - 1)).unwrap_err();
+            assert_eq!(e.code, "too-large");
+            let what = if path == &gz {
+                "decompressed text"
+            } else {
+                "file"
+            };
+            assert_eq!(
+                e.message,
+                format!(
+                    "the {what} is larger than {} bytes; a case file is expected",
+                    len - 1
+                )
+            );
+            assert_eq!(e.file, path.display().to_string());
+        }
+    }
+
+    /// A small file that expands past the bound is refused once the bound is read, whether
+    /// it expands to blanks or to one endless string (which the parser would keep).
+    #[test]
+    fn a_gzip_bomb_is_too_large_at_the_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = ReadLimits {
+            text_bytes: 1 << 20,
+            reread_bytes: 1 << 16,
+        };
+        let mut string_bomb = br#"{"format": "worksheet-case", "version": 1, "name": ""#.to_vec();
+        string_bomb.resize(16 << 20, b'a');
+        for (name, bytes) in [("blank", vec![b' '; 16 << 20]), ("string", string_bomb)] {
+            let path = dir.path().join(format!("{name}.json.gz"));
+            let gz = gzip(&bytes, 9);
+            assert!(gz.len() < 64 << 10, "{name}: {} bytes", gz.len());
+            std::fs::write(&path, gz).unwrap();
+            let e = read_raw(&path, limits).unwrap_err();
+            assert_eq!(e.code, "too-large", "{name}: {e}");
+            assert_eq!(
+                e.message,
+                "the decompressed text is larger than 1048576 bytes; a case file is expected"
+            );
+        }
+    }
+
+    #[test]
+    fn a_plain_file_past_the_bound_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("zeros.json");
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len(2 << 20)
+            .unwrap();
+        let limits = ReadLimits {
+            text_bytes: 1 << 20,
+            reread_bytes: 1 << 16,
+        };
+        let e = read_raw(&path, limits).unwrap_err();
+        assert_eq!(e.code, "too-large");
+        assert_eq!(
+            e.message,
+            "the file is larger than 1048576 bytes; a case file is expected"
+        );
+    }
+
+    /// Every malformed case fails streamed exactly as the in-memory reader fails.
+    #[test]
+    fn streamed_errors_are_the_in_memory_errors() {
+        let mut paths: Vec<_> = std::fs::read_dir("tests/data/malformed")
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        paths.push("tests/data/gzip/truncated.json.gz".into());
+        paths.push("fixtures/README.md".into());
+        paths.sort();
+        let mut parse_errors = 0;
+        for path in &paths {
+            let streamed = read_raw(path, ReadLimits::DEFAULT);
+            match in_memory(path) {
+                Ok(raw) => assert_eq!(
+                    streamed.unwrap().to_json_pretty(),
+                    raw.to_json_pretty(),
+                    "{}",
+                    path.display()
+                ),
+                Err(want) => {
+                    parse_errors += 1;
+                    assert_eq!(streamed.unwrap_err(), want, "{}", path.display());
+                }
+            }
+        }
+        assert!(parse_errors >= 15, "{parse_errors} parse errors");
+    }
+
+    /// Past the re-read bound, a parse error is `too-large`, naming what the streamed parse
+    /// found: the in-memory code and path.
+    #[test]
+    fn a_file_too_large_to_reread_names_the_streamed_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = ReadLimits {
+            text_bytes: MAX_CASE_TEXT_BYTES,
+            reread_bytes: 64,
+        };
+        let mut text = big_case(2);
+        text = text.replacen("\"end\": \"4 us\"", "\"end\": \"4 us\", \"ned\": 3", 1);
+        let path = dir.path().join("typo.json");
+        std::fs::write(&path, &text).unwrap();
+        let want = in_memory(&path).unwrap_err();
+        assert_eq!(
+            (want.code, want.path.as_str()),
+            ("unknown-field", "phases[0].ned")
+        );
+        let e = read_raw(&path, limits).unwrap_err();
+        assert_eq!(e.code, "too-large");
+        assert_eq!(e.path, "$");
+        let line = want.line.unwrap();
+        assert_eq!(
+            e.message,
+            format!(
+                "the file is larger than 64 bytes, the most read whole to explain an error, and \
+                 does not parse as a case: phases[0].ned: error[unknown-field]: {} (line {line})",
+                want.message
+            )
+        );
     }
 }

@@ -352,3 +352,150 @@ fn write_text(
         totals.errors.len()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check_paths, CheckRow};
+
+    /// The whole-report JSON writer `check` used before it streamed, kept as the oracle.
+    fn json_of_whole_report(report: &CheckReport) -> String {
+        let mut value = serde_json::to_value(report).unwrap();
+        value["format"] = "worksheet-check".into();
+        value["version"] = 1.into();
+        value["passed"] = report.passed().into();
+        value["failed"] = report.failed().into();
+        if let Some(cases) = value["cases"].as_array_mut() {
+            for check in cases
+                .iter_mut()
+                .filter_map(|c| c["checks"].as_array_mut())
+                .flatten()
+            {
+                for field in ["expected", "actual"] {
+                    let ns = check[field].as_str().and_then(exact_ns);
+                    check[format!("{field}_ns")] = ns.into();
+                }
+            }
+        }
+        serde_json::to_string_pretty(&value).unwrap() + "\n"
+    }
+
+    /// The whole-report text writer `check` used before it streamed: one table.
+    fn text_of_whole_report(report: &CheckReport) -> String {
+        let mut tables = TextTables::new();
+        for case in &report.cases {
+            tables.add(case);
+        }
+        let mut out = String::new();
+        if !report.cases.is_empty() {
+            out += &format!("{}\n", tables.table);
+        }
+        for case in report.cases.iter().filter(|c| !c.passed()) {
+            for c in case.checks.iter().filter(|c| !c.passed) {
+                out += &format!(
+                    "FAIL {} ({}): question `{}` {}: expected {}, actual {}\n",
+                    case.case, case.file, c.question, c.field, c.expected, c.actual
+                );
+            }
+        }
+        let checks: usize = report.cases.iter().map(|c| c.checks.len()).sum();
+        out += &format!("{} passed, {} failed\n", report.passed(), report.failed());
+        out += &format!(
+            "({} cases, {checks} checks, {} input errors)\n",
+            report.cases.len(),
+            report.errors.len()
+        );
+        out
+    }
+
+    fn written(paths: &[PathBuf], format: CheckFormat) -> (String, CheckTotals) {
+        let mut out = Vec::new();
+        let totals = check_to(paths, format, &mut out).unwrap();
+        (String::from_utf8(out).unwrap(), totals)
+    }
+
+    /// Fixtures, the malformed cases (input errors, and cases that expect a load error),
+    /// and a failing case made by changing one expectation.
+    fn mixed_paths() -> (tempfile::TempDir, Vec<PathBuf>) {
+        let dir = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string("fixtures/cases/three-boundaries.json").unwrap();
+        let failing = dir.path().join("failing.json");
+        std::fs::write(&failing, text.replacen("\"40 us\"", "\"41 us\"", 1)).unwrap();
+        let paths = vec![
+            "fixtures".into(),
+            "tests/data/malformed".into(),
+            failing,
+            "does-not-exist.json".into(),
+        ];
+        (dir, paths)
+    }
+
+    #[test]
+    fn streamed_json_is_the_whole_report_byte_for_byte() {
+        let (_dir, paths) = mixed_paths();
+        let report = check_paths(&paths).unwrap();
+        assert!(report.failed() == 1 && report.passed() > 40 && report.errors.len() > 20);
+        let (json, totals) = written(&paths, CheckFormat::Json);
+        assert_eq!(json, json_of_whole_report(&report));
+        assert_eq!(
+            (totals.passed, totals.failed, totals.errors.len()),
+            (report.passed(), report.failed(), report.errors.len())
+        );
+        let empty = CheckReport::default();
+        let (json, _) = written(&[], CheckFormat::Json);
+        assert_eq!(json, json_of_whole_report(&empty));
+        assert!(
+            json.starts_with("{\n  \"cases\": [],\n  \"errors\": [],\n"),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn streamed_text_is_the_whole_report_text_under_one_table() {
+        let (dir, paths) = mixed_paths();
+        let report = check_paths(&paths).unwrap();
+        let (text, totals) = written(&paths, CheckFormat::Text);
+        assert_eq!(text, text_of_whole_report(&report));
+        let failing = dir.path().join("failing.json").display().to_string();
+        assert!(text.contains(&format!(
+            "FAIL three-boundaries ({failing}): question `submission` verdict: expected known 40 us, actual known 41 us\n"
+        )), "{text}");
+        assert_eq!(totals.cases(), report.cases.len());
+        let mut csv = Vec::new();
+        write_report(&report, CheckFormat::Csv, &mut csv).unwrap();
+        assert_eq!(
+            String::from_utf8(csv).unwrap(),
+            written(&paths, CheckFormat::Csv).0
+        );
+    }
+
+    /// Past [`TABLE_ROWS`] rows the text is one table per [`TABLE_ROWS`] rows.
+    #[test]
+    fn a_long_run_prints_one_table_per_table_rows() {
+        let case = |i: usize| CaseCheck {
+            case: format!("case-{i}"),
+            file: format!("case-{i}.json"),
+            checks: vec![CheckRow {
+                question: "q".into(),
+                field: "verdict".into(),
+                expected: "known 1 ns".into(),
+                actual: "known 1 ns".into(),
+                passed: true,
+            }],
+            report: None,
+        };
+        let n = TABLE_ROWS + 10;
+        let mut cases = (0..n).map(|i| Ok(case(i)));
+        let mut out = Vec::new();
+        let totals = write_checks(&mut cases, Vec::new(), CheckFormat::Text, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let headers = text.lines().filter(|l| l.starts_with("| case ")).count();
+        assert_eq!(headers, 2);
+        let rows = text.lines().filter(|l| l.starts_with("| case-")).count();
+        assert_eq!(rows, n);
+        assert!(text.ends_with(&format!(
+            "{n} passed, 0 failed\n({n} cases, {n} checks, 0 input errors)\n"
+        )));
+        assert_eq!((totals.passed, totals.checks), (n, n));
+    }
+}
