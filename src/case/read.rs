@@ -249,7 +249,10 @@ pub fn read_raw(path: &Path, limits: ReadLimits) -> Result<raw::RawCase, CaseErr
     let file = path.display().to_string();
     let over = Rc::new(Cell::new(false));
     let failure = match stream_parse(path, limits.text_bytes, &over, false) {
-        Ok(raw) => return Ok(raw),
+        Ok(mut raw) => {
+            shrink(&mut raw);
+            return Ok(raw);
+        }
         Err(StreamFailure::Open(e)) => return Err(e.in_file(&file)),
         Err(failure) => failure,
     };
@@ -273,6 +276,24 @@ pub fn read_raw(path: &Path, limits: ReadLimits) -> Result<raw::RawCase, CaseErr
         Err(failure) => {
             let e = stream_error(failure, again.get(), limits.text_bytes, limits.reread_bytes);
             Err(e.in_file(&file))
+        }
+    }
+}
+
+/// Gives back the spare capacity the parse left in the long lists (a list grown by doubling
+/// holds up to twice its length), before validation builds the case beside them.
+fn shrink(raw: &mut raw::RawCase) {
+    raw.phases.shrink_to_fit();
+    raw.program.shrink_to_fit();
+    for q in &mut raw.questions {
+        match q {
+            raw::RawQuestion::Intervals {
+                phases: Some(list), ..
+            }
+            | raw::RawQuestion::HostCompletion {
+                work: Some(list), ..
+            } => list.shrink_to_fit(),
+            _ => {}
         }
     }
 }
@@ -391,6 +412,13 @@ mod tests {
             assert_eq!(case.phases.len(), 25_000);
             assert_eq!(report(&case), want_report, "{}", path.display());
         }
+    }
+
+    /// Any case the importer writes is read: the bound is the importer's bound on a trace.
+    #[test]
+    fn the_bound_is_the_importers() {
+        assert_eq!(MAX_CASE_TEXT_BYTES, crate::import::MAX_TRACE_BYTES);
+        assert_eq!(ReadLimits::DEFAULT.reread_bytes, MAX_CASE_BYTES);
     }
 
     #[test]

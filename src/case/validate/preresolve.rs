@@ -1,0 +1,70 @@
+//! Phase references resolved before validation proper, so that their text is freed before the
+//! validated case is built beside the raw one.
+//!
+//! A case imported from a large trace names every kernel in its program (one `launch` each)
+//! and again in several questions (per stream, per step, per class): 445,800 phases and
+//! 1,783,200 question references at ×20 `df_index_resolver`, over half the raw case's memory.
+//! Each name that resolves is replaced by its index here and its text dropped; validation then
+//! uses the index. It is the index validation would give: validation reaches the program and
+//! the questions only when every phase id is non-empty and unique, and then its table is this
+//! one (first occurrence of each id). A name that does not resolve is kept, so validation
+//! reports it exactly as before.
+
+use std::collections::HashMap;
+
+use crate::case::raw::{RawOp, RawPhase, RawQuestion};
+
+/// The indices taken out of a raw case by [`preresolve`].
+#[derive(Debug, Default)]
+pub(super) struct Preresolved {
+    /// Per program op: the launched phase's index, when its name was taken.
+    pub launches: Vec<Option<usize>>,
+    /// Per question: its phase list (`phases` or `work`) as indices, when it was taken.
+    pub lists: Vec<Option<Vec<usize>>>,
+}
+
+/// Takes every reference to `phases` of `program` and `questions` that resolves out of them,
+/// leaving an empty name (or an empty list) in its place.
+pub(super) fn preresolve(
+    phases: &[RawPhase],
+    program: &mut [RawOp],
+    questions: &mut [RawQuestion],
+) -> Preresolved {
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity(phases.len());
+    for (i, p) in phases.iter().enumerate() {
+        index.entry(p.id.as_str()).or_insert(i);
+    }
+    let launches = program
+        .iter_mut()
+        .map(|op| match op {
+            RawOp::Launch { phase } => {
+                let p = index.get(phase.as_str()).copied();
+                if p.is_some() {
+                    drop(std::mem::take(phase));
+                }
+                p
+            }
+            _ => None,
+        })
+        .collect();
+    let lists = questions
+        .iter_mut()
+        .map(|q| match q {
+            RawQuestion::Intervals {
+                phases: Some(list), ..
+            }
+            | RawQuestion::HostCompletion {
+                work: Some(list), ..
+            } => {
+                let resolved: Option<Vec<usize>> =
+                    list.iter().map(|p| index.get(p.as_str()).copied()).collect();
+                if resolved.is_some() {
+                    drop(std::mem::take(list));
+                }
+                resolved
+            }
+            _ => None,
+        })
+        .collect();
+    Preresolved { launches, lists }
+}
