@@ -31,7 +31,7 @@ if [ ! -f "$big" ]; then
     echo "making $big ($copies copies of $trace)"
     python3 "$make_scaled" "$trace" "$big" "$copies"
 fi
-echo "trace: $(stat -c %s "$big") bytes gzip, $(zcat "$big" | wc -c) bytes of JSON"
+echo "trace: $(stat -L -c %s "$big") bytes gzip, $(zcat "$big" | wc -c) bytes of JSON"
 
 # run NAME ARGS...: the command under /usr/bin/time -v, its output to $work/NAME.out.
 run() {
