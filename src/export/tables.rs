@@ -134,6 +134,7 @@ pub fn load(paths: &[PathBuf], round_sub_ns: bool) -> Result<Input, Failure> {
         let how = RankOptions {
             expect: false,
             keep_cases: true,
+            progress: true,
         };
         let mut multi = import_ranks_with(&files, &options, how)?;
         let merged = multi

@@ -290,12 +290,27 @@ fn import_path_with(
             Ok((imported, None))
         }
         TraceFormat::KinetoJson => {
+            let name = case_name(path);
+            // The fast path: gunzipping and cutting into events on a second thread, each
+            // event parsed from its slice on this one.
+            let text = text::open(head, handle, MAX_TRACE_BYTES);
+            if let Some(done) = kineto::import_split(text, &name, options, audit) {
+                return Ok(done);
+            }
+            // Anything the fast path does not take for granted (a malformed trace, a field
+            // the importer refuses, trouble reading): the careful reader reads the file
+            // again from the start, and reports it exactly.
+            let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
+            let mut head = Vec::with_capacity(16);
+            (&mut handle)
+                .take(16)
+                .read_to_end(&mut head)
+                .map_err(io_err)?;
             let text = text::open(head, handle, MAX_TRACE_BYTES);
             // Reading and gunzipping on a second thread, parsing on this one.
             std::thread::scope(|scope| {
                 let blocks = text::in_thread(scope, text);
                 let reader = std::io::BufReader::with_capacity(1 << 16, blocks);
-                let name = case_name(path);
                 if audit {
                     kineto::import_with_audit(reader, &name, options)
                         .map(|(imported, trace)| (imported, Some(trace)))

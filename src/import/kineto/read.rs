@@ -16,6 +16,7 @@
 //! trace has more than one defect, the one reported may differ from the one the whole-text
 //! reader reported first; a trace with one defect gets the same path, code and message.
 
+mod pieces;
 mod visit;
 
 use std::collections::BTreeMap;
@@ -32,6 +33,7 @@ use crate::audit::model::{ApiCall, Step};
 use crate::import::text::trouble_of;
 use crate::import::{ImportError, ImportOptions};
 use crate::units::Nanos;
+pub(super) use pieces::read_pieces;
 pub(super) use visit::stream_of_tid;
 
 type Result<T> = std::result::Result<T, ImportError>;
@@ -87,27 +89,9 @@ pub(super) fn read_trace<R: BufRead>(mut reader: R, options: &ImportOptions) -> 
         }
         Some(c) => return Err(not_a_trace(reader, c)),
     };
-    let mut st = State {
-        options,
-        events_path,
-        read: Read::default(),
-        top: TopLevel::default(),
-        fields: Fields::default(),
-        pending: Vec::new(),
-        base: None,
-        base_before_events: None,
-        saw_events: false,
-        top_key: None,
-        index: None,
-        field: None,
-        in_event: false,
-        error: None,
-        key: String::new(),
-    };
+    let mut st = State::new(options, events_path);
     let mut de = serde_json::Deserializer::from_reader(reader);
     let parsed = if events_path == "$" {
-        st.saw_events = true;
-        st.base_before_events = Some(None);
         (&mut de).deserialize_seq(visit::Events(&mut st))
     } else {
         (&mut de).deserialize_map(visit::Top(&mut st))
@@ -123,18 +107,7 @@ pub(super) fn read_trace<R: BufRead>(mut reader: R, options: &ImportOptions) -> 
             }
         });
     }
-    if !st.saw_events {
-        return Err(ImportError::new(
-            "traceEvents",
-            "missing-field",
-            "no `traceEvents` array: this is not a PyTorch profiler (Kineto) Chrome trace",
-        ));
-    }
-    let base = st.base.flatten();
-    for pending in std::mem::take(&mut st.pending) {
-        place(&mut st.read, pending, events_path, base)?;
-    }
-    Ok((st.read, st.top, base))
+    st.finish()
 }
 
 /// A text that starts with `c`, neither `{` nor `[`: read whole (it is capped) to say what
@@ -328,7 +301,66 @@ struct State<'o> {
     key: String,
 }
 
-impl State<'_> {
+impl<'o> State<'o> {
+    /// The state before the first byte of a document whose events are at `events_path`
+    /// (`traceEvents`, or `$` for a bare array).
+    fn new(options: &'o ImportOptions, events_path: &'static str) -> Self {
+        let bare = events_path == "$";
+        State {
+            options,
+            events_path,
+            read: Read::default(),
+            top: TopLevel::default(),
+            fields: Fields::default(),
+            pending: Vec::new(),
+            base: None,
+            // A bare array has no base: its events are placed as they come.
+            base_before_events: bare.then_some(None),
+            saw_events: bare,
+            top_key: None,
+            index: None,
+            field: None,
+            in_event: false,
+            error: None,
+            key: String::new(),
+        }
+    }
+
+    /// The `traceEvents` array begins.
+    fn events_begin(&mut self) {
+        self.saw_events = true;
+        if self.base_before_events.is_none() {
+            // The base, if it was seen before the events; if not, events wait for the end.
+            self.base_before_events = self.base;
+        }
+    }
+
+    /// The `traceEvents` array ended after `count` events.
+    fn events_end(&mut self, count: usize) {
+        self.index = None;
+        self.read.events = count;
+    }
+
+    /// What the document said, once it is read whole: the events waiting for the base are
+    /// placed on the clock.
+    ///
+    /// # Errors
+    /// `missing-field` without `traceEvents`; `overflow` for a waiting event.
+    fn finish(mut self) -> Result<Parsed> {
+        if !self.saw_events {
+            return Err(ImportError::new(
+                "traceEvents",
+                "missing-field",
+                "no `traceEvents` array: this is not a PyTorch profiler (Kineto) Chrome trace",
+            ));
+        }
+        let base = self.base.flatten();
+        for pending in std::mem::take(&mut self.pending) {
+            place(&mut self.read, pending, self.events_path, base)?;
+        }
+        Ok((self.read, self.top, base))
+    }
+
     /// The importer's error for a failed parse.
     fn error_of(&mut self, e: serde_json::Error) -> ImportError {
         if let Some(err) = self.error.take() {

@@ -51,6 +51,7 @@ pub fn run(
     let how = RankOptions {
         expect: args.expect,
         keep_cases: args.output.is_some(),
+        progress: true,
     };
     let mut multi = import_ranks_with(&files, options, how)?;
     let internal = |e: crate::case::CaseError| {

@@ -39,6 +39,8 @@ pub struct RankOptions {
     /// Keep each rank's prefixed case, to build the merged case (`-o`, `worksheet export`):
     /// memory then grows with the ranks.
     pub keep_cases: bool,
+    /// Show a progress bar of the files read on standard error (only when it is a terminal).
+    pub progress: bool,
 }
 
 /// What the summary prints of one rank, from the engine's answers on the rank's case.
@@ -279,48 +281,45 @@ pub fn read_rank(
     })
 }
 
-/// Reads the files `which` (indices into `files`) in parallel, at most one per core in
-/// flight, each with [`read_rank`] (`forced` gives its rank); results in the order of `which`.
+/// Reads the files `which` (indices into `files`) in parallel on every core (rayon), each
+/// with [`read_rank`] (`forced` gives its rank); results in the order of `which`. With
+/// `how.progress`, a bar on a terminal's standard error counts the files done.
 pub fn read_ranks(
     files: &[PathBuf],
     which: &[(usize, Option<u32>)],
     options: &ImportOptions,
     how: RankOptions,
 ) -> Vec<Result<RankPart, ImportError>> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(which.len().max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<Option<Result<RankPart, ImportError>>> =
-        (0..which.len()).map(|_| None).collect();
-    let slots = std::sync::Mutex::new(&mut results);
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(i, forced)) = which.get(j) else {
-                    break;
-                };
-                let position = u32::try_from(i).unwrap_or(u32::MAX);
-                let one = read_rank(&files[i], position, forced, options, how);
-                if let Ok(mut slots) = slots.lock() {
-                    slots[j] = Some(one);
-                }
-            });
-        }
-    });
-    results
-        .into_iter()
-        .zip(which)
-        .map(|(r, &(i, _))| {
-            r.unwrap_or_else(|| {
-                Err(
-                    ImportError::new("$", "io", "the import of this file did not finish")
-                        .in_file(files[i].display().to_string()),
-                )
-            })
+    use rayon::prelude::*;
+    let bar = progress_bar(which.len(), how.progress);
+    let parts = which
+        .par_iter()
+        .map(|&(i, forced)| {
+            let position = u32::try_from(i).unwrap_or(u32::MAX);
+            let part = read_rank(&files[i], position, forced, options, how);
+            bar.inc(1);
+            part
         })
-        .collect()
+        .collect();
+    bar.finish_and_clear();
+    parts
+}
+
+/// A bar counting `total` files on standard error, hidden unless `shown` and standard error
+/// is a terminal.
+fn progress_bar(total: usize, shown: bool) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    if !shown || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("importing {bar:40} {pos}/{len} traces, {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar
 }
 
 #[cfg(test)]
@@ -375,6 +374,7 @@ mod tests {
             RankOptions {
                 expect: false,
                 keep_cases: true,
+                progress: false,
             },
         )
         .expect("imports");

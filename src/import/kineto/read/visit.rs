@@ -189,7 +189,7 @@ pub(in crate::import::kineto) fn stream_of_tid(raw: &RawValue) -> Option<i64> {
 }
 
 /// One trace event.
-struct Event<'s, 'o>(&'s mut State<'o>);
+pub(super) struct Event<'s, 'o>(pub(super) &'s mut State<'o>);
 
 impl<'de> DeserializeSeed<'de> for Event<'_, '_> {
     type Value = ();
@@ -307,11 +307,7 @@ impl<'de> Visitor<'de> for Events<'_, '_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
         let st = self.0;
-        st.saw_events = true;
-        if st.base_before_events.is_none() {
-            // The base, if it was seen before the events; if not, events wait for the end.
-            st.base_before_events = st.base;
-        }
+        st.events_begin();
         let mut i = 0;
         loop {
             st.index = Some(i);
@@ -320,14 +316,69 @@ impl<'de> Visitor<'de> for Events<'_, '_> {
             }
             i += 1;
         }
-        st.index = None;
-        st.read.events = i;
+        st.events_end(i);
         Ok(())
     }
 }
 
 /// The top-level object.
 pub(super) struct Top<'s, 'o>(pub(super) &'s mut State<'o>);
+
+/// The top-level keys the importer reads, in the order of their bits for `first_time`.
+const TOP_KEYS: [&str; 6] = [
+    "traceEvents",
+    "baseTimeNanoseconds",
+    "distributedInfo",
+    "deviceProperties",
+    "traceName",
+    "schemaVersion",
+];
+
+/// A top-level key just read: which of [`TOP_KEYS`] it is (`None`: one the importer skips),
+/// refused when it comes twice; `seen` holds the bits of the keys seen so far.
+pub(super) fn top_key<E: de::Error>(
+    st: &mut State<'_>,
+    key: String,
+    seen: &mut u8,
+) -> std::result::Result<Option<usize>, E> {
+    let known = TOP_KEYS.iter().position(|k| *k == key);
+    st.top_key = Some(key);
+    if let Some(k) = known {
+        first_time::<E>(seen, 1 << k, TOP_KEYS[k])?;
+    }
+    Ok(known)
+}
+
+/// The value of the top-level key `known` ([`top_key`]).
+pub(super) struct TopValue<'s, 'o> {
+    pub(super) st: &'s mut State<'o>,
+    pub(super) known: Option<usize>,
+}
+
+impl<'de> DeserializeSeed<'de> for TopValue<'_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        let st = self.st;
+        match self.known {
+            Some(0) => Events(st).deserialize(d)?,
+            Some(1) => {
+                let raw = Option::<Box<RawValue>>::deserialize(d)?;
+                match base_of(raw.as_deref(), st.options) {
+                    Ok(base) => st.base = Some(base),
+                    Err(err) => return Err(st.fail(err)),
+                }
+            }
+            Some(2) => st.top.distributed_info = Deserialize::deserialize(d)?,
+            Some(3) => st.top.device_properties = Deserialize::deserialize(d)?,
+            Some(4) => st.top.trace_name = Deserialize::deserialize(d)?,
+            Some(5) => st.top.schema_version = Deserialize::deserialize(d)?,
+            _ => {
+                IgnoredAny::deserialize(d)?;
+            }
+        }
+        Ok(())
+    }
+}
 
 impl<'de> Visitor<'de> for Top<'_, '_> {
     type Value = ();
@@ -338,45 +389,8 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
         let st = self.0;
         let mut seen = 0u8;
         while let Some(key) = map.next_key::<String>()? {
-            let known = [
-                "traceEvents",
-                "baseTimeNanoseconds",
-                "distributedInfo",
-                "deviceProperties",
-                "traceName",
-                "schemaVersion",
-            ]
-            .iter()
-            .position(|k| *k == key);
-            st.top_key = Some(key);
-            if let Some(k) = known {
-                let name = [
-                    "traceEvents",
-                    "baseTimeNanoseconds",
-                    "distributedInfo",
-                    "deviceProperties",
-                    "traceName",
-                    "schemaVersion",
-                ][k];
-                first_time::<A::Error>(&mut seen, 1 << k, name)?;
-            }
-            match known {
-                Some(0) => map.next_value_seed(Events(st))?,
-                Some(1) => {
-                    let raw = map.next_value::<Option<Box<RawValue>>>()?;
-                    match base_of(raw.as_deref(), st.options) {
-                        Ok(base) => st.base = Some(base),
-                        Err(err) => return Err(st.fail(err)),
-                    }
-                }
-                Some(2) => st.top.distributed_info = map.next_value()?,
-                Some(3) => st.top.device_properties = map.next_value()?,
-                Some(4) => st.top.trace_name = map.next_value()?,
-                Some(5) => st.top.schema_version = map.next_value()?,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
+            let known = top_key::<A::Error>(st, key, &mut seen)?;
+            map.next_value_seed(TopValue { st, known })?;
             st.top_key = None;
         }
         Ok(())

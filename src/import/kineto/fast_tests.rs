@@ -1,0 +1,134 @@
+//! The fast path ([`super::import_split`]) against the careful reader
+//! ([`super::import_with_audit`]): on every trace the project keeps, and on edge cases of
+//! the document's shape, the fast path gives the very same import and audit, or gives up
+//! (`None`) where the careful reader fails; it never gives an answer of its own.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::{import_split, import_with_audit};
+use crate::import::ImportOptions;
+
+/// The import and audit of `text` both ways, as debug text; `None` for the fast path when
+/// it gave up.
+fn both_ways(text: &[u8], options: &ImportOptions) -> (Result<String, String>, Option<String>) {
+    let careful = import_with_audit(text, "t", options)
+        .map(|(imported, audit)| format!("{imported:?}\n{audit:?}"))
+        .map_err(|e| e.to_string());
+    let fast = import_split(text, "t", options, true)
+        .map(|(imported, audit)| format!("{imported:?}\n{:?}", audit.expect("asked for")));
+    (careful, fast)
+}
+
+/// Every trace under `tests/data/traces` (gunzipped), as bytes, with its name.
+fn traces(dir: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.ends_with(".json") || name.ends_with(".json.gz")) {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let text = if crate::case::is_gzip(&bytes) {
+            let mut text = Vec::new();
+            match flate2::read::MultiGzDecoder::new(bytes.as_slice()).read_to_end(&mut text) {
+                Ok(_) => text,
+                Err(_) => continue, // a damaged gzip: the decoder's business, not the parser's
+            }
+        } else {
+            bytes
+        };
+        out.push((name, text));
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_real_trace_reads_the_same_both_ways() {
+    let all = traces("tests/data/traces");
+    assert!(all.len() >= 8, "{} traces", all.len());
+    for rounding in [false, true] {
+        let options = ImportOptions {
+            round_sub_ns: rounding,
+        };
+        for (name, text) in &all {
+            // The largest trace (54 MB) once: debug builds parse it slowly.
+            if rounding && text.len() > 10 << 20 {
+                continue;
+            }
+            let (careful, fast) = both_ways(text, &options);
+            let careful = careful.unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(fast.as_deref(), Some(careful.as_str()), "{name}");
+        }
+    }
+}
+
+#[test]
+fn malformed_traces_make_the_fast_path_give_up() {
+    let all = traces("tests/data/traces/malformed");
+    assert!(all.len() >= 14, "{} traces", all.len());
+    for (name, text) in &all {
+        let (careful, fast) = both_ways(text, &ImportOptions::default());
+        match careful {
+            Ok(careful) => assert_eq!(fast.as_deref(), Some(careful.as_str()), "{name}"),
+            Err(e) => assert_eq!(fast, None, "{name}: the careful reader says {e}"),
+        }
+    }
+}
+
+/// Shapes of a document: the base before or after the events, a bare array, keys the
+/// importer skips, empty arrays, odd whitespace, and documents it refuses.
+#[test]
+fn edge_shapes_read_the_same_or_give_up() {
+    let kernel = r#"{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1.5,"dur":2,
+        "args":{"device":0,"stream":7,"correlation":3,"nested":[{"a":[1,2,{"b":"]}"}]}]}}"#;
+    let call = r#"{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,
+        "ts":1,"dur":0.25,"args":{"correlation":3}}"#;
+    let events = format!("[{kernel},\n{call} , {{\"ph\":\"i\",\"name\":\"x\"}}]");
+    let documents = [
+        format!(r#"{{"traceEvents":{events},"baseTimeNanoseconds":1000}}"#),
+        format!(r#"{{"baseTimeNanoseconds":1000,"traceEvents":{events}}}"#),
+        format!(
+            r#"  {{ "schemaVersion" : 1 , "x" : {{"y":[{{}}]}}, "traceEvents" : {events} }}  "#
+        ),
+        format!(
+            r#"{{"distributedInfo":{{"rank":3}},"traceEvents":{events},"deviceProperties":[]}}"#
+        ),
+        events.clone(),
+        r#"{"traceEvents":[]}"#.to_owned(),
+        "[]".to_owned(),
+        // Refused by both:
+        r#"{"traceEvents":null}"#.to_owned(),
+        r#"{"traceEvents":[],"traceEvents":[]}"#.to_owned(),
+        r#"{"baseTimeNanoseconds":1.5,"traceEvents":[]}"#.to_owned(),
+        format!(r#"{{"traceEvents":{events}}} trailing"#),
+        format!(r#"{{"traceEvents":{events},}}"#),
+        r#"{"traceEvents":[{"ph":"X","cat":"kernel","ts":"1"}]}"#.to_owned(),
+        r#"{"traceEvents":[{"ph":"X","ph":"X"}]}"#.to_owned(),
+        r#"{"traceEvents":[7]}"#.to_owned(),
+        r#"{"traceEvents":[{"ph":"X"} {"ph":"X"}]}"#.to_owned(),
+        r#"{"traceEvents":[{"name":"\ud800"}]}"#.to_owned(),
+        format!(
+            r#"{{"traceEvents":[{}1{}]}}"#,
+            "[".repeat(130),
+            "]".repeat(130)
+        ),
+        "7".to_owned(),
+        String::new(),
+    ];
+    let mut fast_reads = 0;
+    for doc in &documents {
+        let (careful, fast) = both_ways(doc.as_bytes(), &ImportOptions::default());
+        match careful {
+            Ok(careful) => {
+                assert_eq!(fast.as_deref(), Some(careful.as_str()), "{doc}");
+                fast_reads += 1;
+            }
+            Err(e) => assert_eq!(fast, None, "{doc}: the careful reader says {e}"),
+        }
+    }
+    assert_eq!(fast_reads, 7);
+}

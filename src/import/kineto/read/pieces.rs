@@ -1,0 +1,87 @@
+//! The parser's end of the fast path: a trace cut into [`Piece`]s by the splitter
+//! (`kineto/split.rs`) is read with the same visitors as the streaming reader, each event
+//! from its own slice of text.
+//!
+//! Any trouble at all (the splitter unsure, a value the visitors refuse, an error of the
+//! importer's own) makes [`read_pieces`] give up with `None`: the caller then reads the file
+//! with the careful reader ([`super::read_trace`]), which reports the exact path, code and
+//! message. So a trace read here gives exactly what the careful reader gives, and errors are
+//! never worded by this module.
+
+use serde::de::DeserializeSeed;
+
+use super::visit::{top_key, Event, TopValue};
+use super::{Parsed, State};
+use crate::import::kineto::split::{Piece, Pieces};
+use crate::import::ImportOptions;
+
+/// Reads a trace from the splitter's pieces; `None` when the careful reader must read it.
+pub(in crate::import::kineto) fn read_pieces(
+    pieces: &Pieces,
+    options: &ImportOptions,
+) -> Option<Parsed> {
+    let events_path = match pieces.recv()? {
+        Piece::Object => "traceEvents",
+        Piece::Array => "$",
+        _ => return None,
+    };
+    let mut st = State::new(options, events_path);
+    if events_path == "$" {
+        events(&mut st, pieces)?;
+        if !matches!(pieces.recv()?, Piece::End) {
+            return None;
+        }
+    } else {
+        entries(&mut st, pieces)?;
+    }
+    st.finish().ok()
+}
+
+/// The top-level object's entries, through [`Piece::End`].
+fn entries(st: &mut State<'_>, pieces: &Pieces) -> Option<()> {
+    let mut seen = 0u8;
+    loop {
+        let key = match pieces.recv()? {
+            Piece::Key(raw) => serde_json::from_slice::<String>(&raw).ok()?,
+            Piece::End => return Some(()),
+            _ => return None,
+        };
+        let known = top_key::<serde_json::Error>(st, key, &mut seen).ok()?;
+        match pieces.recv()? {
+            Piece::Value(raw) => {
+                let mut de = serde_json::Deserializer::from_slice(&raw);
+                TopValue { st, known }.deserialize(&mut de).ok()?;
+                de.end().ok()?;
+            }
+            Piece::EventsBegin if known == Some(0) => events(st, pieces)?,
+            _ => return None,
+        }
+        st.top_key = None;
+    }
+}
+
+/// The events of the `traceEvents` array (or of a bare array), through
+/// [`Piece::EventsEnd`]: each parsed from its own slice, as the streaming reader's sequence
+/// visitor would.
+fn events(st: &mut State<'_>, pieces: &Pieces) -> Option<()> {
+    st.events_begin();
+    let mut i = 0;
+    loop {
+        match pieces.recv()? {
+            Piece::Events(batch) => {
+                for &(start, end) in &batch.spans {
+                    st.index = Some(i);
+                    let mut de = serde_json::Deserializer::from_slice(&batch.text[start..end]);
+                    Event(st).deserialize(&mut de).ok()?;
+                    de.end().ok()?;
+                    i += 1;
+                }
+                pieces.give_back(batch.text);
+            }
+            Piece::EventsEnd => break,
+            _ => return None,
+        }
+    }
+    st.events_end(i);
+    Some(())
+}
