@@ -393,8 +393,7 @@ pub fn validate(mut raw: RawCase, default_name: &str) -> Result<Case> {
 
     // Phases. Their labels are moved, not copied, and the references to them taken out as
     // indices first (`preresolve`): a large case holds each name and label once.
-    let mut labels: Vec<Option<String>> =
-        raw.phases.iter_mut().map(|p| p.label.take()).collect();
+    let mut labels: Vec<Option<String>> = raw.phases.iter_mut().map(|p| p.label.take()).collect();
     let mut pre = preresolve::preresolve(&raw.phases, &mut raw.program, &mut raw.questions);
     let mut phase_ids = IdTable::new("phase", "phases");
     let mut phases = Vec::with_capacity(raw.phases.len());

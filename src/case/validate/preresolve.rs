@@ -56,8 +56,10 @@ pub(super) fn preresolve(
             | RawQuestion::HostCompletion {
                 work: Some(list), ..
             } => {
-                let resolved: Option<Vec<usize>> =
-                    list.iter().map(|p| index.get(p.as_str()).copied()).collect();
+                let resolved: Option<Vec<usize>> = list
+                    .iter()
+                    .map(|p| index.get(p.as_str()).copied())
+                    .collect();
                 if resolved.is_some() {
                     drop(std::mem::take(list));
                 }
