@@ -93,7 +93,7 @@ impl<R: Read> Read for Capped<R> {
 /// An opened case file: the plain text or the decompressed gzip stream, capped.
 enum Stream {
     Plain(BufReader<Capped<File>>),
-    Gzip(BufReader<Capped<flate2::bufread::MultiGzDecoder<BufReader<File>>>>),
+    Gzip(Box<BufReader<Capped<flate2::bufread::MultiGzDecoder<BufReader<File>>>>>),
 }
 
 /// Opens `path` for a streamed parse: `io`, `not-a-file`, or `too-large` when a plain file
@@ -114,10 +114,10 @@ fn open_stream(path: &Path, limit: u64, over: &Rc<Cell<bool>>) -> Result<Stream,
     file.rewind().map_err(io_error)?;
     if super::is_gzip(&head[..got]) {
         let decoder = flate2::bufread::MultiGzDecoder::new(BufReader::with_capacity(BUFFER, file));
-        return Ok(Stream::Gzip(BufReader::with_capacity(
+        return Ok(Stream::Gzip(Box::new(BufReader::with_capacity(
             BUFFER,
             Capped::new(decoder, limit, over),
-        )));
+        ))));
     }
     let len = file.metadata().map_err(io_error)?.len();
     if len > limit {
@@ -158,7 +158,7 @@ fn stream_parse(
 ) -> Result<raw::RawCase, StreamFailure> {
     match open_stream(path, limit, over).map_err(StreamFailure::Open)? {
         Stream::Plain(r) => parse_reader(r, track, false),
-        Stream::Gzip(r) => parse_reader(r, track, true),
+        Stream::Gzip(r) => parse_reader(*r, track, true),
     }
 }
 
