@@ -1,7 +1,7 @@
 //! `worksheet check`: replay case files and compare every stated expectation with the
 //! engine's answer. The test harness calls the same [`check_file`], so the two cannot drift.
 //!
-//! The command itself runs through [`check_to`] ([`write`]), which writes each case's
+//! The command itself runs through [`check_to`], which writes each case's
 //! results as soon as it is checked and drops the case before reading the next; a case file
 //! is itself streamed ([`crate::case::load_for_check`]). [`check_paths`] keeps every result
 //! in memory, for callers that want the whole report.
