@@ -70,3 +70,64 @@ pub(super) fn preresolve(
         .collect();
     Preresolved { launches, lists }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::case::{load_case_str, parse_raw, Ask, Op};
+
+    const CASE: &str = r#"{
+        "format": "worksheet-case", "version": 1,
+        "clocks": [{"id": "gpu", "domain": "device", "instance": "ctx"}],
+        "streams": [{"id": "s", "clock": "gpu", "device": "gpu0"}],
+        "phases": [
+            {"id": "a", "stream": "s", "start": "0 ns", "end": "2 ns"},
+            {"id": "b", "stream": "s", "start": "3 ns", "end": "5 ns"}
+        ],
+        "program": [{"op": "launch", "phase": "b"}, {"op": "launch", "phase": "A_"}],
+        "questions": [
+            {"id": "ab", "kind": "intervals", "phases": ["b", "a"]},
+            {"id": "ax", "kind": "intervals", "phases": ["a", "x"]}
+        ]
+    }"#;
+
+    #[test]
+    fn names_that_resolve_are_taken_and_others_kept() {
+        let mut raw = parse_raw(CASE).unwrap();
+        let pre = super::preresolve(&raw.phases, &mut raw.program, &mut raw.questions);
+        assert_eq!(pre.launches, [Some(1), None]);
+        assert_eq!(pre.lists, [Some(vec![1, 0]), None]);
+        let text = raw.to_json_pretty();
+        assert!(text.contains(r#""phase": """#), "{text}");
+        assert!(text.contains(r#""phase": "A_""#), "{text}");
+        assert!(text.contains(r#""x""#), "{text}");
+    }
+
+    /// A name that does not resolve fails as before; the ones that do give the same case.
+    #[test]
+    fn validation_is_unchanged() {
+        let e = load_case_str(CASE, "p.json").unwrap_err();
+        assert_eq!(
+            (e.code, e.path.as_str()),
+            ("unknown-reference", "program[1].phase")
+        );
+        let ok = CASE.replace("\"A_\"", "\"a\"");
+        let e = load_case_str(&ok, "p.json").unwrap_err();
+        assert_eq!(
+            (e.code, e.path.as_str()),
+            ("unknown-reference", "questions[1].phases[1]")
+        );
+        let ok = ok.replace("\"x\"", "\"b\"");
+        let case = load_case_str(&ok, "p.json").unwrap();
+        assert!(matches!(case.program[..], [Op::Launch(1), Op::Launch(0)]));
+        let lists: Vec<&[usize]> = case
+            .questions
+            .iter()
+            .map(|q| match &q.ask {
+                Ask::Intervals { phases } => phases.as_slice(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(lists, [&[1, 0][..], &[0, 1][..]]);
+        assert_eq!(case.phases[1].label, "b");
+    }
+}
