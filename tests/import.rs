@@ -496,6 +496,57 @@ fn the_json_summary_has_exact_values_in_ns() {
     assert!(v["written"].is_null());
 }
 
+/// Every key path of a JSON value (`sets[].ns.busy`), array elements pooled; `audit` is
+/// one key (its findings depend on the trace, not the format).
+fn key_paths(v: &serde_json::Value, at: &str, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, child) in map {
+                let path = format!("{at}.{k}");
+                out.insert(path.clone());
+                if k != "audit" {
+                    key_paths(child, &path, out);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for item in items {
+                key_paths(item, &format!("{at}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// One summary shape for both formats: the JSON summary of a Kineto trace and of an Nsight
+/// Systems export have the same keys, down to the rows (both traces have compute,
+/// communication, memory and completion rows).
+#[test]
+fn kineto_and_nsys_json_summaries_have_the_same_keys() {
+    let keys = |file: &str| {
+        let out = worksheet()
+            .args(["import", file, "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{file}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut paths = std::collections::BTreeSet::new();
+        key_paths(&v, "", &mut paths);
+        paths
+    };
+    let kineto = keys("tests/data/traces/nccl_data.json.gz");
+    let nsys = keys("tests/data/nsys/mfu_2gpu_before.sqlite");
+    assert_eq!(kineto, nsys);
+    for path in [
+        ".sets[].ns.busy",
+        ".overlaps[].overlap_ns",
+        ".hta[].idle_ns",
+        ".completion[].answer",
+    ] {
+        assert!(nsys.contains(path), "{path}: {nsys:?}");
+    }
+}
+
 /// `-o case.json.gz --expect` writes a gzipped case that `check` replays (every answer as
 /// an expectation), `eval` answers and `render` draws; a second import refuses to overwrite.
 #[test]

@@ -11,12 +11,11 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 use worksheet::case::raw::{RawOp, RawQuestion, RawTime};
-use worksheet::case::{load_case_str, Case, ImplicitKind, Op, StreamKind, WaitTarget};
+use worksheet::case::{load_case_str, Ask, Case, ImplicitKind, Op, StreamKind, WaitTarget};
 use worksheet::engine::{evaluate, Outcome, Report};
-use worksheet::import::nsys::{
-    import_nsys, summary_table, NsysError, NsysImport, NSYS_ERROR_CODES,
-};
-use worksheet::interval::SetAnalysis;
+use worksheet::import::nsys::{import_nsys, NsysError, NsysImport, NSYS_ERROR_CODES};
+use worksheet::import::{import_path, summarize, ImportOptions};
+use worksheet::interval::{analyze, SetAnalysis};
 use worksheet::units::Nanos;
 use worksheet::verdict::Verdict;
 
@@ -54,6 +53,32 @@ fn intervals(report: &Report, id: &str) -> SetAnalysis {
         }
         other => panic!("{id} is not an intervals answer: {other:?}"),
     }
+}
+
+/// The phase ids of interval question `id`.
+fn question_phases(case: &Case, id: &str) -> Vec<String> {
+    match &case
+        .question(id)
+        .unwrap_or_else(|| panic!("no question {id}"))
+        .ask
+    {
+        Ask::Intervals { phases } => phases.iter().map(|&p| case.phases[p].id.clone()).collect(),
+        other => panic!("{id} is not an intervals question: {other:?}"),
+    }
+}
+
+/// The analysis of the phases of several interval questions pooled (the old per-device
+/// "kernels" set is compute ∪ communication).
+fn pooled(case: &Case, ids: &[&str]) -> SetAnalysis {
+    let mut set = Vec::new();
+    for id in ids {
+        if let Some(q) = case.question(id) {
+            if let Ask::Intervals { phases } = &q.ask {
+                set.extend(phases.iter().map(|&p| case.phases[p].interval));
+            }
+        }
+    }
+    analyze(&set)
 }
 
 /// `(start, end)` in ns of a phase.
@@ -177,7 +202,7 @@ fn with_completion(
 #[test]
 fn mordred_2021_2_has_no_session_start_and_unidentifiable_event_syncs() {
     let (import, case, report) = import("mordred_report1.sqlite");
-    let s = &import.summary;
+    let s = &import.facts;
     assert_eq!(s.export.metadata_table, None);
     assert_eq!(s.export.nsys_version, None);
     assert_eq!(s.export.path_version.as_deref(), Some("2021.2.1"));
@@ -190,7 +215,7 @@ fn mordred_2021_2_has_no_session_start_and_unidentifiable_event_syncs() {
         .contains("mordred_report1.sqlite"));
     assert_eq!(case.clocks[0].clock.domain, "nsys-session");
 
-    let stream = "stream-pid35201-gpu0-ctx1-s7";
+    let stream = "stream:gpu0-s7";
     let all = intervals(&report, stream);
     assert_eq!(all.count, 216);
     assert_eq!(all.union_ns, 393_102_277);
@@ -198,10 +223,18 @@ fn mordred_2021_2_has_no_session_start_and_unidentifiable_event_syncs() {
     assert_eq!(all.span_ns(), Some(6_513_662_564));
     assert_eq!(all.gaps.len(), 215);
     assert_eq!(all.max_depth, 1);
-    let k = intervals(&report, "device-gpu0-kernels");
+    let k = intervals(&report, "compute:gpu0");
     assert_eq!((k.count, k.union_ns), (12, 6_128_761));
-    assert_eq!(intervals(&report, "device-gpu0-memcpy").count, 188);
-    assert_eq!(intervals(&report, "device-gpu0-memset").count, 16);
+    let memory = question_phases(&case, "memory:gpu0");
+    assert_eq!(
+        memory.iter().filter(|p| p.starts_with("memcpy-")).count(),
+        188
+    );
+    assert_eq!(
+        memory.iter().filter(|p| p.starts_with("memset-")).count(),
+        16
+    );
+    assert_eq!(intervals(&report, "memory:gpu0").count, 188 + 16);
     assert_eq!(
         phase(&case, "kernel-1"),
         (6_294_938_980, 6_294_943_972, "build_GPU2".into())
@@ -241,7 +274,7 @@ fn mordred_2021_2_has_no_session_start_and_unidentifiable_event_syncs() {
 #[test]
 fn saxpy_2022_2_reports_its_duplicate_runtime_rows() {
     let (import, case, report) = import("saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
-    let s = &import.summary;
+    let s = &import.facts;
     assert_eq!(s.export.metadata_table.as_deref(), Some("EXPORT_META_DATA"));
     assert_eq!(s.export.nsys_version.as_deref(), Some("2022.2.1.31"));
     assert_eq!(s.export.schema_version.as_deref(), Some("2.9.1"));
@@ -256,16 +289,18 @@ fn saxpy_2022_2_reports_its_duplicate_runtime_rows() {
     assert_eq!(s.counts.duplicate_api_rows, 38);
     assert_eq!(launches(&case), 20, "each GPU row launched once");
 
-    let all = intervals(&report, "stream-pid1230493-gpu0-ctx1-s7");
+    let all = intervals(&report, "stream:gpu0-s7");
     assert_eq!(
         (all.count, all.union_ns, all.sum_ns),
         (20, 373_273_080, 373_273_080)
     );
     assert_eq!(all.span_ns(), Some(1_097_327_843));
-    let k = intervals(&report, "device-gpu0-kernels");
+    let k = intervals(&report, "compute:gpu0");
     assert_eq!((k.count, k.union_ns), (5, 88_573_480));
     assert!(
-        report.answer("device-gpu0-memset").is_none(),
+        question_phases(&case, "memory:gpu0")
+            .iter()
+            .all(|p| p.starts_with("memcpy-")),
         "the memset table is empty"
     );
     assert_eq!(
@@ -293,17 +328,17 @@ fn saxpy_2022_2_reports_its_duplicate_runtime_rows() {
 #[test]
 fn cloverleaf_2024_5_waits_after_every_kernel() {
     let (import, case, report) = import("perlmutter-cloverleaf-cuda.sqlite");
-    let s = &import.summary;
+    let s = &import.facts;
     assert_eq!(s.export.metadata_table.as_deref(), Some("META_DATA_EXPORT"));
     assert_eq!(s.export.nsys_version.as_deref(), Some("2024.5.1.113"));
     assert_eq!(s.export.schema_version.as_deref(), Some("3.13.2"));
     assert_eq!(s.export.path_version.as_deref(), Some("2022.2.1"));
     assert_eq!(s.gpus.len(), 4);
 
-    let all = intervals(&report, "stream-pid1701896-gpu0-ctx1-s7");
+    let all = intervals(&report, "stream:gpu0-s7");
     assert_eq!((all.count, all.union_ns), (1591, 303_795_463));
     assert_eq!(all.span_ns(), Some(342_407_810));
-    let k = intervals(&report, "device-gpu0-kernels");
+    let k = intervals(&report, "compute:gpu0");
     assert_eq!(
         (k.count, k.union_ns, k.sum_ns),
         (1312, 294_404_540, 294_404_540)
@@ -423,7 +458,7 @@ fn cloverleaf_2024_5_waits_after_every_kernel() {
 #[test]
 fn fuser_2025_1_has_two_processes_and_joins_driver_launches() {
     let (import, case, report) = import("fuser_report1.sqlite");
-    let s = &import.summary;
+    let s = &import.facts;
     assert_eq!(s.export.nsys_version.as_deref(), Some("2025.1.1.110"));
     assert_eq!(s.export.schema_version.as_deref(), Some("3.17.1"));
     assert_eq!(s.session_start_utc_ns, Some(1_741_793_819_042_497_997));
@@ -436,10 +471,10 @@ fn fuser_2025_1_has_two_processes_and_joins_driver_launches() {
     assert_eq!(s.counts.gpu_rows_without_call.values().sum::<usize>(), 0);
     assert_eq!(launches(&case), 24, "cuLaunchKernel(Ex) rows join too");
 
-    let all = intervals(&report, "stream-pid50556-gpu0-ctx1-s7");
+    let all = intervals(&report, "stream:gpu0-s7");
     assert_eq!((all.count, all.union_ns), (24, 31_559_046));
     assert_eq!(all.span_ns(), Some(3_190_337_735));
-    let k = intervals(&report, "device-gpu0-kernels");
+    let k = intervals(&report, "compute:gpu0");
     assert_eq!((k.count, k.union_ns), (18, 10_167_602));
     assert_eq!(
         phase(&case, "kernel-18"),
@@ -453,12 +488,13 @@ fn fuser_2025_1_has_two_processes_and_joins_driver_launches() {
     // Its copies are cudaMemcpyAsync: HtoD from pageable memory and DtoD, never waits.
     assert_eq!(implicit_waits(&case), (0, 0, 0));
     assert_eq!(stream_kinds(&case), [Some(StreamKind::LegacyDefault)]);
-    let d = &s.devices[0];
-    assert_eq!(d.kernel_memcpy_overlap_ns(), 0);
-    assert_eq!(
-        d.kernels.union_ns + d.memcpy.union_ns,
-        d.kernels_or_memcpy_union_ns
+    // No kernel runs while a copy or set does: |compute| + |memory| = |compute ∪ memory|.
+    let (k, m) = (
+        intervals(&report, "compute:gpu0"),
+        intervals(&report, "memory:gpu0"),
     );
+    let both = pooled(&case, &["compute:gpu0", "memory:gpu0"]);
+    assert_eq!(k.union_ns + m.union_ns, both.union_ns);
 }
 
 /// nsys 2026.2.1, a derived (windowed) file: two processes on two devices, one real
@@ -467,14 +503,14 @@ fn fuser_2025_1_has_two_processes_and_joins_driver_launches() {
 #[test]
 fn mfu_2026_2_two_devices_a_same_stream_overlap_and_cut_launches() {
     let (import, case, report) = import("mfu_2gpu_before.sqlite");
-    let s = &import.summary;
+    let s = &import.facts;
     assert_eq!(s.export.nsys_version.as_deref(), Some("2026.2.1.210"));
     assert_eq!(s.export.schema_version.as_deref(), Some("3.25.0"));
     assert_eq!(s.export.derived.len(), 3);
     assert!(s.notes[0].contains("derived"));
     assert!(s.gpus.is_empty());
 
-    let d0 = intervals(&report, "stream-pid144-gpu0-ctx1-s7");
+    let d0 = intervals(&report, "stream:gpu0-s7");
     assert_eq!(
         (d0.count, d0.union_ns, d0.sum_ns),
         (2636, 273_817_787, 273_830_229)
@@ -482,17 +518,18 @@ fn mfu_2026_2_two_devices_a_same_stream_overlap_and_cut_launches() {
     assert_eq!(d0.overlap_ns(), 12_442);
     assert_eq!(d0.max_depth, 2);
     assert_eq!(d0.span_ns(), Some(299_848_812));
-    let k0 = intervals(&report, "device-gpu0-kernels");
+    // Kernels = compute ∪ communication (33 nccl kernels per device, `completion_and_classes_of_mfu`).
+    let k0 = pooled(&case, &["compute:gpu0", "communication:gpu0"]);
     assert_eq!(
         (k0.count, k0.union_ns, k0.sum_ns),
         (1993, 270_863_484, 270_875_926)
     );
-    let d1 = intervals(&report, "stream-pid145-gpu1-ctx2-s15");
+    let d1 = intervals(&report, "stream:gpu1-s15");
     assert_eq!(
         (d1.count, d1.union_ns, d1.max_depth),
         (2663, 267_275_916, 1)
     );
-    let k1 = intervals(&report, "device-gpu1-kernels");
+    let k1 = pooled(&case, &["compute:gpu1", "communication:gpu1"]);
     assert_eq!((k1.count, k1.union_ns), (2017, 264_324_724));
     assert_eq!(
         phase(&case, "kernel-1"),
@@ -530,7 +567,7 @@ fn mfu_2026_2_two_devices_a_same_stream_overlap_and_cut_launches() {
         .iter()
         .filter(|op| {
             matches!(op, Op::HostWait { target: WaitTarget::Stream(s), .. }
-                if case.streams[*s].id == "pid145-gpu1-ctx2-s15")
+                if case.streams[*s].id == "gpu1-s15")
         })
         .count();
     assert_eq!(on_15, 17);
@@ -554,6 +591,7 @@ fn mfu_2026_2_two_devices_a_same_stream_overlap_and_cut_launches() {
     );
 }
 
+/// The one summary (the same shape as a Kineto import's) of each real file.
 #[test]
 fn summary_tables_of_the_real_files() {
     for file in [
@@ -563,11 +601,232 @@ fn summary_tables_of_the_real_files() {
         "fuser_report1.sqlite",
         "mfu_2gpu_before.sqlite",
     ] {
-        let import = import_nsys(&data(file), "x").unwrap();
+        let imported = import_path(&data(file), &ImportOptions::default()).unwrap();
+        let summary = summarize(&imported, false).unwrap();
         insta::assert_snapshot!(
             format!("nsys_summary_{}", file.trim_end_matches(".sqlite")),
-            summary_table(&import)
+            summary.to_text()
         );
+    }
+}
+
+/// Every facts row of the summary has a value (D21: "GPU rows without a launching call" had
+/// an empty cell); the counts are the rows'.
+#[test]
+fn every_facts_row_has_a_count() {
+    let fact = |file: &str, key: &str| {
+        let imported = import_path(&data(file), &ImportOptions::default()).unwrap();
+        for (k, v) in &imported.facts {
+            assert!(!v.trim().is_empty(), "{file}: `{k}` is empty");
+        }
+        imported
+            .facts
+            .iter()
+            .find(|(k, _)| k.starts_with(key))
+            .unwrap_or_else(|| panic!("{file}: no fact {key}"))
+            .1
+            .clone()
+    };
+    let without = "GPU rows without a launching call";
+    assert_eq!(fact("fuser_report1.sqlite", without), "0");
+    assert_eq!(
+        fact("mfu_2gpu_before.sqlite", without),
+        "31 (kernel 24, memcpy 5, memset 2)"
+    );
+    assert_eq!(
+        fact(
+            "saxpy-mpi-cuda_nsys_perlmutter0.sqlite",
+            "runtime rows of other event classes"
+        ),
+        "38 (eventClass 67: 38)"
+    );
+    assert_eq!(
+        fact(
+            "mfu_2gpu_before.sqlite",
+            "launch/copy/set calls without a GPU row"
+        ),
+        "24 (cuLaunchKernelEx 3, cudaLaunchKernel 17, cudaMemcpyAsync 3, cudaMemsetAsync 1)"
+    );
+}
+
+/// `(count, |∪ [start, end)|)` by a naive sort and merge: independent of the crate.
+fn naive_union(mut rows: Vec<(i64, i64)>) -> (usize, i128) {
+    rows.sort_unstable();
+    let mut total = 0i128;
+    let mut open: Option<(i64, i64)> = None;
+    for &(s, e) in &rows {
+        open = match open {
+            Some((os, oe)) if s <= oe => Some((os, oe.max(e))),
+            Some((os, oe)) => {
+                total += i128::from(oe - os);
+                Some((s, e))
+            }
+            None => Some((s, e)),
+        };
+    }
+    if let Some((os, oe)) = open {
+        total += i128::from(oe - os);
+    }
+    (rows.len(), total)
+}
+
+/// `[start, end)` of the collected rows of `sql` (its first two columns), with a flag from
+/// its third: whether the row's name contains `nccl`.
+fn rows_of(conn: &Connection, sql: &str, device: i64) -> Vec<(i64, i64, bool)> {
+    let mut stmt = conn.prepare(sql).unwrap();
+    stmt.query_map([device], |r| {
+        let name: Option<String> = r.get(2)?;
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            name.is_some_and(|n| n.to_ascii_lowercase().contains("nccl")),
+        ))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .filter(|&(s, e, _)| !(s == 0 && e == 0))
+    .collect()
+}
+
+/// An nsys export now has the questions a Kineto import has: `compute:`, `communication:`
+/// and `memory:` per device, and `completion:all-work`. The expected sets are computed from
+/// the SQLite rows directly (kernels by name, copies and sets by table; a naive union).
+#[test]
+fn nsys_classes_of_work_match_the_rows() {
+    for (file, devices) in [
+        ("fuser_report1.sqlite", vec![0]),
+        ("mfu_2gpu_before.sqlite", vec![0, 1]),
+        ("mordred_report1.sqlite", vec![0]),
+    ] {
+        let (_, _, report) = import(file);
+        let conn =
+            Connection::open_with_flags(data(file), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .unwrap();
+        let kernels_sql = "SELECT k.start, k.end, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k \
+                           LEFT JOIN StringIds s ON s.id = k.shortName WHERE k.deviceId = ?1";
+        let has = |t: &str| {
+            conn.query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE name = ?1",
+                [t],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap()
+                > 0
+        };
+        for d in devices {
+            let kernels = rows_of(&conn, kernels_sql, d);
+            let mut memory = Vec::new();
+            for table in ["CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"] {
+                if has(table) {
+                    let sql = format!("SELECT start, end, NULL FROM {table} WHERE deviceId = ?1");
+                    memory.extend(rows_of(&conn, &sql, d));
+                }
+            }
+            let pick = |rows: &[(i64, i64, bool)], keep: &dyn Fn(bool) -> bool| {
+                naive_union(
+                    rows.iter()
+                        .filter(|r| keep(r.2))
+                        .map(|r| (r.0, r.1))
+                        .collect(),
+                )
+            };
+            let expected = [
+                ("compute", pick(&kernels, &|nccl| !nccl)),
+                ("communication", pick(&kernels, &|nccl| nccl)),
+                ("memory", pick(&memory, &|_| true)),
+            ];
+            for (class, (count, union)) in expected {
+                let id = format!("{class}:gpu{d}");
+                match report.answer(&id) {
+                    Some(_) => {
+                        let got = intervals(&report, &id);
+                        assert_eq!((got.count, got.union_ns), (count, union), "{file} {id}");
+                    }
+                    None => assert_eq!(count, 0, "{file}: no {id}, yet {count} rows"),
+                }
+            }
+        }
+    }
+}
+
+/// `completion:all-work` of `fuser_report1`: from the start of the first call in the program
+/// (its first launch or synchronize) to the return of its last synchronize, read from the
+/// SQLite rows; its waits cover its work (the last, a cudaDeviceSynchronize, follows the last
+/// launch). `mfu_2gpu_before` has two processes: one timer and question each, unknown (rows cut
+/// by the window are never launched).
+#[test]
+fn nsys_completion_answers() {
+    let conn = Connection::open_with_flags(
+        data("fuser_report1.sqlite"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    let calls_of = |table: &str| {
+        format!(
+            "SELECT r.start, r.end FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN {table} g \
+             ON g.correlationId = r.correlationId AND (g.globalPid >> 24) = (r.globalTid >> 24)"
+        )
+    };
+    let mut program_calls: Vec<(i64, i64)> = Vec::new();
+    for table in [
+        "CUPTI_ACTIVITY_KIND_KERNEL",
+        "CUPTI_ACTIVITY_KIND_MEMCPY",
+        "CUPTI_ACTIVITY_KIND_MEMSET",
+        "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+    ] {
+        let mut stmt = conn.prepare(&calls_of(table)).unwrap();
+        program_calls.extend(
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .map(Result::unwrap),
+        );
+    }
+    let first = program_calls.iter().map(|c| c.0).min().unwrap();
+    let mut stmt = conn
+        .prepare(&calls_of("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"))
+        .unwrap();
+    let last_return = stmt
+        .query_map([], |r| r.get::<_, i64>(1))
+        .unwrap()
+        .map(Result::unwrap)
+        .max()
+        .unwrap();
+    assert_eq!((first, last_return), (5_843_668_696, 9_034_959_213));
+    let (_, case, report) = import("fuser_report1.sqlite");
+    let all = report.answer("completion:all-work").unwrap();
+    assert_eq!(
+        all.headline(),
+        format!("known {}", Nanos::new(last_return - first))
+    );
+    assert_eq!(all.headline(), "known 3.191290517 s");
+    // The last wait, a cudaDeviceSynchronize with nothing launched after it, is the final
+    // sync: the two stream syncs before it do not cover kernel-18 (the audit's
+    // `profiler-sync` finding says the same).
+    let before = report.answer("completion:before-final-sync").unwrap();
+    assert_eq!(before.headline(), "unknown (wait-misses-work)");
+    match before.outcome.verdict() {
+        Some(Verdict::Unknown { detail, .. }) => assert!(
+            detail.ends_with(
+                "`sync-1` on stream `gpu0-s7`, `sync-2` on stream `gpu0-s7` before the stop of `before-final-sync` do not cover `kernel-18`"
+            ),
+            "{detail}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    // The claim: the last launch of the only stream.
+    match &case.question("completion:all-work").unwrap().ask {
+        Ask::HostCompletion { work, .. } => {
+            let ids: Vec<&str> = work.iter().map(|&p| case.phases[p].id.as_str()).collect();
+            assert_eq!(ids, ["kernel-18"]);
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let (_, _, report) = import("mfu_2gpu_before.sqlite");
+    assert!(report.answer("completion:all-work").is_none());
+    for id in ["completion:all-work-pid144", "completion:all-work-pid145"] {
+        let answer = report.answer(id).unwrap();
+        assert_eq!(answer.headline(), "unknown (wait-misses-work)", "{id}");
     }
 }
 
@@ -643,7 +902,7 @@ fn event_syncs_are_tied_to_the_latest_earlier_record_of_the_event() {
     // of event 1 before both syncs.
     assert_eq!(case.events.len(), 1);
     assert_eq!(case.events[0].id, "event-2");
-    assert_eq!(case.streams[case.events[0].stream].id, "pid7-gpu0-ctx1-s13");
+    assert_eq!(case.streams[case.events[0].stream].id, "gpu0-s13");
     assert!(!case.events[0].timing);
     let ops: Vec<String> = case
         .program
@@ -672,15 +931,23 @@ fn event_syncs_are_tied_to_the_latest_earlier_record_of_the_event() {
     assert_eq!(
         ops,
         [
+            "TimerStart(0)",
             "launch kernel-1",
             "launch kernel-2",
             "record event-2",
-            "stream-wait pid7-gpu0-ctx1-s7 event-2",
+            "stream-wait gpu0-s7 event-2",
             "host-wait sync-2 Event(0) at Some(900)",
+            "TimerStop(0)",
         ]
     );
-    assert_eq!(import.summary.counts.waits.get("event"), Some(&1));
-    assert_eq!(import.summary.counts.stream_waits, 1);
+    // The builder's timer `all-work` runs from the first call in the program (10) to the
+    // return of the last wait (900), and claims the last launch of each stream: kernel A on
+    // stream 7 is not covered by the event (recorded on stream 13 after B).
+    let report = evaluate(&case);
+    let all = report.answer("completion:all-work").unwrap();
+    assert_eq!(all.headline(), "unknown (wait-misses-work)");
+    assert_eq!(import.facts.counts.waits.get("event"), Some(&1));
+    assert_eq!(import.facts.counts.stream_waits, 1);
 
     // The event wait covers kernel B (before the record in stream 13) and, through nothing
     // else, not kernel A: stream 7 waits on the event but A was before that wait.
@@ -766,16 +1033,16 @@ fn a_synchronous_copy_on_the_legacy_default_stream_covers_earlier_blocking_work(
     assert_eq!(
         kinds,
         [
-            ("pid7-gpu0-ctx1-s7", Some(StreamKind::LegacyDefault)),
-            ("pid7-gpu0-ctx1-s13", Some(StreamKind::Blocking)),
-            ("pid7-gpu0-ctx1-s14", Some(StreamKind::NonBlocking)),
+            ("gpu0-s7", Some(StreamKind::LegacyDefault)),
+            ("gpu0-s13", Some(StreamKind::Blocking)),
+            ("gpu0-s14", Some(StreamKind::NonBlocking)),
         ]
     );
     // c1 is a wait; c2 is not: thread 2's launch of K returned while c2's call ran, so K may
     // be queued before or after c2.
     assert_eq!(implicit_waits(&case), (1, 0, 0));
     assert!(import
-        .summary
+        .facts
         .notes
         .iter()
         .any(|n| n.starts_with("1 sync-copy-dtoh copies during whose call another submission")));
@@ -796,7 +1063,7 @@ fn a_synchronous_copy_on_the_legacy_default_stream_covers_earlier_blocking_work(
     assert_eq!(non_blocking.headline(), "unknown (wait-misses-work)");
     match non_blocking.outcome.verdict() {
         Some(Verdict::Unknown { detail, .. }) => assert!(
-            detail.contains("is on the legacy default stream `pid7-gpu0-ctx1-s7`, which waits only for the earlier work of blocking streams"),
+            detail.contains("is on the legacy default stream `gpu0-s7`, which waits only for the earlier work of blocking streams"),
             "{detail}"
         ),
         other => panic!("{other:?}"),
@@ -830,7 +1097,7 @@ fn event_syncs_without_an_earlier_record_are_notes_not_waits() {
         .program
         .iter()
         .any(|op| matches!(op, RawOp::HostWait { .. } | RawOp::StreamWait { .. })));
-    let notes = import.summary.notes.join("\n");
+    let notes = import.facts.notes.join("\n");
     assert!(
         notes.contains("1 cudaEventSynchronize sync rows whose event cannot be tied"),
         "{notes}"
@@ -861,14 +1128,73 @@ fn two_processes_on_one_device_get_separate_device_labels() {
     let import = import_nsys(&path, "shared").unwrap();
     let case = load_case_str(&import.case.to_json_pretty(), "shared").unwrap();
     let devices: Vec<&str> = case.streams.iter().map(|s| s.device.as_str()).collect();
-    assert_eq!(devices, ["gpu0-pid100-ctx1", "gpu0-pid200-ctx1"]);
+    assert_eq!(devices, ["gpu0-pid100", "gpu0-pid200"]);
     assert_eq!(case.clocks.len(), 2);
     let report = evaluate(&case);
-    assert!(report.answer("device-gpu0-pid100-ctx1").is_some());
-    assert!(report.answer("device-gpu0-pid200-ctx1").is_some());
+    assert!(report.answer("device:gpu0-pid100").is_some());
+    assert!(report.answer("device:gpu0-pid200").is_some());
     assert_eq!(waits(&case), (0, 1, 0));
     // Each correlationId 1 joins within its own process.
     assert_eq!(launches(&case), 2);
+    // Both use stream 7 of device 0: the ids say whose.
+    let streams: Vec<&str> = case.streams.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(streams, ["gpu0-s7-pid100", "gpu0-s7-pid200"]);
+    // Each process launches work: one completion question each, on its own clock. Process
+    // 100's device sync (returns at 300) covers its kernel; process 200 has no wait.
+    assert_eq!(
+        report
+            .answer("completion:all-work-pid100")
+            .unwrap()
+            .headline(),
+        "known 290 ns"
+    );
+    assert_eq!(
+        report
+            .answer("completion:all-work-pid200")
+            .unwrap()
+            .headline(),
+        "unknown (no-wait)"
+    );
+}
+
+/// Two contexts of one process on one GPU, both with a stream 7: the suffix names the
+/// context, not the process (which is the same), and a stream used by one context only has
+/// no suffix.
+#[test]
+fn two_contexts_of_one_process_are_told_apart_by_context() {
+    let p = gp(100);
+    let sql = format!(
+        "{KERNEL_DDL}; {RUNTIME_DDL}; {STRINGS};
+         INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+           (100, 200, 0, 1, 7, 1, {p}, 5, 5), (150, 250, 0, 2, 7, 2, {p}, 5, 5),
+           (300, 400, 0, 2, 9, 3, {p}, 5, 5);
+         INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+           (10, 20, 0, {p}, 1, 1, 0, NULL), (11, 21, 0, {p}, 2, 1, 0, NULL),
+           (12, 22, 0, {p}, 3, 1, 0, NULL);"
+    );
+    let (_dir, path) = synthetic(&sql);
+    let import = import_nsys(&path, "contexts").unwrap();
+    let case = load_case_str(&import.case.to_json_pretty(), "contexts").unwrap();
+    let streams: Vec<(&str, &str)> = case
+        .streams
+        .iter()
+        .map(|s| (s.id.as_str(), s.device.as_str()))
+        .collect();
+    assert_eq!(
+        streams,
+        [
+            ("gpu0-s7-ctx1", "gpu0-ctx1"),
+            ("gpu0-s7-ctx2", "gpu0-ctx2"),
+            ("gpu0-s9", "gpu0-ctx2"),
+        ]
+    );
+    let report = evaluate(&case);
+    assert_eq!(intervals(&report, "device:gpu0-ctx2").union_ns, 200);
+    assert_eq!(intervals(&report, "compute:gpu0-ctx1").union_ns, 100);
+    assert_eq!(
+        report.answer("completion:all-work").unwrap().headline(),
+        "unknown (no-wait)"
+    );
 }
 
 /// Without an eventClass column, two calls with one correlationId are duplicates: the
@@ -886,16 +1212,16 @@ fn duplicate_calls_and_uncollected_rows_are_counted_not_used() {
     );
     let (_dir, path) = synthetic(&sql);
     let import = import_nsys(&path, "dups").unwrap();
-    assert_eq!(import.summary.counts.duplicate_api_rows, 1);
-    assert_eq!(import.summary.counts.api_calls, 1);
-    assert_eq!(import.summary.counts.gpu_rows.get("kernel"), Some(&2));
+    assert_eq!(import.facts.counts.duplicate_api_rows, 1);
+    assert_eq!(import.facts.counts.api_calls, 1);
+    assert_eq!(import.facts.counts.gpu_rows.get("kernel"), Some(&2));
     assert_eq!(import.case.phases.len(), 1);
     assert!(import
-        .summary
+        .facts
         .notes
         .iter()
         .any(|n| n.contains("start = end = 0")));
-    assert_eq!(import.summary.session_start_utc_ns, None);
+    assert_eq!(import.facts.session_start_utc_ns, None);
 }
 
 // ---------------------------------------------------------------- malformed inputs

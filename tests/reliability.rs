@@ -531,14 +531,14 @@ fn a_kernel_spanning_the_full_64_bit_range_is_unknown_overflow() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let row = text
         .lines()
-        .find(|l| l.starts_with("| device-gpu0 "))
+        .find(|l| l.starts_with("| device:gpu0 "))
         .unwrap();
     let cells: Vec<&str> = row.split('|').map(str::trim).collect();
     // question, count, busy, sum, gaps, gap total, max depth, span
     assert_eq!(
         cells[1..9],
         [
-            "device-gpu0",
+            "device:gpu0",
             "1",
             "unknown (overflow)",
             "unknown (overflow)",

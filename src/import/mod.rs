@@ -4,31 +4,53 @@
 //! called the API that launched it, and (in recent traces) when the host blocked on a
 //! synchronization. `worksheet` does not trust a trace more than it trusts a hand-written
 //! case. The importer translates what the trace *says* into the case format's declarations —
-//! one clock, streams, phases, the host program of launches and waits — and asks the
+//! a clock per traced process, streams, phases, the host program of launches and waits — and asks the
 //! questions a trace can answer: interval algebra per stream, per device, and per class of
 //! work (compute, communication, memory), and whether the waits the trace shows cover the
 //! work it launched. Everything it has to assume is written into the case (`provenance.notes`)
 //! and printed under the summary table; everything it could not place is counted, not
 //! dropped silently.
 //!
+//! # One architecture for every format: read → intermediate → build → summary
+//!
 //! ```text
-//!  trace.json.gz ──text::open (flate2, UTF-8, size cap; 2nd thread)──▶ blocks ──kineto::import_with_audit──▶ RawCase
-//!                                                                    │        └──▶ audit model ──audit──▶ findings
-//!             summary table ◀── engine::evaluate ◀── case::validate ◀┘──▶ -o case.json[.gz]
+//!  trace.json.gz ──text::open (gunzip on a 2nd thread, UTF-8, size cap)──▶ blocks ──kineto::read──▶ Read
+//!                                          Read ──kineto::program (launches, waits)──┐
+//!  report.sqlite ──nsys::read (schema, rows)──▶ Export ──nsys::join──▶ nsys::activities ─┤
+//!                                                                                        ▼
+//!                                                           activity::Activities (the intermediate)
+//!                                                                                        │ build
+//!                                                                                        ▼
+//!           summary (text / JSON) ◀── engine::evaluate ◀── case::validate ◀── RawCase ──▶ -o case.json[.gz]
+//!                     ▲ facts rows: kineto::summary / nsys::facts          └──▶ audit findings
 //! ```
 //!
+//! - **Read** (one reader per format, each in its own folder): [`kineto`] reads PyTorch
+//!   profiler (Kineto) Chrome-trace JSON, plain or gzipped, in one streaming pass; [`nsys`]
+//!   reads an Nsight Systems SQLite export (`nsys export --type sqlite`), read-only, columns by
+//!   name. The format is recognised by content (gzip and SQLite magic bytes), then by
+//!   extension. Each reader interprets its format (which row launched which work, which
+//!   synchronizations are waits and what they wait for) and says what it set aside, counted.
+//! - **Intermediate** ([`activity`]): what both readers produce, format-neutral: clocks (one
+//!   per traced process), devices and streams, GPU work (kernels, copies, sets) with its
+//!   class, annotations, events, and the host program as steps keyed by host time.
+//! - **Build** ([`build`]): one builder makes the case from the intermediate: declarations,
+//!   the program in host-time order, the completion timers, and the questions, whose ids are
+//!   the same for every format: `stream:<stream>`, `device:<device>`, `compute:<device>`,
+//!   `communication:<device>`, `memory:<device>` (interval sets) and `completion:<what>`
+//!   (host completion). Streams are `gpu<d>-s<s>` and devices `gpu<d>` in both formats; an
+//!   nsys export adds a `-pid<pid>` / `-ctx<c>` suffix only where two processes or contexts
+//!   would otherwise share a name.
+//! - **Summary** ([`Summary`], `summary.rs`): one shape for every format, in text and JSON.
+//!   It is computed by the same engine that `worksheet eval` runs on the written case, so the
+//!   table and a later `eval` cannot disagree: the set rows, compute ∩ communication, the
+//!   HTA-comparable breakdown and the completion answers come from the questions; the facts
+//!   rows (what was read, kept, mapped, left out; every row has a count) and notes come from
+//!   the reader.
+//!
 //! The audit under the summary reads the model the same pass gathered: a Kineto trace is read
-//! and parsed once. (An Nsight Systems export is read again by the audit's own SQLite reader.)
-//!
-//! The summary is computed by the same engine that `worksheet eval` runs on the written
-//! case, so the table and a later `eval` cannot disagree. Rows come from the questions whose
-//! ids follow the convention every importer uses: `stream:<stream>`, `device:<device>`,
-//! `compute:<device>`, `communication:<device>`, `memory:<device>` (interval sets) and
-//! `completion:<what>` (host completion).
-//!
-//! Formats, one file each (the inferno layout): [`kineto`] reads PyTorch profiler (Kineto)
-//! Chrome-trace JSON, plain or gzipped; [`nsys`] reads an Nsight Systems SQLite export. The
-//! format is recognised by content (gzip and SQLite magic bytes), then by extension.
+//! and parsed once. (An Nsight Systems export is read again by the audit's own SQLite reader,
+//! `nsys/trace.rs`.) Several traces of one job (ranks) are imported by [`ranks`].
 //!
 //! Malformed input is an [`ImportError`] (exit 2) naming the file, the JSON path of the field
 //! (`traceEvents[12].dur`) and a stable code; the importer never panics on input.
@@ -38,6 +60,8 @@
 //! O(n log n) time; memory holds a few blocks of the text and the imported events, never
 //! the whole text. `BENCHMARKS.md` has measured numbers.
 
+pub mod activity;
+pub mod build;
 mod copies;
 pub mod hta_compat;
 pub mod kineto;
@@ -252,39 +276,11 @@ fn import_path_with(
     match detect(path, &head)? {
         TraceFormat::NsysSqlite => {
             let imported = nsys::import_nsys(path, &case_name(path))?;
-            let summary = &imported.summary;
-            let counts = &summary.counts;
-            let listed = |map: &std::collections::BTreeMap<&'static str, usize>| {
-                map.iter()
-                    .map(|(k, v)| format!("{k} {v}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let facts = vec![
-                ("GPU rows".to_owned(), listed(&counts.gpu_rows)),
-                (
-                    "GPU rows without a launching call".to_owned(),
-                    listed(&counts.gpu_rows_without_call),
-                ),
-                (
-                    "runtime/driver calls kept".to_owned(),
-                    counts.api_calls.to_string(),
-                ),
-                (
-                    "duplicate runtime rows (not counted again)".to_owned(),
-                    counts.duplicate_api_rows.to_string(),
-                ),
-                ("sync rows read".to_owned(), counts.sync_rows.to_string()),
-                ("host waits declared".to_owned(), listed(&counts.waits)),
-                (
-                    "stream waits declared".to_owned(),
-                    counts.stream_waits.to_string(),
-                ),
-            ];
+            let facts = &imported.facts;
             let imported = Imported {
-                format: format!("nsys sqlite ({})", summary.export.version_line()),
-                notes: summary.notes.clone(),
-                facts,
+                format: format!("nsys sqlite ({})", facts.export.version_line()),
+                notes: facts.notes.clone(),
+                facts: facts.rows(),
                 case: imported.case,
             };
             Ok((imported, None))

@@ -1,26 +1,23 @@
-//! What was read → the case: declarations, phases, the host program, the questions.
+//! What was read → the format-neutral [`Activities`] → the case (through the one builder,
+//! [`crate::import::build`]).
 //!
 //! [`build`] runs the steps in order: GPU work is sorted by (device, stream, start, end) and
 //! gets its phase ids ([`phase_ids`]); the host program is placed ([`super::program`]); the
-//! clock, streams, events and phases are declared ([`declare`]); the interval and completion
-//! questions are asked ([`questions`]); the summary's facts, notes and the provenance are
-//! written ([`super::summary`]). Every step is a function of what was read: the same trace
-//! gives the same case, byte for byte.
+//! clock, devices, streams, events, work and annotations become [`Activities`]
+//! ([`activities`]); the builder declares them, orders the program and asks the questions;
+//! the summary's facts, notes and the provenance are written ([`super::summary`]). Every
+//! step is a function of what was read: the same trace gives the same case, byte for byte.
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::names::{cut, is_communication, short_name, LABEL_CHARS};
-use super::program::{self, Ops, Plan};
+use super::names::{cut, short_name, LABEL_CHARS};
+use super::program::{self, Plan, Step, Target};
 use super::read::TopLevel;
-use super::{device_id, record_id, stream_id, summary, GpuWork, Read, WorkKind, CLOCK_ID};
-use crate::case::raw::{
-    RawCase, RawClock, RawEvent, RawEventState, RawPhase, RawQuestion, RawStream, RawTime,
-};
+use super::{device_id, record_id, stream_id, summary, Read, CLOCK_ID};
+use crate::case::raw::{RawClock, RawEvent, RawEventState, RawPhase, RawTime};
+use crate::import::activity::{self, Activities, FinalSync, Op, WorkClass};
 use crate::import::Imported;
 use crate::units::Nanos;
-
-/// A predicate choosing GPU work for a question.
-type WorkFilter<'f> = &'f dyn Fn(&GpuWork) -> bool;
 
 /// Builds the case from what was read; `name` names it.
 pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Imported {
@@ -29,29 +26,24 @@ pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &st
         .sort_by_key(|w| (w.device, w.stream, w.start, w.end));
     let work_devices: BTreeSet<i64> = read.work.iter().map(|w| w.device).collect();
     let (phase_ids, uncorrelated) = phase_ids(&read);
-    let plan = program::plan(&read, &work_devices);
-    let mut ops = program::ops(&read, &plan, &phase_ids);
+    let mut plan = program::plan(&read, &work_devices);
     let instance = summary::clock_instance(top, &read, name);
-    let mut case = declare(
-        &mut read,
-        &plan,
-        &ops.used_records,
-        &phase_ids,
-        name,
-        &instance,
-    );
-    case.program = std::mem::take(&mut ops.program);
-    case.questions = questions(&read, &phase_ids, &plan, &work_devices, ops);
+    read.annotations
+        .sort_by_key(|a| (a.device, a.stream, a.start, a.end));
+    let built =
+        crate::import::build::build(activities(&read, &mut plan, phase_ids, &instance), name);
     let about = summary::About {
         read: &read,
         top,
         base,
         plan: &plan,
+        launches: built.launches,
+        builder_notes: &built.notes,
         uncorrelated,
         instance: &instance,
         work_devices: &work_devices,
     };
-    summary::finish(case, &about)
+    summary::finish(built.case, &about)
 }
 
 /// Each activity's phase id: `<short name>#<correlation>` (`#u<n>` when its call is not in
@@ -84,55 +76,129 @@ fn ns(v: i64) -> RawTime {
     RawTime::from(Nanos::new(v))
 }
 
-/// The case's declarations: the clock, the streams, the event records an op names, the
-/// phases (work in its stream; `gpu_user_annotation` ranges without a stream).
-fn declare(
-    read: &mut Read,
-    plan: &Plan,
-    used_records: &BTreeSet<i64>,
-    phase_ids: &[String],
-    name: &str,
-    instance: &str,
-) -> RawCase {
-    let mut case = RawCase::new(name);
-    case.clocks.push(RawClock {
-        id: CLOCK_ID.into(),
-        domain: "kineto".into(),
-        instance: Some(instance.to_owned()),
-    });
-    for &s in &plan.streams {
-        case.streams.push(RawStream {
-            id: stream_id(s),
-            clock: CLOCK_ID.into(),
-            device: device_id(s.0),
-            kind: None,
-        });
-    }
-    for (&rc, &stream) in &plan.records {
-        if used_records.contains(&rc) {
-            case.events.push(RawEvent {
+/// The trace as the builder's input: one clock `kineto`; devices `gpu<D>` and streams
+/// `gpu<D>-s<S>` in numeric order; the event records some op names; the work (in `read`'s
+/// order, with `phase_ids`); the `gpu_user_annotation` ranges as phases without a stream;
+/// the plan's steps (taken out of `plan`).
+fn activities(read: &Read, plan: &mut Plan, phase_ids: Vec<String>, instance: &str) -> Activities {
+    let devices: Vec<i64> = plan
+        .streams
+        .iter()
+        .map(|s| s.0)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let device_index = |d: i64| devices.binary_search(&d).expect("a declared device");
+    let streams: Vec<(i64, i64)> = plan.streams.iter().copied().collect();
+    let stream_index = |s: (i64, i64)| streams.binary_search(&s).expect("a declared stream");
+    let work = read
+        .work
+        .iter()
+        .zip(phase_ids)
+        .map(|(w, phase)| activity::Work {
+            phase,
+            label: cut(&w.name, LABEL_CHARS),
+            kind: w.kind,
+            class: WorkClass::of(w.kind, &w.name),
+            stream: stream_index((w.device, w.stream)),
+            start: w.start,
+            end: w.end,
+        })
+        .collect();
+    let steps = steps(plan, &stream_index, &device_index);
+    Activities {
+        clocks: vec![RawClock {
+            id: CLOCK_ID.into(),
+            domain: "kineto".into(),
+            instance: Some(instance.to_owned()),
+        }],
+        devices: devices.iter().map(|&d| device_id(d)).collect(),
+        streams: streams
+            .iter()
+            .map(|&s| activity::Stream {
+                id: stream_id(s),
+                clock: 0,
+                device: device_index(s.0),
+                kind: None,
+            })
+            .collect(),
+        work,
+        annotations: annotations(read),
+        // Every record a wait names is placed as a record op.
+        events: plan
+            .records
+            .iter()
+            .map(|(&rc, &stream)| RawEvent {
                 id: record_id(rc),
                 stream: stream_id(stream),
                 timing: false,
                 state: RawEventState::Completed,
                 at: None,
-            });
-        }
+            })
+            .collect(),
+        steps,
+        final_sync: FinalSync::Profiler,
     }
-    for (k, w) in read.work.iter().enumerate() {
-        case.phases.push(RawPhase {
-            id: phase_ids[k].clone(),
-            label: Some(cut(&w.name, LABEL_CHARS)),
-            stream: Some(stream_id((w.device, w.stream))),
-            clock: None,
-            start: ns(w.start),
-            end: ns(w.end),
-        });
-    }
+}
+
+/// The plan's steps (taken out of `plan`) as the intermediate's, on the one clock: the keys
+/// keep their order (`(time, rank, call start, seq)` → `(time, rank, call start, seq, 0, 0)`).
+fn steps(
+    plan: &mut Plan,
+    stream_index: &dyn Fn((i64, i64)) -> usize,
+    device_index: &dyn Fn(i64) -> usize,
+) -> Vec<activity::Step> {
+    std::mem::take(&mut plan.placed)
+        .into_iter()
+        .map(|p| {
+            let (at, rank, call_start, seq) = p.key;
+            let op = match p.step {
+                Step::Launch(k) => Op::Launch(k),
+                Step::Record(rc) => Op::Record(record_id(rc)),
+                Step::StreamWait { stream, record } => Op::StreamWait {
+                    stream: stream_index(stream),
+                    event: record_id(record),
+                },
+                Step::HostWait {
+                    id,
+                    target,
+                    start,
+                    returned,
+                    implicit,
+                } => Op::HostWait {
+                    id,
+                    target: match target {
+                        Target::Event(rc) => activity::Target::Event(record_id(rc)),
+                        Target::Stream(s) => activity::Target::Stream(stream_index(s)),
+                        Target::Device(d) => activity::Target::Device(device_index(d)),
+                    },
+                    start,
+                    returned,
+                    implicit,
+                },
+            };
+            activity::Step {
+                key: (
+                    at,
+                    rank,
+                    call_start,
+                    i64::try_from(seq).unwrap_or(i64::MAX),
+                    0,
+                    0,
+                ),
+                clock: 0,
+                op,
+            }
+        })
+        .collect()
+}
+
+/// The `gpu_user_annotation` ranges (sorted): phases without a stream, in no question.
+fn annotations(read: &Read) -> Vec<RawPhase> {
     read.annotations
-        .sort_by_key(|a| (a.device, a.stream, a.start, a.end));
-    for (n, a) in read.annotations.iter().enumerate() {
-        case.phases.push(RawPhase {
+        .iter()
+        .enumerate()
+        .map(|(n, a)| RawPhase {
             id: format!("annotation-{}:{}", n + 1, short_name(&a.name)),
             label: Some(format!(
                 "{} (gpu_user_annotation on {}: a range, not work)",
@@ -143,76 +209,6 @@ fn declare(
             clock: Some(CLOCK_ID.into()),
             start: ns(a.start),
             end: ns(a.end),
-        });
-    }
-    case
-}
-
-/// The questions: intervals per stream, per device and per class of work (each only when
-/// not empty), then the completion questions when the program has its timers (`ops`: what
-/// they claim).
-fn questions(
-    read: &Read,
-    phase_ids: &[String],
-    plan: &Plan,
-    work_devices: &BTreeSet<i64>,
-    ops: Ops,
-) -> Vec<RawQuestion> {
-    let mut questions = Vec::new();
-    let phases_where = |keep: &dyn Fn(&GpuWork) -> bool| -> Vec<String> {
-        read.work
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| keep(w))
-            .map(|(k, _)| phase_ids[k].clone())
-            .collect()
-    };
-    for &s in &plan.streams {
-        let list = phases_where(&|w| (w.device, w.stream) == s);
-        if !list.is_empty() {
-            questions.push(intervals(format!("stream:{}", stream_id(s)), list));
-        }
-    }
-    for &d in work_devices {
-        let classes: [(&str, WorkFilter); 4] = [
-            ("device", &|_| true),
-            ("compute", &|w| {
-                w.kind == WorkKind::Kernel && !is_communication(w)
-            }),
-            ("communication", &|w| is_communication(w)),
-            ("memory", &|w| w.kind != WorkKind::Kernel),
-        ];
-        for (class, keep) in classes {
-            let list = phases_where(&|w| w.device == d && keep(w));
-            if !list.is_empty() {
-                questions.push(intervals(format!("{class}:{}", device_id(d)), list));
-            }
-        }
-    }
-    if ops.timers {
-        questions.push(RawQuestion::HostCompletion {
-            id: "completion:all-work".into(),
-            timer: "all-work".into(),
-            work: Some(ops.all_work_claim),
-            expect: None,
-        });
-        if let Some(claim) = ops.script_claim {
-            questions.push(RawQuestion::HostCompletion {
-                id: "completion:before-final-sync".into(),
-                timer: "before-final-sync".into(),
-                work: Some(claim),
-                expect: None,
-            });
-        }
-    }
-    questions
-}
-
-/// An interval question over `phases`.
-fn intervals(id: String, phases: Vec<String>) -> RawQuestion {
-    RawQuestion::Intervals {
-        id,
-        phases: Some(phases),
-        expect: None,
-    }
+        })
+        .collect()
 }

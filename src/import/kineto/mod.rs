@@ -77,7 +77,8 @@
 //!   stops, so every trace ends with a device-wide wait the script did not issue. The last
 //!   host wait, when it is device-wide and nothing is launched after it, gets the id
 //!   `final-device-sync` and a note saying it is most likely the profiler's.
-//! - **Questions.** `stream:<stream>` (intervals of each stream's work), `device:<device>`
+//! - **Questions** (asked by the one builder, `src/import/build.rs`, as for every format).
+//!   `stream:<stream>` (intervals of each stream's work), `device:<device>`
 //!   (all work of the device pooled: busy = union, idle = span − union), and per device
 //!   `compute:`, `communication:` (kernels whose name contains `nccl`, any case) and
 //!   `memory:` (copies and sets), each only when not empty. Then `completion:all-work` (the
@@ -90,12 +91,13 @@
 //! Nothing else is imported: CPU ops, Python frames, flows, instants and memory events are
 //! counted by category in the summary.
 //!
-//! # Modules (the layout of `nsys/`: read → build → summary)
+//! # Modules (the layout of `nsys/`: read → intermediate → build → summary)
 //!
 //! ```text
 //!  JSON text ──read (one streaming pass; read/visit: serde visitors; number: exact µs → ns)──▶ Read
-//!       Read ──build (phase ids, declarations, questions) + program (the host program)──▶ RawCase
-//!       Read ──summary (format, facts, notes, provenance)──▶ Imported
+//!       Read ──program (the host program placed) + build (phase ids)──▶ import::activity::Activities
+//! Activities ──import::build (the one builder: declarations, order, timers, questions)──▶ RawCase
+//!       Read ──summary (format, facts, notes, provenance)──▶ Imported ──▶ import's one Summary
 //!       Read ──audit (what only the audit reads, from the same pass)──▶ audit::model::Trace
 //! ```
 //!
@@ -131,16 +133,13 @@ type Result<T> = std::result::Result<T, ImportError>;
 /// The clock every imported time is on.
 pub const CLOCK_ID: &str = "kineto";
 
-/// What a GPU activity does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum WorkKind {
-    Kernel,
-    Memcpy,
-    Memset,
-}
+/// What a GPU activity does: the intermediate's kind ([`crate::import::activity`]).
+use crate::import::activity::WorkKind;
 
 impl WorkKind {
-    fn of_category(cat: &str) -> Option<WorkKind> {
+    /// The kind of a Kineto category (`kernel`, `gpu_memcpy`, `gpu_memset`; 2021:
+    /// `Kernel`, `Memcpy`, `Memset`).
+    pub(crate) fn of_category(cat: &str) -> Option<WorkKind> {
         match cat {
             "kernel" | "Kernel" => Some(WorkKind::Kernel),
             "gpu_memcpy" | "Memcpy" => Some(WorkKind::Memcpy),

@@ -7,8 +7,6 @@
 //! suffixes (`cudaStreamSynchronize_ptsz`, `cuCtxSynchronize_v2`) that the predicates here
 //! strip before deciding whether a call blocks the host, joins streams or only polls.
 
-use super::{GpuWork, WorkKind};
-
 /// Longest short name used in a phase id.
 pub(super) const SHORT_NAME_CHARS: usize = 48;
 
@@ -85,8 +83,4 @@ pub(super) fn short_name(name: &str) -> String {
     } else {
         s
     }
-}
-
-pub(super) fn is_communication(work: &GpuWork) -> bool {
-    work.kind == WorkKind::Kernel && work.name.to_ascii_lowercase().contains("nccl")
 }

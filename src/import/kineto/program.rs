@@ -7,8 +7,9 @@
 //! on one device; synchronous copies become implicit waits (SPEC §4). Work is *enqueued* when
 //! its call returns and a wait *starts* when its call starts, so every step is keyed by
 //! `(time, rank, call start, seq)` ([`Placed`]) and sorted once. What is not mapped is counted
-//! with its reason ([`Plan::not_mapped`]). [`ops`] then turns the plan into the case's ops,
-//! with the `all-work` and `before-final-sync` timers.
+//! with its reason ([`Plan::not_mapped`]). The plan's steps become the format-neutral
+//! program ([`crate::import::activity::Step`]); the one builder orders them and adds the
+//! completion timers, and marks the profiler's final sync (`final-device-sync`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -16,11 +17,8 @@ use super::names::{
     base_call_name, is_blocking_device_sync, is_blocking_event_sync, is_blocking_stream_sync,
     is_query, is_stream_wait_call,
 };
-use super::{
-    copies, device_id, record_id, stream_id, GpuWork, HostCall, Read, SyncRow, WorkKind, CLOCK_ID,
-};
-use crate::case::raw::{RawImplicit, RawOp, RawTime};
-use crate::units::Nanos;
+use super::{copies, GpuWork, HostCall, Read, SyncRow, WorkKind};
+use crate::case::raw::RawImplicit;
 
 /// A host-program step before ids are final.
 pub(super) enum Step {
@@ -73,12 +71,6 @@ pub(super) struct Plan {
     pub(super) assumed_device_sync: u64,
     /// The only device with GPU work, when there is one.
     pub(super) single_device: Option<i64>,
-    /// The position of the last host wait.
-    pub(super) last_wait: Option<usize>,
-    /// The position of the profiler's own final device sync, when the last wait is one.
-    pub(super) final_sync: Option<usize>,
-    /// The note saying so.
-    pub(super) final_sync_note: Option<String>,
     /// Launches whose host order disagrees with their stream's GPU order.
     pub(super) order_disagreements: u64,
 }
@@ -116,7 +108,6 @@ pub(super) fn plan(read: &Read, work_devices: &BTreeSet<i64>) -> Plan {
     for (why, n) in copy_waits {
         *plan.host_waits.entry(why).or_default() += n;
     }
-    mark_final_sync(&mut plan);
     plan.order_disagreements = order_disagreements(&plan.placed, read);
     plan
 }
@@ -404,34 +395,6 @@ fn keep_copy_waits(plan: &mut Plan, read: &Read) -> BTreeMap<String, u64> {
     kept
 }
 
-/// The last host wait: the profiler's own device synchronize when it is device-wide and
-/// nothing is launched after it (renamed `final-device-sync`, with a note).
-fn mark_final_sync(plan: &mut Plan) {
-    let placed = &mut plan.placed;
-    plan.last_wait = placed
-        .iter()
-        .rposition(|p| matches!(p.step, Step::HostWait { .. }));
-    plan.final_sync = plan.last_wait.filter(|&i| {
-        matches!(
-            &placed[i].step,
-            Step::HostWait {
-                target: Target::Device(_),
-                ..
-            }
-        ) && !placed[i..]
-            .iter()
-            .any(|p| matches!(p.step, Step::Launch(_)))
-    });
-    if let Some(i) = plan.final_sync {
-        if let Step::HostWait { id, .. } = &mut placed[i].step {
-            plan.final_sync_note = Some(format!(
-                "`final-device-sync` (was `{id}`) is the trace's last wait, device-wide, with nothing launched after it: most likely the PyTorch profiler's own synchronize when it stops, not the script's"
-            ));
-            *id = "final-device-sync".to_owned();
-        }
-    }
-}
-
 /// Launch order against execution order, per stream: launches that start on the GPU before
 /// one launched earlier on the same stream.
 fn order_disagreements(placed: &[Placed], read: &Read) -> u64 {
@@ -448,147 +411,4 @@ fn order_disagreements(placed: &[Placed], read: &Read) -> u64 {
         }
     }
     disagreements
-}
-
-/// The case's ops, and what the completion questions claim.
-pub(super) struct Ops {
-    /// The program.
-    pub(super) program: Vec<RawOp>,
-    /// Whether the `all-work` (and `before-final-sync`) timers exist.
-    pub(super) timers: bool,
-    /// The last launch of each stream: the work `completion:all-work` claims.
-    pub(super) all_work_claim: Vec<String>,
-    /// The same before the final sync, when there is one.
-    pub(super) script_claim: Option<Vec<String>>,
-    /// Event records some op names.
-    pub(super) used_records: BTreeSet<i64>,
-}
-
-/// A time on the clock.
-fn ns(v: i64) -> RawTime {
-    RawTime::from(Nanos::new(v))
-}
-
-/// Starts `timer` at `at`.
-fn timer_start(timer: &str, at: i64) -> RawOp {
-    RawOp::TimerStart {
-        timer: timer.into(),
-        clock: CLOCK_ID.into(),
-        at: ns(at),
-    }
-}
-
-/// Stops `timer` at `at`.
-fn timer_stop(timer: &str, at: i64) -> RawOp {
-    RawOp::TimerStop {
-        timer: timer.into(),
-        clock: CLOCK_ID.into(),
-        at: ns(at),
-    }
-}
-
-/// The last launch of each stream among `placed`.
-fn last_launches(placed: &[Placed], read: &Read, phase_ids: &[String]) -> Vec<String> {
-    let mut last: BTreeMap<(i64, i64), usize> = BTreeMap::new();
-    for p in placed {
-        if let Step::Launch(k) = p.step {
-            let w = &read.work[k];
-            last.insert((w.device, w.stream), k);
-        }
-    }
-    last.values().map(|&k| phase_ids[k].clone()).collect()
-}
-
-/// The ops of the plan, with the timers of the completion questions: both start at the
-/// first API call; `before-final-sync` stops where the final sync starts, `all-work` when
-/// the last wait returns.
-pub(super) fn ops(read: &Read, plan: &Plan, phase_ids: &[String]) -> Ops {
-    let placed = &plan.placed;
-    // Every placed step carries the start of its API call: the first is the trace's start.
-    let first_call = placed.iter().map(|p| p.key.2).min();
-    let launched_any = placed.iter().any(|p| matches!(p.step, Step::Launch(_)));
-    let timers = launched_any && first_call.is_some();
-    let t0 = first_call.unwrap_or(0);
-    let mut program: Vec<RawOp> = Vec::with_capacity(placed.len() + 4);
-    if timers {
-        program.push(timer_start("all-work", t0));
-        if plan.final_sync.is_some() {
-            program.push(timer_start("before-final-sync", t0));
-        }
-    }
-    let stop_all_after = plan.last_wait.unwrap_or(placed.len().saturating_sub(1));
-    let max_return = placed
-        .iter()
-        .filter_map(|p| match p.step {
-            Step::HostWait { returned, .. } => Some(returned),
-            _ => None,
-        })
-        .max();
-    let last_end = placed.last().map_or(t0, |p| p.key.0);
-    let mut used_records: BTreeSet<i64> = BTreeSet::new();
-    for (i, p) in placed.iter().enumerate() {
-        if timers && Some(i) == plan.final_sync {
-            if let Step::HostWait { start, .. } = p.step {
-                program.push(timer_stop("before-final-sync", start));
-            }
-        }
-        program.push(op_of(&p.step, phase_ids, &mut used_records));
-        if timers && i == stop_all_after {
-            let at = max_return.unwrap_or(last_end).max(t0);
-            program.push(timer_stop("all-work", at));
-        }
-    }
-    Ops {
-        program,
-        timers,
-        // All launched work is claimed, also work launched after the last wait (then the
-        // claim is honestly not covered).
-        all_work_claim: last_launches(placed, read, phase_ids),
-        script_claim: plan
-            .final_sync
-            .map(|upto| last_launches(&placed[..upto], read, phase_ids)),
-        used_records,
-    }
-}
-
-/// The op of one step, with its final ids.
-fn op_of(step: &Step, phase_ids: &[String], used_records: &mut BTreeSet<i64>) -> RawOp {
-    match step {
-        Step::Launch(k) => RawOp::Launch {
-            phase: phase_ids[*k].clone(),
-        },
-        Step::Record(rc) => {
-            used_records.insert(*rc);
-            RawOp::Record {
-                event: record_id(*rc),
-            }
-        }
-        Step::StreamWait { stream, record } => RawOp::StreamWait {
-            stream: stream_id(*stream),
-            event: record_id(*record),
-        },
-        Step::HostWait {
-            id,
-            target,
-            returned,
-            implicit,
-            ..
-        } => {
-            let (event, stream, device) = match target {
-                Target::Event(rc) => (Some(record_id(*rc)), None, None),
-                Target::Stream(s) => (None, Some(stream_id(*s)), None),
-                Target::Device(d) => (None, None, Some(device_id(*d))),
-            };
-            RawOp::HostWait {
-                id: id.clone(),
-                event,
-                stream,
-                device,
-                clock: Some(CLOCK_ID.into()),
-                at: Some(ns(*returned)),
-                implicit: implicit.map(|(kind, _)| kind),
-                copy: implicit.map(|(_, k)| phase_ids[k].clone()),
-            }
-        }
-    }
 }

@@ -3,11 +3,11 @@
 //! the case's provenance, which carries both so a later `eval` shows them too.
 //!
 //! Nothing here changes the case's numbers: it describes what [`super::build`] did, from
-//! the same [`Read`] and [`Plan`].
+//! the same [`Read`] and [`Plan`], and what the builder reports.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::program::{Plan, Step};
+use super::program::Plan;
 use super::read::TopLevel;
 use super::{device_id, Read, WorkKind, CLOCK_ID};
 use crate::case::raw::RawCase;
@@ -19,6 +19,10 @@ pub(super) struct About<'a> {
     pub(super) top: &'a TopLevel,
     pub(super) base: Option<i64>,
     pub(super) plan: &'a Plan,
+    /// Launches placed in the program (the builder's count).
+    pub(super) launches: usize,
+    /// The builder's notes (the profiler's final sync).
+    pub(super) builder_notes: &'a [String],
     /// GPU activities whose call is not in the trace.
     pub(super) uncorrelated: u64,
     /// The clock's instance.
@@ -79,11 +83,7 @@ fn facts(about: &About) -> Vec<(String, String)> {
         of_kind(WorkKind::Memcpy),
         of_kind(WorkKind::Memset),
     );
-    let launches = plan
-        .placed
-        .iter()
-        .filter(|p| matches!(p.step, Step::Launch(_)))
-        .count();
+    let launches = about.launches;
     let uncorrelated = about.uncorrelated;
     let mut facts: Vec<(String, String)> = vec![
         ("trace events read".into(), read.events.to_string()),
@@ -138,9 +138,7 @@ fn notes(about: &About) -> Vec<String> {
         "communication = kernels whose name contains `nccl` (HTA: `^nccl.*Kernel`); memory = copies and sets; compute = every other kernel".to_owned(),
         "a completion claim names the last launch of each stream: coverage is a per-stream prefix, so this claims all of the stream's launched work".to_owned(),
     ];
-    if let Some(n) = &plan.final_sync_note {
-        notes.push(n.clone());
-    }
+    notes.extend(about.builder_notes.iter().cloned());
     if plan.assumed_device_sync > 0 {
         notes.push(format!(
             "{} cudaDeviceSynchronize call(s) without a cuda_sync row are taken as waits on {}, the only device with GPU work in the trace (the call itself names no device)",

@@ -1,15 +1,26 @@
 //! Nsight Systems SQLite exports (`nsys export --type sqlite`) read into a case.
 //!
 //! [`import_nsys`] opens the file **read-only** (it is never modified), inspects its schema,
-//! reads the CUDA tables and builds a [`RawCase`] with a [`NsysSummary`]; [`summary_table`]
-//! prints the summary. Every time is the file's own integer nanoseconds: no floating point.
+//! reads the CUDA tables and builds a [`RawCase`] with the [`ExportFacts`] about the file.
+//! Every time is the file's own integer nanoseconds: no floating point. The layout is the
+//! one every format shares (`src/import/mod.rs`): read → intermediate → build → summary.
+//!
+//! ```text
+//!  report.sqlite ──read (schema, rows by column name)──▶ Export
+//!         Export ──join (checks, one call per key, sync rows classified)──▶ Joined
+//!         Joined ──activities (clocks, names, work, program steps)──▶ import::activity::Activities
+//!     Activities ──import::build (declarations, program order, timers, questions)──▶ RawCase
+//!         Joined ──facts (versions, processes, counts, notes)──▶ facts rows of the one summary
+//! ```
 //!
 //! ```no_run
 //! use std::path::Path;
-//! use worksheet::import::nsys::{import_nsys, summary_table};
+//! use worksheet::import::nsys::import_nsys;
 //!
 //! let import = import_nsys(Path::new("report1.sqlite"), "report1").unwrap();
-//! print!("{}", summary_table(&import));
+//! for (what, value) in import.facts.rows() {
+//!     println!("{what}: {value}");
+//! }
 //! std::fs::write("report1.json", import.case.to_json_pretty()).unwrap();
 //! ```
 //!
@@ -55,10 +66,13 @@
 //!   correlationId) keep the innermost and count the other as a duplicate. Names lose their
 //!   version suffix (`cudaLaunchKernel_v7000` → `cudaLaunchKernel`).
 //! - **Streams: one per (process, deviceId, contextId, streamId)** with GPU rows, or named by
-//!   a stream sync, a stream-wait or an event record. Id `pid<pid>-gpu<d>-ctx<c>-s<s>`,
-//!   device `gpu<d>`; when two (process, context) pairs use one device, its label becomes
-//!   `gpu<d>-pid<pid>-ctx<c>`, so that a device-wide wait of one process never covers
-//!   another's work. A sync row's device is the device of its (process, context) in the GPU
+//!   a stream sync, a stream-wait or an event record. Id `gpu<d>-s<s>` and device `gpu<d>`,
+//!   the names a Kineto import uses. Only when two processes or two contexts use the same
+//!   `(d, s)` does the id get a suffix telling them apart: `-<clock>` (`-pid145`) when the
+//!   processes differ, `-ctx<c>` when the contexts differ. Likewise, when two (process,
+//!   context) pairs use one device, each gets its own label (`gpu<d>-pid<pid>`,
+//!   `gpu<d>-ctx<c>`), so that a device-wide wait of one process never covers another's
+//!   work. A sync row's device is the device of its (process, context) in the GPU
 //!   rows, **never the sync table's `deviceId`**: CUPTI's synchronization record has no
 //!   device, and nsys writes 0 there (in `mfu_2gpu_before`, process 145's context 2 runs every
 //!   kernel on device 1 while its sync rows say device 0). A sync of a context with no GPU
@@ -102,13 +116,19 @@
 //!   `timing: false` (the file does not say whether it was created with timing, and no
 //!   question asks for its time) and `completed`. Without a CUDA_EVENT row (none of the
 //!   five reference files has one) the sync is kept as a note, never as a guessed wait.
-//! - **Questions**: `intervals` over each stream's rows (`stream-<stream id>`), over each
-//!   device's rows pooled (`device-<label>`), and over its kernels, memcpy and memset rows
-//!   separately (`device-<label>-kernels`, `-memcpy`, `-memset`). No `expect`: the import
-//!   states facts and questions; `worksheet eval` answers them.
+//! - **Questions** are the builder's, the same as a Kineto import's: `stream:<stream>`,
+//!   `device:<device>`, and per device `compute:` (kernels whose name has no `nccl`),
+//!   `communication:` (kernels whose name contains `nccl`, any case) and `memory:` (memcpy
+//!   and memset rows), each only when not empty; then `completion:all-work` per process that
+//!   launches work (a host timer from its first API call to the return of its last host
+//!   wait; suffixed `-<clock>` when several processes launch work), and
+//!   `completion:before-final-sync` when that last wait is device-wide with nothing launched
+//!   after it (did the waits before it cover the work?). Unlike a Kineto import, the wait
+//!   keeps its id: nothing says whose it is. No `expect`: the import states facts and
+//!   questions; `worksheet eval` answers them.
 //! - The mapping is documented for users in `fixtures/README.md` ("Nsight Systems SQLite exports").
 //! - **Provenance** holds the file name, versions, session start, the GPUs listed, the counts
-//!   and the notes; the summary table shows the same.
+//!   and the notes; the summary's facts table shows the same ([`ExportFacts::rows`]).
 //!
 //! # Errors
 //!
@@ -117,21 +137,21 @@
 //! the SQLite header before SQLite reads it), a damaged one, an SQLite database that is not
 //! an Nsight Systems export, an export without CUDA rows, a missing column, a bad row.
 
+mod activities;
 mod build;
 mod error;
+mod facts;
+mod join;
 mod kinds;
 mod read;
-mod summary;
 pub mod trace;
 
 use std::path::Path;
 
-pub use build::DOMAIN;
+pub use activities::DOMAIN;
 pub use error::{NsysError, NSYS_ERROR_CODES};
+pub use facts::{Counts, ExportFacts, ProcessFacts};
 pub use read::{ExportInfo, GpuInfo};
-pub use summary::{
-    summary_table, Counts, DeviceSummary, NsysSummary, ProcessSummary, StreamSummary,
-};
 
 use crate::case::raw::RawCase;
 
@@ -140,8 +160,9 @@ use crate::case::raw::RawCase;
 pub struct NsysImport {
     /// The case: clocks, streams, events, phases, program, questions, provenance.
     pub case: RawCase,
-    /// Per-stream and per-device algebra, versions, counts and notes.
-    pub summary: NsysSummary,
+    /// Versions, session start, GPUs, processes, counts and notes: the summary's facts rows
+    /// ([`ExportFacts::rows`]).
+    pub facts: ExportFacts,
 }
 
 /// Reads the Nsight Systems SQLite export at `path` into a case named `name`.

@@ -1,0 +1,144 @@
+//! The one builder: a reader's [`Activities`] → the case, for every trace format.
+//!
+//! [`build`] declares the clocks, streams, events and phases (GPU work in its stream, then
+//! the annotations without a stream), places the host program in host-time order
+//! (`build/program.rs`: a stable sort by [`super::activity::StepKey`], the completion timers) and
+//! asks the questions, whose ids are the same for every format:
+//!
+//! - `stream:<stream>`: the intervals of each stream's work (streams with work only);
+//! - `device:<device>`: all work of the device pooled (busy = union, idle = span − union);
+//! - `compute:<device>`, `communication:<device>` (kernels whose name contains `nccl`) and
+//!   `memory:<device>` (copies and sets), each only when not empty;
+//! - `completion:all-work`: the host timer from the start of the first call in the program
+//!   (a launch, record or wait) to the return of the last host wait: is all launched work
+//!   covered? When the last wait is device-wide with nothing launched after it,
+//!   `completion:before-final-sync` too: did the waits before it cover the work? (In a
+//!   Kineto trace that wait is the profiler's own, renamed `final-device-sync`.) When several processes (clocks) launch work, each
+//!   gets its own timers and questions, suffixed with its clock: `completion:all-work-pid144`.
+//!
+//! A completion claim names the last launch of each stream: coverage is a per-stream prefix
+//! (SPEC §4), so that is the same claim as all of the stream's launched work, and it keeps
+//! the case small. Every step is a function of the activities: the same trace gives the same
+//! case, byte for byte.
+
+mod program;
+
+use super::activity::{Activities, WorkClass};
+use crate::case::raw::{RawCase, RawPhase, RawQuestion, RawStream, RawTime};
+use crate::units::Nanos;
+
+/// The case built from activities, and what the builder has to say about it.
+#[derive(Clone, Debug)]
+pub struct Built {
+    /// The case: declarations, phases, program, questions (no description or provenance:
+    /// those are the reader's).
+    pub case: RawCase,
+    /// Launches placed in the program.
+    pub launches: usize,
+    /// Notes on decisions the builder made (a profiler's final sync, renamed).
+    pub notes: Vec<String>,
+}
+
+/// Builds the case named `name` from `activities`.
+pub fn build(activities: Activities, name: &str) -> Built {
+    let Activities {
+        clocks,
+        devices,
+        streams,
+        work,
+        annotations,
+        events,
+        steps,
+        final_sync,
+    } = activities;
+    let mut case = RawCase::new(name);
+    case.streams = streams
+        .iter()
+        .map(|s| RawStream {
+            id: s.id.clone(),
+            clock: clocks[s.clock].id.clone(),
+            device: devices[s.device].clone(),
+            kind: s.kind,
+        })
+        .collect();
+    case.events = events;
+    case.phases = work
+        .iter()
+        .map(|w| RawPhase {
+            id: w.phase.clone(),
+            label: Some(w.label.clone()),
+            stream: Some(streams[w.stream].id.clone()),
+            clock: None,
+            start: ns(w.start),
+            end: ns(w.end),
+        })
+        .chain(annotations)
+        .collect();
+    let context = program::Context {
+        clocks: &clocks,
+        devices: &devices,
+        streams: &streams,
+        work: &work,
+    };
+    let placed = program::place(&context, steps, final_sync);
+    let launches = placed.launches;
+    let notes = placed.notes.clone();
+    case.program = placed.program;
+    case.questions = interval_questions(&context);
+    case.questions.extend(placed.completion);
+    case.clocks = clocks;
+    Built {
+        case,
+        launches,
+        notes,
+    }
+}
+
+/// The interval questions: per stream with work, then per device the pooled and per-class
+/// sets, each only when not empty.
+fn interval_questions(c: &program::Context) -> Vec<RawQuestion> {
+    let mut questions = Vec::new();
+    let phases_where = |keep: &dyn Fn(&super::activity::Work) -> bool| -> Vec<String> {
+        c.work
+            .iter()
+            .filter(|w| keep(w))
+            .map(|w| w.phase.clone())
+            .collect()
+    };
+    for (i, s) in c.streams.iter().enumerate() {
+        let list = phases_where(&|w| w.stream == i);
+        if !list.is_empty() {
+            questions.push(intervals(format!("stream:{}", s.id), list));
+        }
+    }
+    for (d, label) in c.devices.iter().enumerate() {
+        let on = |w: &super::activity::Work| c.streams[w.stream].device == d;
+        let classes: [(&str, Option<WorkClass>); 4] = [
+            ("device", None),
+            ("compute", Some(WorkClass::Compute)),
+            ("communication", Some(WorkClass::Communication)),
+            ("memory", Some(WorkClass::Memory)),
+        ];
+        for (word, class) in classes {
+            let list = phases_where(&|w| on(w) && class.is_none_or(|k| w.class == k));
+            if !list.is_empty() {
+                questions.push(intervals(format!("{word}:{label}"), list));
+            }
+        }
+    }
+    questions
+}
+
+/// An interval question over `phases`.
+fn intervals(id: String, phases: Vec<String>) -> RawQuestion {
+    RawQuestion::Intervals {
+        id,
+        phases: Some(phases),
+        expect: None,
+    }
+}
+
+/// A time on a clock.
+fn ns(v: i64) -> RawTime {
+    RawTime::from(Nanos::new(v))
+}
