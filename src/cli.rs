@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::capture::command::CaptureArgs;
 use crate::case::load_case_file;
-use crate::check::{check_paths, CheckReport};
+use crate::check::CheckReport;
 use crate::engine::{evaluate, Outcome, Report};
 pub use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_NO_CUDA, EXIT_OK};
 use crate::verdict::Verdict;
@@ -235,16 +235,15 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             } else {
                 paths.clone()
             };
-            let report = check_paths(&paths)?;
-            write_check(&report, *format, out).map_err(Failure::from)?;
-            if !report.errors.is_empty() {
-                let lines: Vec<String> = report.errors.iter().map(|e| e.to_string()).collect();
+            let totals = crate::check::check_to(&paths, (*format).into(), out)?;
+            if !totals.errors.is_empty() {
+                let lines: Vec<String> = totals.errors.iter().map(|e| e.to_string()).collect();
                 return Err(Failure {
                     message: lines.join("\n"),
                     code: EXIT_INPUT,
                 });
             }
-            Ok(if report.failed() == 0 {
+            Ok(if totals.failed == 0 {
                 EXIT_OK
             } else {
                 EXIT_FAILED
@@ -290,125 +289,23 @@ fn lesson_failure(e: crate::lesson::LessonError) -> Failure {
 use crate::table::{new_table, word_cell};
 use comfy_table::Cell;
 
-/// The exact nanoseconds of a display value (`known 6.811 us`, `140 us`), if it is one.
-fn exact_ns(text: &str) -> Option<i64> {
-    let value = text.strip_prefix("known ").unwrap_or(text);
-    crate::units::parse_value(value).ok().map(|n| n.as_i64())
+impl From<Format> for crate::check::CheckFormat {
+    fn from(format: Format) -> Self {
+        match format {
+            Format::Text => crate::check::CheckFormat::Text,
+            Format::Json => crate::check::CheckFormat::Json,
+            Format::Csv => crate::check::CheckFormat::Csv,
+        }
+    }
 }
 
-/// Renders a check report.
+/// Renders a check report (`worksheet check` itself writes each case as it is checked,
+/// through [`crate::check::check_to`], in the same format).
 ///
 /// # Errors
 /// Write errors of `out`.
 pub fn write_check(report: &CheckReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
-    match format {
-        Format::Json => {
-            let mut value = serde_json::to_value(report)?;
-            value["format"] = "worksheet-check".into();
-            value["version"] = 1.into();
-            value["passed"] = report.passed().into();
-            value["failed"] = report.failed().into();
-            // Exact integers beside the display strings (`known 6.811 us` → 6811).
-            if let Some(cases) = value["cases"].as_array_mut() {
-                for check in cases
-                    .iter_mut()
-                    .filter_map(|c| c["checks"].as_array_mut())
-                    .flatten()
-                {
-                    for field in ["expected", "actual"] {
-                        let ns = check[field].as_str().and_then(exact_ns);
-                        check[format!("{field}_ns")] = ns.into();
-                    }
-                }
-            }
-            serde_json::to_writer_pretty(&mut *out, &value)?;
-            writeln!(out)
-        }
-        Format::Csv => {
-            let mut w = csv::Writer::from_writer(out);
-            w.write_record([
-                "case",
-                "file",
-                "question",
-                "field",
-                "expected",
-                "expected_ns",
-                "actual",
-                "actual_ns",
-                "result",
-            ])?;
-            let ns = |s: &str| exact_ns(s).map(|v| v.to_string()).unwrap_or_default();
-            for case in &report.cases {
-                for c in &case.checks {
-                    w.write_record([
-                        case.case.as_str(),
-                        case.file.as_str(),
-                        &c.question,
-                        &c.field,
-                        &c.expected,
-                        &ns(&c.expected),
-                        &c.actual,
-                        &ns(&c.actual),
-                        if c.passed { "pass" } else { "FAIL" },
-                    ])?;
-                }
-            }
-            w.flush()
-        }
-        Format::Text => {
-            let mut table = new_table(&["case", "question", "expected", "actual", "result"]);
-            for case in &report.cases {
-                if case.checks.is_empty() {
-                    table.add_row(vec![
-                        case.case.as_str(),
-                        "(no expectations)",
-                        "",
-                        "",
-                        "pass",
-                    ]);
-                }
-                for c in &case.checks {
-                    let question = if c.field == "verdict" {
-                        c.question.clone()
-                    } else {
-                        format!("{}.{}", c.question, c.field)
-                    };
-                    table.add_row(vec![
-                        Cell::new(&case.case),
-                        Cell::new(question),
-                        Cell::new(&c.expected),
-                        Cell::new(&c.actual),
-                        word_cell(if c.passed { "pass" } else { "FAIL" }),
-                    ]);
-                }
-            }
-            if !report.cases.is_empty() {
-                writeln!(out, "{table}")?;
-            }
-            for case in report.cases.iter().filter(|c| !c.passed()) {
-                for c in case.checks.iter().filter(|c| !c.passed) {
-                    writeln!(
-                        out,
-                        "FAIL {} ({}): question `{}` {}: expected {}, actual {}",
-                        case.case, case.file, c.question, c.field, c.expected, c.actual
-                    )?;
-                }
-            }
-            let checks: usize = report.cases.iter().map(|c| c.checks.len()).sum();
-            writeln!(
-                out,
-                "{} passed, {} failed",
-                report.passed(),
-                report.failed()
-            )?;
-            writeln!(
-                out,
-                "({} cases, {checks} checks, {} input errors)",
-                report.cases.len(),
-                report.errors.len()
-            )
-        }
-    }
+    crate::check::write_report(report, format.into(), out)
 }
 
 /// Renders every answer of one case.

@@ -14,12 +14,16 @@
 mod error;
 mod implicit;
 pub mod raw;
+mod read;
 mod relations;
 mod validate;
 
 use std::path::Path;
 
 pub use error::{CaseError, CASE_ERROR_CODES};
+pub use read::{
+    load_case_file_with, load_for_check_with, read_raw, ReadLimits, MAX_CASE_TEXT_BYTES,
+};
 pub use validate::validate;
 
 use crate::clock::{ClockId, Timestamp};
@@ -27,7 +31,9 @@ use crate::interval::{Interval, OverlapRegion};
 use crate::units::Nanos;
 use crate::verdict::Reason;
 
-/// The largest case file read, in bytes (64 MiB); larger files are refused as `too-large`.
+/// The largest case text read whole, in bytes (64 MiB): by [`read_case_text`], and to explain
+/// a failed streamed parse exactly. `check`, `eval` and `render` stream larger cases, up to
+/// [`MAX_CASE_TEXT_BYTES`].
 pub const MAX_CASE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// JSON paths longer than this are cut (deeply nested garbage would print pages).
@@ -562,43 +568,24 @@ pub fn load_case_str(text: &str, file: &str) -> Result<Case, CaseError> {
     validate(raw, &default_name(file)).map_err(|e| e.in_file(file))
 }
 
-/// Reads, parses and validates a case file.
+/// Reads, parses and validates a case file, streamed (see [`read_raw`]): any size up to
+/// [`MAX_CASE_TEXT_BYTES`] of text, plain or gzip.
 ///
 /// # Errors
-/// [`CaseError`]: `io` when it cannot be read, `too-large` past [`MAX_CASE_BYTES`], else as
-/// [`load_case_str`].
+/// [`CaseError`]: `io` when it cannot be read, `too-large` past [`MAX_CASE_TEXT_BYTES`], else
+/// as [`load_case_str`].
 pub fn load_case_file(path: &Path) -> Result<Case, CaseError> {
-    let text = read_case_text(path)?;
-    load_case_str(&text, &path.display().to_string())
+    load_case_file_with(path, ReadLimits::DEFAULT)
 }
 
-/// Reads a case file for `check`, honouring a declared `expect_error`.
+/// Reads a case file for `check` (streamed, as [`load_case_file`]), honouring a declared
+/// `expect_error`.
 ///
 /// # Errors
 /// [`CaseError`] when the file cannot be read or parsed and declares no expectation (a
 /// file that does not parse cannot declare one).
 pub fn load_for_check(path: &Path) -> Result<Loaded, CaseError> {
-    let file = path.display().to_string();
-    let text = read_case_text(path)?;
-    let mut raw =
-        parse_raw(&text).map_err(|e| crate::kind::not_a_case(&text).unwrap_or(e).in_file(&file))?;
-    match raw.expect_error.take() {
-        None => validate(raw, &default_name(&file))
-            .map(|c| Loaded::Case(Box::new(c)))
-            .map_err(|e| e.in_file(&file)),
-        Some(expected) => {
-            let name = raw.name.clone().unwrap_or_else(|| default_name(&file));
-            let actual = validate(raw, &name).err().map(|e| e.in_file(&file));
-            Ok(Loaded::ExpectsError {
-                name,
-                expected: ExpectError {
-                    code: expected.code,
-                    path: expected.path,
-                },
-                actual,
-            })
-        }
-    }
+    load_for_check_with(path, ReadLimits::DEFAULT)
 }
 
 /// Reads a case file as UTF-8 text, refusing files over [`MAX_CASE_BYTES`].
@@ -613,22 +600,27 @@ pub fn load_for_check(path: &Path) -> Result<Loaded, CaseError> {
 /// read, see [`crate::input`]), `too-large`, and `bad-syntax` (not UTF-8, or a damaged gzip
 /// stream).
 pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
+    read_case_text_capped(path, MAX_CASE_BYTES)
+}
+
+/// [`read_case_text`] with the bound `max` in place of [`MAX_CASE_BYTES`].
+fn read_case_text_capped(path: &Path, max: u64) -> Result<String, CaseError> {
     use std::io::Read;
     let file = path.display().to_string();
     let too_large = |what: &str| {
         CaseError::new(
             "$",
             "too-large",
-            format!("the {what} is larger than {MAX_CASE_BYTES} bytes; a case file is expected"),
+            format!("the {what} is larger than {max} bytes; a case file is expected"),
         )
         .in_file(&file)
     };
-    let mut bytes = crate::input::read_capped(path, MAX_CASE_BYTES, "a case file")
-        .map_err(|e| e.in_file(&file))?;
+    let mut bytes =
+        crate::input::read_capped(path, max, "a case file").map_err(|e| e.in_file(&file))?;
     if is_gzip(&bytes) {
         let mut text = Vec::new();
         flate2::read::MultiGzDecoder::new(bytes.as_slice())
-            .take(MAX_CASE_BYTES + 1)
+            .take(max + 1)
             .read_to_end(&mut text)
             .map_err(|e| {
                 CaseError::new(
@@ -638,7 +630,7 @@ pub fn read_case_text(path: &Path) -> Result<String, CaseError> {
                 )
                 .in_file(&file)
             })?;
-        if text.len() as u64 > MAX_CASE_BYTES {
+        if text.len() as u64 > max {
             return Err(too_large("decompressed text"));
         }
         bytes = text;
@@ -710,17 +702,7 @@ pub fn parse_raw(text: &str) -> Result<raw::RawCase, CaseError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let parsed: Result<raw::RawCase, _> = serde_path_to_error::deserialize(&mut de);
     let raw = parsed.map_err(|err| {
-        let path = match err.path().to_string() {
-            p if p == "." || p.is_empty() => "$".to_owned(),
-            p if p.len() > MAX_PATH_CHARS => {
-                let cut = p
-                    .char_indices()
-                    .nth(MAX_PATH_CHARS)
-                    .map_or(p.len(), |(i, _)| i);
-                format!("{}…", &p[..cut])
-            }
-            p => p,
-        };
+        let path = path_text(err.path().to_string());
         let inner = err.inner();
         let message = crate::error::explain_syntax(text, inner)
             .unwrap_or_else(|| crate::error::without_position(&inner.to_string()));
@@ -744,6 +726,22 @@ pub fn parse_raw(text: &str) -> Result<raw::RawCase, CaseError> {
         err
     })?;
     Ok(raw)
+}
+
+/// A tracked JSON path as errors print it: `$` for the whole file, cut past
+/// [`MAX_PATH_CHARS`].
+fn path_text(p: String) -> String {
+    match p {
+        p if p == "." || p.is_empty() => "$".to_owned(),
+        p if p.len() > MAX_PATH_CHARS => {
+            let cut = p
+                .char_indices()
+                .nth(MAX_PATH_CHARS)
+                .map_or(p.len(), |(i, _)| i);
+            format!("{}…", &p[..cut])
+        }
+        p => p,
+    }
 }
 
 /// Maps a serde_json error to a stable code.

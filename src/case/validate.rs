@@ -279,7 +279,7 @@ fn interval(start: Nanos, end: Nanos, end_path: &str) -> Result<Interval> {
 ///
 /// # Errors
 /// The first [`CaseError`] found, with its JSON path and code (not yet attributed to a file).
-pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
+pub fn validate(mut raw: RawCase, default_name: &str) -> Result<Case> {
     if raw.format != FORMAT_NAME {
         return Err(CaseError::new(
             "format",
@@ -395,7 +395,10 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
         });
     }
 
-    // Phases.
+    // Phases. Their labels are moved, not copied, and the references to them taken out as
+    // indices first (`preresolve`): a large case holds each name and label once.
+    let mut labels: Vec<Option<String>> = raw.phases.iter_mut().map(|p| p.label.take()).collect();
+    let mut pre = preresolve::preresolve(&raw.phases, &mut raw.program, &mut raw.questions);
     let mut phase_ids = IdTable::new("phase", "phases");
     let mut phases = Vec::with_capacity(raw.phases.len());
     for (i, p) in raw.phases.iter().enumerate() {
@@ -440,7 +443,7 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
         let interval = interval(start, end, &format!("phases[{i}].end"))?;
         phases.push(PhaseDef {
             id: p.id.clone(),
-            label: p.label.clone().unwrap_or_else(|| p.id.clone()),
+            label: labels[i].take().unwrap_or_else(|| p.id.clone()),
             stream,
             clock,
             interval,
@@ -496,7 +499,11 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 Op::Record(e)
             }
             RawOp::Launch { phase } => {
-                let p = phase_ids.resolve(phase, || at("phase"))?;
+                let p = match pre.launches[k] {
+                    Some(p) => p,
+                    None => phase_ids.resolve(phase, || at("phase"))?,
+                };
+                let phase = &phases[p].id;
                 if phases[p].stream.is_none() {
                     return Err(bad(format!("phase `{phase}` has no stream, so it cannot be launched; give it a `stream`")));
                 }
@@ -766,13 +773,14 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 expect,
             } => {
                 let t = resolve_timer(timer, field("timer"))?;
-                let work = match work {
-                    Some(list) => list
+                let work = match (pre.lists[i].take(), work) {
+                    (Some(resolved), _) => resolved,
+                    (None, Some(list)) => list
                         .iter()
                         .enumerate()
                         .map(|(j, p)| phase_ids.resolve(p, || format!("{path}.work[{j}]")))
                         .collect::<Result<Vec<_>>>()?,
-                    None => {
+                    (None, None) => {
                         let (a, b) = (timers[t].start_op, timers[t].stop_op);
                         program[a..b]
                             .iter()
@@ -878,13 +886,14 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
                 phases: selection,
                 expect,
             } => {
-                let list = match selection {
-                    Some(list) => list
+                let list = match (pre.lists[i].take(), selection) {
+                    (Some(resolved), _) => resolved,
+                    (None, Some(list)) => list
                         .iter()
                         .enumerate()
                         .map(|(j, p)| phase_ids.resolve(p, || format!("{path}.phases[{j}]")))
                         .collect::<Result<Vec<_>>>()?,
-                    None => (0..phases.len()).collect(),
+                    (None, None) => (0..phases.len()).collect(),
                 };
                 (
                     id,
@@ -959,5 +968,6 @@ pub fn validate(raw: RawCase, default_name: &str) -> Result<Case> {
     })
 }
 
+mod preresolve;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,6 @@
 //! What `render` and `report` read: a case file (fixture, capture, lab output), or a trace
 //! (Kineto JSON / .json.gz, Nsight Systems .sqlite) imported in memory on the way, so that
-//! a trace too large for a case file (64 MiB) can still be drawn.
+//! a trace is drawn without writing a case first. Case files of any size are streamed.
 
 use std::io::Read;
 use std::path::Path;
@@ -45,12 +45,16 @@ pub fn load_input(path: &Path) -> Result<(Case, Source), Failure> {
     match load_case_file(path) {
         Ok(case) => Ok((case, Source::Case)),
         Err(e) => {
+            // A trace: it says so near its start, or it is too large to be explained as
+            // a case (cases that large are streamed, so only a failed one lands here).
             let trace = e.code == "too-large"
-                || crate::case::read_case_text(path).is_ok_and(|t| {
-                    t.get(..t.len().min(1 << 16))
+                || match crate::case::read_case_text(path) {
+                    Ok(t) => t
+                        .get(..t.len().min(1 << 16))
                         .unwrap_or(&t)
-                        .contains("\"traceEvents\"")
-                });
+                        .contains("\"traceEvents\""),
+                    Err(e) => e.code == "too-large",
+                };
             if trace {
                 import(path)
             } else {

@@ -1,5 +1,12 @@
 //! `worksheet check`: replay case files and compare every stated expectation with the
 //! engine's answer. The test harness calls the same [`check_file`], so the two cannot drift.
+//!
+//! The command itself runs through [`check_to`], which writes each case's
+//! results as soon as it is checked and drops the case before reading the next; a case file
+//! is itself streamed ([`crate::case::load_for_check`]). [`check_paths`] keeps every result
+//! in memory, for callers that want the whole report.
+
+mod write;
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +16,10 @@ use crate::case::{load_for_check, CaseError, Expect, ExpectIntervals, ExpectVerd
 use crate::engine::{evaluate, wide, Outcome, Report};
 use crate::interval::{Interval, SetAnalysis};
 use crate::verdict::{Reason, Verdict};
+
+pub use write::{
+    check_to, write_checks, write_report, CheckFormat, CheckTotals, Checked, TABLE_ROWS,
+};
 
 /// One comparison of an expected value with the actual one.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
