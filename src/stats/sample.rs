@@ -261,6 +261,29 @@ mod tests {
         assert!(SampleSet::new().is_empty());
     }
 
+    /// `extend` appends after what is there, in order, and `counts` counts every kind.
+    #[test]
+    fn extend_appends_in_order_and_counts_count_each_kind() {
+        let sample = |ns, phase, outcome| Sample::new(Nanos::new(ns), phase, outcome).unwrap();
+        let mut set = SampleSet::new();
+        set.push(sample(1, Phase::Warmup, Outcome::Completed));
+        set.extend([
+            sample(2, Phase::Warmup, Outcome::Failed),
+            sample(3, Phase::Measured, Outcome::Completed),
+            sample(4, Phase::Measured, Outcome::Failed),
+            sample(5, Phase::Measured, Outcome::Completed),
+        ]);
+        assert_eq!(
+            set.measured().collect::<Vec<_>>(),
+            [(2, Nanos::new(3)), (4, Nanos::new(5))]
+        );
+        let c = set.counts();
+        assert_eq!(
+            (c.total, c.measured, c.failures, c.warmups, c.completed_warmups),
+            (5, 2, 2, 2, 1)
+        );
+    }
+
     /// `value` reads back the duration recorded.
     #[test]
     fn a_sample_keeps_its_value() {
