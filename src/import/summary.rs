@@ -518,9 +518,13 @@ impl Summary {
             s.push_str(&format!("{t}\n"));
         }
         if !self.hta.is_empty() {
-            s.push_str(
-                "\nHTA-comparable temporal breakdown (exact ns; HTA rounds to µs, drops the last ProfilerStep and uncorrelated events, counts cuda_sync as busy)\n",
-            );
+            s.push_str(if self.format.starts_with("nsys") {
+                // HTA reads Kineto traces only: the breakdown uses its definitions, but no HTA
+                // number exists to compare with.
+                "\nTemporal breakdown by HTA's definitions (exact ns; HTA itself reads PyTorch profiler traces, not Nsight Systems exports)\n"
+            } else {
+                "\nHTA-comparable temporal breakdown (exact ns; HTA rounds to µs, drops the last ProfilerStep and uncorrelated events, counts cuda_sync as busy)\n"
+            });
             let mut t = table(&[
                 "device",
                 "kernel time (span)",

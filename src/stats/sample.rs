@@ -279,7 +279,13 @@ mod tests {
         );
         let c = set.counts();
         assert_eq!(
-            (c.total, c.measured, c.failures, c.warmups, c.completed_warmups),
+            (
+                c.total,
+                c.measured,
+                c.failures,
+                c.warmups,
+                c.completed_warmups
+            ),
             (5, 2, 2, 2, 1)
         );
     }
