@@ -254,6 +254,9 @@ fn kept(cat: &str) -> Option<(&'static str, Kept)> {
     Some((name, kind))
 }
 
+/// Events held for the base time per chunk of [`State::pending`].
+const PENDING_CHUNK: usize = 4096;
+
 /// An event whose times are read but not yet placed on the clock (the base may come later
 /// in the file): one the importer keeps, or one only the audit reads.
 enum Pending {
@@ -283,7 +286,9 @@ struct State<'o> {
     top: TopLevel,
     fields: Fields,
     /// Kept events waiting for the base time.
-    pending: Vec<Pending>,
+    /// In chunks of [`PENDING_CHUNK`]: no doubling slack, no copying as it grows, and each
+    /// chunk is freed as soon as its events are placed.
+    pending: Vec<Vec<Pending>>,
     /// `baseTimeNanoseconds`: `None` until seen.
     base: Option<Option<i64>>,
     /// The base as known when `traceEvents` began (`None`: not known yet, so events wait).
@@ -355,8 +360,10 @@ impl<'o> State<'o> {
             ));
         }
         let base = self.base.flatten();
-        for pending in std::mem::take(&mut self.pending) {
-            place(&mut self.read, pending, self.events_path, base)?;
+        for chunk in std::mem::take(&mut self.pending) {
+            for pending in chunk {
+                place(&mut self.read, pending, self.events_path, base)?;
+            }
         }
         Ok((self.read, self.top, base))
     }
@@ -540,7 +547,14 @@ impl<'o> State<'o> {
         match self.base_before_events {
             Some(base) => place(&mut self.read, pending, self.events_path, base),
             None => {
-                self.pending.push(pending);
+                match self.pending.last_mut() {
+                    Some(chunk) if chunk.len() < PENDING_CHUNK => chunk.push(pending),
+                    _ => {
+                        let mut chunk = Vec::with_capacity(PENDING_CHUNK);
+                        chunk.push(pending);
+                        self.pending.push(chunk);
+                    }
+                }
                 Ok(())
             }
         }

@@ -26,10 +26,11 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::Scope;
 
 /// Bytes of events in one batch handed to the parser (a batch ends at an event's end).
-pub(crate) const BATCH_BYTES: usize = 1 << 20;
+pub(crate) const BATCH_BYTES: usize = 1 << 19;
 
-/// Batches (and top-level pieces) the splitter may have ready before it waits.
-pub(crate) const BATCHES_IN_FLIGHT: usize = 4;
+/// Batches (and top-level pieces) the splitter may have ready before it waits: enough to
+/// keep both threads busy; each costs about `BATCH_BYTES + READ_BYTES` of memory.
+pub(crate) const BATCHES_IN_FLIGHT: usize = 2;
 
 /// Bytes read from the text at a time.
 const READ_BYTES: usize = 1 << 18;
@@ -415,7 +416,7 @@ impl<R: Read> Splitter<'_, R> {
         let mut next = self
             .reuse
             .and_then(|r| r.try_recv().ok())
-            .unwrap_or_else(|| Vec::with_capacity(self.buf.capacity()));
+            .unwrap_or_else(|| Vec::with_capacity(self.batch_bytes + self.read_bytes));
         next.clear();
         next.extend_from_slice(&self.buf[self.pos..]);
         let mut text = std::mem::replace(&mut self.buf, next);
