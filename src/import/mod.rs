@@ -14,7 +14,10 @@
 //! # One architecture for every format: read → intermediate → build → summary
 //!
 //! ```text
-//!  trace.json.gz ──text::open (gunzip on a 2nd thread, UTF-8, size cap)──▶ blocks ──kineto::read──▶ Read
+//!  trace.json.gz ──text::open + kineto::split (gunzip, UTF-8, size cap, cut into events:
+//!                   a 2nd thread)──▶ batches of event slices ──kineto::read (same visitors)──▶ Read
+//!                   (anything the fast path does not take for granted: read again by the
+//!                    careful streaming reader, which words the error)
 //!                                          Read ──kineto::program (launches, waits)──┐
 //!  report.sqlite ──nsys::read (schema, rows)──▶ Export ──nsys::join──▶ nsys::activities ─┤
 //!                                                                                        ▼
@@ -55,10 +58,11 @@
 //! Malformed input is an [`ImportError`] (exit 2) naming the file, the JSON path of the field
 //! (`traceEvents[12].dur`) and a stable code; the importer never panics on input.
 //!
-//! Cost: one streaming pass over the JSON (serde_json from the reader; events the importer
-//! does not keep are skipped without allocating), a sort of the launches by host time:
-//! O(n log n) time; memory holds a few blocks of the text and the imported events, never
-//! the whole text. `BENCHMARKS.md` has measured numbers.
+//! Cost: one streaming pass over the JSON (each event parsed from its slice; events the
+//! importer does not keep are skipped without allocating), a sort of the launches by host
+//! time: O(n log n) time; memory holds a few batches of the text and the imported events,
+//! never the whole text. A malformed trace is read a second time, by the careful reader.
+//! `BENCHMARKS.md` has measured numbers.
 
 pub mod activity;
 pub mod build;
