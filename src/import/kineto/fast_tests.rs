@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::{import_split, import_with_audit};
+use super::{audit_split, import_split, import_with_audit};
 use crate::import::ImportOptions;
 
 /// The import and audit of `text` both ways, as debug text; `None` for the fast path when
@@ -131,4 +131,21 @@ fn edge_shapes_read_the_same_or_give_up() {
         }
     }
     assert_eq!(fast_reads, 7);
+}
+
+/// `worksheet audit` reads a trace through the import's pass when it can: the model is the
+/// lenient reader's, on every trace the project keeps.
+#[test]
+fn the_audit_model_of_the_pass_is_the_lenient_readers() {
+    let options = ImportOptions::default();
+    for (name, text) in traces("tests/data/traces") {
+        let lenient = super::trace::read_trace(std::str::from_utf8(&text).unwrap(), &options)
+            .map(|t| format!("{t:?}"))
+            .map_err(|e| e.to_string());
+        let pass = audit_split(text.as_slice(), &options)
+            .unwrap_or_else(|| panic!("{name}: the fast path gave up"))
+            .map(|t| format!("{t:?}"))
+            .map_err(|e| e.to_string());
+        assert_eq!(pass, lenient, "{name}");
+    }
 }

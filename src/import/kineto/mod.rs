@@ -266,11 +266,31 @@ fn finish(parsed: read::Parsed, name: &str, audit: bool) -> (Imported, Option<Au
 /// The case and the audit's model of a trace read whole.
 fn with_audit(parsed: read::Parsed, name: &str) -> (Imported, AuditResult) {
     let (mut read, top, base) = parsed;
-    let activities = audit::activities(&read);
-    let audit = std::mem::take(&mut read.audit);
-    let syncs: Vec<Option<i64>> = read.syncs.iter().map(|s| s.correlation).collect();
+    let trace = audit_of(&mut read);
     let imported = build(read, &top, base, name);
-    (imported, audit::finish(audit, &syncs, activities))
+    (imported, trace)
+}
+
+/// The audit's model of what the pass read (its audit part is taken out of `read`).
+fn audit_of(read: &mut Read) -> AuditResult {
+    let activities = audit::activities(read);
+    let model = std::mem::take(&mut read.audit);
+    let syncs: Vec<Option<i64>> = read.syncs.iter().map(|s| s.correlation).collect();
+    audit::finish(model, &syncs, activities)
+}
+
+/// The audit's model of a trace by the import's fast path alone (no case is built): `None`
+/// when the fast path gives up (see [`import_split`]); the caller then reads the trace with
+/// the lenient reader of [`trace`], which audits traces the importer refuses.
+pub(crate) fn audit_split<R: std::io::Read + Send>(
+    text: R,
+    options: &ImportOptions,
+) -> Option<AuditResult> {
+    let (mut read, _, _) = std::thread::scope(|scope| {
+        let pieces = split::in_thread(scope, text);
+        read::read_pieces(&pieces, options)
+    })?;
+    Some(audit_of(&mut read))
 }
 
 /// The fast path of [`import_with_audit`] / [`import_reader`]: `text` (the trace's JSON,
