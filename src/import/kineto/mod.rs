@@ -279,6 +279,42 @@ fn audit_of(read: &mut Read) -> AuditResult {
     audit::finish(model, &syncs, activities)
 }
 
+/// Calls `each` with the text of every element of the trace's `traceEvents`, in order, as
+/// the fast path's splitter cuts them (the whole text is never held). `None` when the
+/// splitter cannot follow the text, or the document is not an object with exactly one
+/// `traceEvents` array: the caller then reads the trace another way. Values are not checked
+/// here; a trace the importer has read is valid JSON.
+pub(crate) fn for_each_event<R: std::io::Read + Send>(
+    text: R,
+    mut each: impl FnMut(&[u8]),
+) -> Option<()> {
+    use split::Piece;
+    std::thread::scope(|scope| {
+        let pieces = split::in_thread(scope, text);
+        if !matches!(pieces.recv()?, Piece::Object) {
+            return None;
+        }
+        let mut arrays = 0;
+        let mut events_key = false;
+        loop {
+            match pieces.recv()? {
+                Piece::Key(raw) => events_key = raw == b"\"traceEvents\"",
+                Piece::Value(_) if !events_key => {}
+                Piece::EventsBegin => arrays += 1,
+                Piece::Events(batch) => {
+                    for &(start, end) in &batch.spans {
+                        each(&batch.text[start..end]);
+                    }
+                    pieces.give_back(batch.text);
+                }
+                Piece::EventsEnd => {}
+                Piece::End if arrays == 1 => return Some(()),
+                _ => return None,
+            }
+        }
+    })
+}
+
 /// The audit's model of a trace by the import's fast path alone (no case is built): `None`
 /// when the fast path gives up (see [`import_split`]); the caller then reads the trace with
 /// the lenient reader of [`trace`], which audits traces the importer refuses.

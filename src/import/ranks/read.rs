@@ -2,9 +2,11 @@
 //! rank, and which kernels are collectives of which process group.
 //!
 //! The single-trace import ([`crate::import::import_path`]) makes the rank's case; this pass
-//! reads the trace text once more for the kernels' `args` (`"Collective name"`,
+//! reads the trace once more for the kernels' `args` (`"Collective name"`,
 //! `"Process Group Name"`, `correlation`, `device`, `stream`), which the case does not keep,
-//! and finds each collective's phase in the case by its correlation and stream. The phase's
+//! and finds each collective's phase in the case by its correlation and stream. It streams
+//! the events as the import's fast path cuts them (never the whole text), and reads the
+//! whole text only when that path cannot follow it. The phase's
 //! exact times are the case's, so both passes agree to the nanosecond.
 
 use std::borrow::Cow;
@@ -15,7 +17,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::case::raw::{RawCase, RawTime};
-use crate::import::{ImportError, MAX_TRACE_BYTES};
+use crate::import::{kineto, ImportError, MAX_TRACE_BYTES};
 use crate::relation::collectives::Instance;
 use crate::units::{parse_value, Nanos};
 
@@ -131,10 +133,6 @@ fn correlation_of(phase_id: &str) -> Option<i64> {
 /// The file cannot be read again, or is not a JSON object with `traceEvents` (the
 /// single-trace import has accepted it, so this means it changed in between).
 pub fn rank_facts(path: &Path, case: &RawCase) -> Result<RankFacts, ImportError> {
-    let text = text_of(path)?;
-    let file = path.display().to_string();
-    let top: Top<'_> = serde_json::from_str(&text)
-        .map_err(|e| ImportError::new("traceEvents", "bad-syntax", e.to_string()).in_file(&file))?;
     let mut facts = RankFacts::default();
     if let Some(info) = case
         .provenance
@@ -149,76 +147,146 @@ pub fn rank_facts(path: &Path, case: &RawCase) -> Result<RankFacts, ImportError>
         facts.rank = num("rank");
         facts.world_size = num("world_size");
     }
-    let phase_by_corr: std::collections::HashMap<(i64, &str), &crate::case::raw::RawPhase> = case
+    let phase_by_corr: PhaseByCorrelation<'_> = case
         .phases
         .iter()
         .filter_map(|p| Some(((correlation_of(&p.id)?, p.stream.as_deref()?), p)))
         .collect();
+    // The events streamed, as the import's fast path cuts them; else the whole text.
+    let streamed = {
+        let mut streamed = RankFacts {
+            rank: facts.rank,
+            world_size: facts.world_size,
+            ..RankFacts::default()
+        };
+        stream_events(path, |event| {
+            if let Ok(ev) = serde_json::from_slice::<Ev<'_>>(event) {
+                tally(&mut streamed, ev, &phase_by_corr);
+            }
+        })?
+        .map(|()| streamed)
+    };
+    if let Some(streamed) = streamed {
+        return Ok(streamed);
+    }
+    let text = text_of(path)?;
+    let file = path.display().to_string();
+    let top: Top<'_> = serde_json::from_str(&text)
+        .map_err(|e| ImportError::new("traceEvents", "bad-syntax", e.to_string()).in_file(&file))?;
     for raw in top.trace_events {
-        let Ok(ev) = serde_json::from_str::<Ev<'_>>(raw.get()) else {
-            continue;
-        };
-        let is_nccl_kernel = ev
-            .cat
-            .as_deref()
-            .is_some_and(|c| c.eq_ignore_ascii_case("kernel"))
-            && ev
-                .name
-                .as_deref()
-                .is_some_and(|n| n.to_ascii_lowercase().contains("nccl"));
-        if !is_nccl_kernel {
-            continue;
-        }
-        let Some(args) = ev.args else {
-            facts.without_group += 1;
-            continue;
-        };
-        let (Some(group), Some(name)) = (args.group, args.collective) else {
-            facts.without_group += 1;
-            if facts.ungrouped_names.len() < 3 {
-                let n = ev.name.as_deref().unwrap_or("?");
-                let short = n.split('(').next().unwrap_or(n).to_owned();
-                if !facts.ungrouped_names.contains(&short) {
-                    facts.ungrouped_names.push(short);
-                }
-            }
-            continue;
-        };
-        let lower = name.to_ascii_lowercase();
-        if lower.contains("send") || lower.contains("recv") {
-            facts.point_to_point += 1;
-            continue;
-        }
-        let stream = match (args.device, args.stream) {
-            (Some(d), Some(s)) => format!("gpu{d}-s{s}"),
-            _ => {
-                facts.without_phase += 1;
-                continue;
-            }
-        };
-        let found = args
-            .correlation
-            .and_then(|c| phase_by_corr.get(&(c, stream.as_str())))
-            .and_then(|p| Some((p.id.clone(), time(&p.start)?, time(&p.end)?)));
-        match found {
-            Some((phase, start, end)) => facts.collectives.push(Collective {
-                instance: Instance {
-                    group,
-                    name,
-                    start,
-                    end,
-                },
-                phase,
-            }),
-            None => facts.without_phase += 1,
+        if let Ok(ev) = serde_json::from_str::<Ev<'_>>(raw.get()) {
+            tally(&mut facts, ev, &phase_by_corr);
         }
     }
     Ok(facts)
 }
 
+/// The rank's phases by (correlation, stream).
+type PhaseByCorrelation<'c> =
+    std::collections::HashMap<(i64, &'c str), &'c crate::case::raw::RawPhase>;
+
+/// Streams the events of the trace at `path` to `each` ([`kineto::for_each_event`]);
+/// `Ok(None)` when that cannot follow the text.
+fn stream_events(path: &Path, each: impl FnMut(&[u8])) -> Result<Option<()>, ImportError> {
+    let file = path.display().to_string();
+    let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
+    let mut head = Vec::with_capacity(16);
+    (&mut handle).take(16).read_to_end(&mut head).map_err(|e| {
+        ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
+    })?;
+    let text = crate::import::text::open(head, handle, MAX_TRACE_BYTES);
+    Ok(kineto::for_each_event(text, each))
+}
+
+/// Counts one event into `facts`: an NCCL kernel's collective, found in the case.
+fn tally(facts: &mut RankFacts, ev: Ev<'_>, phase_by_corr: &PhaseByCorrelation<'_>) {
+    let is_nccl_kernel = ev
+        .cat
+        .as_deref()
+        .is_some_and(|c| c.eq_ignore_ascii_case("kernel"))
+        && ev
+            .name
+            .as_deref()
+            .is_some_and(|n| n.to_ascii_lowercase().contains("nccl"));
+    if !is_nccl_kernel {
+        return;
+    }
+    let Some(args) = ev.args else {
+        facts.without_group += 1;
+        return;
+    };
+    let (Some(group), Some(name)) = (args.group, args.collective) else {
+        facts.without_group += 1;
+        if facts.ungrouped_names.len() < 3 {
+            let n = ev.name.as_deref().unwrap_or("?");
+            let short = n.split('(').next().unwrap_or(n).to_owned();
+            if !facts.ungrouped_names.contains(&short) {
+                facts.ungrouped_names.push(short);
+            }
+        }
+        return;
+    };
+    let lower = name.to_ascii_lowercase();
+    if lower.contains("send") || lower.contains("recv") {
+        facts.point_to_point += 1;
+        return;
+    }
+    let stream = match (args.device, args.stream) {
+        (Some(d), Some(s)) => format!("gpu{d}-s{s}"),
+        _ => {
+            facts.without_phase += 1;
+            return;
+        }
+    };
+    let found = args
+        .correlation
+        .and_then(|c| phase_by_corr.get(&(c, stream.as_str())))
+        .and_then(|p| Some((p.id.clone(), time(&p.start)?, time(&p.end)?)));
+    match found {
+        Some((phase, start, end)) => facts.collectives.push(Collective {
+            instance: Instance {
+                group,
+                name,
+                start,
+                end,
+            },
+            phase,
+        }),
+        None => facts.without_phase += 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The events streamed are exactly the elements of `traceEvents` read whole, on the
+    /// multi-rank traces the project keeps.
+    #[test]
+    fn streamed_events_are_the_whole_texts_elements() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        let mut files = 0;
+        for dir in ["ranks", "ranks-sync", "traces"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if !path.to_string_lossy().ends_with(".json.gz") {
+                    continue;
+                }
+                let text = text_of(&path).unwrap();
+                let top: Top<'_> = serde_json::from_str(&text).unwrap();
+                let whole: Vec<&str> = top.trace_events.iter().map(|r| r.get()).collect();
+                let mut streamed = Vec::new();
+                let done = stream_events(&path, |e| {
+                    streamed.push(String::from_utf8(e.to_vec()).unwrap());
+                })
+                .unwrap();
+                assert_eq!(done, Some(()), "{}", path.display());
+                assert_eq!(streamed, whole, "{}", path.display());
+                files += 1;
+            }
+        }
+        assert!(files >= 10, "{files} files");
+    }
 
     #[test]
     fn correlations_are_read_from_phase_ids() {
