@@ -11,7 +11,7 @@ if [ -n "${CARGO_TARGET_DIR:-}" ]; then
 fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for target in case form_json form_csv kineto nsys value; do
+for target in case form_json form_csv kineto kineto_paths nsys value; do
     mkdir -p "$scratch/$target"
     echo "-- fuzz smoke: $target ($runs runs)"
     rc=0
