@@ -20,8 +20,13 @@ fuzz_target!(|data: &[u8]| {
         let Ok(fast) = import_path(&path, &options) else {
             continue;
         };
-        let careful = import_text(text, "trace", &options)
-            .unwrap_or_else(|e| panic!("the fast path read a trace the careful reader refuses: {e}"));
-        assert_eq!(format!("{fast:?}"), format!("{careful:?}"), "the two paths differ");
+        let careful = import_text(text, "trace", &options).unwrap_or_else(|e| {
+            panic!("the fast path read a trace the careful reader refuses: {e}")
+        });
+        assert_eq!(
+            format!("{fast:?}"),
+            format!("{careful:?}"),
+            "the two paths differ"
+        );
     }
 });

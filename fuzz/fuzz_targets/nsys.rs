@@ -12,7 +12,11 @@ fuzz_target!(|data: &[u8]| {
         .path()
         .join("export.sqlite");
     // What SQLite may leave beside a file (a WAL-mode header) must not reach the next input.
-    for side in ["export.sqlite-wal", "export.sqlite-shm", "export.sqlite-journal"] {
+    for side in [
+        "export.sqlite-wal",
+        "export.sqlite-shm",
+        "export.sqlite-journal",
+    ] {
         let _ = std::fs::remove_file(path.with_file_name(side));
     }
     std::fs::write(&path, data).unwrap();
