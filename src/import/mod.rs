@@ -256,6 +256,21 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
     import_path_with(path, options, false).map(|(imported, _)| imported)
 }
 
+/// Opens the regular file at `path` and reads its first 16 bytes (for [`detect`]); the
+/// file is then positioned after them.
+///
+/// # Errors
+/// `io` or `not-a-file`, naming the file.
+pub(crate) fn open_with_head(path: &Path) -> Result<(std::fs::File, Vec<u8>), ImportError> {
+    let file = path.display().to_string();
+    let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
+    let mut head = Vec::with_capacity(16);
+    (&mut handle).take(16).read_to_end(&mut head).map_err(|e| {
+        ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
+    })?;
+    Ok((handle, head))
+}
+
 /// The audit's model of a trace, read by the import's own pass (Kineto traces), or `None`
 /// when the audit reads the file itself (Nsight Systems exports).
 type AuditTrace = Option<Result<crate::audit::model::Trace, ImportError>>;
@@ -268,15 +283,7 @@ fn import_path_with(
     audit: bool,
 ) -> Result<(Imported, AuditTrace), ImportError> {
     let file = path.display().to_string();
-    let io_err = |e: std::io::Error| {
-        ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
-    };
-    let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
-    let mut head = Vec::with_capacity(16);
-    (&mut handle)
-        .take(16)
-        .read_to_end(&mut head)
-        .map_err(io_err)?;
+    let (handle, head) = open_with_head(path)?;
     match detect(path, &head)? {
         TraceFormat::NsysSqlite => {
             let imported = nsys::import_nsys(path, &case_name(path))?;
@@ -300,12 +307,7 @@ fn import_path_with(
             // Anything the fast path does not take for granted (a malformed trace, a field
             // the importer refuses, trouble reading): the careful reader reads the file
             // again from the start, and reports it exactly.
-            let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
-            let mut head = Vec::with_capacity(16);
-            (&mut handle)
-                .take(16)
-                .read_to_end(&mut head)
-                .map_err(io_err)?;
+            let (handle, head) = open_with_head(path)?;
             let text = text::open(head, handle, MAX_TRACE_BYTES);
             // Reading and gunzipping on a second thread, parsing on this one.
             std::thread::scope(|scope| {
@@ -337,12 +339,7 @@ pub fn read_audit_trace(
     let io_err = |e: std::io::Error| {
         ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
     };
-    let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
-    let mut head = Vec::with_capacity(16);
-    (&mut handle)
-        .take(16)
-        .read_to_end(&mut head)
-        .map_err(io_err)?;
+    let (handle, head) = open_with_head(path)?;
     if detect(path, &head)? == TraceFormat::NsysSqlite {
         return nsys::trace::read_trace(path);
     }

@@ -188,12 +188,7 @@ type PhaseByCorrelation<'c> =
 /// Streams the events of the trace at `path` to `each` ([`kineto::for_each_event`]);
 /// `Ok(None)` when that cannot follow the text.
 fn stream_events(path: &Path, each: impl FnMut(&[u8])) -> Result<Option<()>, ImportError> {
-    let file = path.display().to_string();
-    let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
-    let mut head = Vec::with_capacity(16);
-    (&mut handle).take(16).read_to_end(&mut head).map_err(|e| {
-        ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
-    })?;
+    let (handle, head) = crate::import::open_with_head(path)?;
     let text = crate::import::text::open(head, handle, MAX_TRACE_BYTES);
     Ok(kineto::for_each_event(text, each))
 }
