@@ -46,6 +46,7 @@ pub mod form;
 pub mod import;
 pub mod input;
 pub mod interval;
+pub mod interval_set;
 pub mod kind;
 pub mod lab;
 pub mod lesson;

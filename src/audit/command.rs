@@ -1,4 +1,5 @@
-//! `worksheet audit INPUT [--format text|json|markdown] [--fail-on info|warning|error]`.
+//! `worksheet audit INPUT [--format text|json|markdown] [--fail-on info|warning|error]
+//! [--explain CODE]`.
 //!
 //! Exit codes (mapped by the CLI): 0 no finding at or above `--fail-on` (by default nothing
 //! fails), 1 at least one, 2 the input is malformed or unreadable.
@@ -47,7 +48,7 @@ impl From<FailOn> for Severity {
 /// Arguments of `worksheet audit`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  worksheet audit trace.json.gz\n  worksheet audit report.sqlite --format json\n  worksheet audit trace.json.gz --fail-on warning   (exit 1 on any warning or error)\n\n\
+    after_help = "Examples:\n  worksheet audit trace.json.gz\n  worksheet audit report.sqlite --format json\n  worksheet audit trace.json.gz --fail-on warning   (exit 1 on any warning or error)\n  worksheet audit trace.json.gz --explain sync-in-loop   (the intervals behind its figures)\n\n\
 Reads a PyTorch profiler (Kineto) trace (.json / .json.gz), an Nsight Systems SQLite export, or a case file. \
 Every finding code is explained, with a drawn timeline and a fix, in docs/findings.md. \
 --compat hta adds HTA 0.5.0's temporal breakdown reproduced from its defaults (docs/hta-compat.md).\n\
@@ -70,6 +71,10 @@ pub struct AuditArgs {
     /// Kineto traces only).
     #[arg(long, value_enum, value_name = "PEER")]
     pub compat: Option<Compat>,
+    /// Print the intervals behind a finding's figures (text output), so each can be checked
+    /// by hand: the sets, their measures and their pieces.
+    #[arg(long, value_name = "CODE", value_parser = clap::builder::PossibleValuesParser::new(super::CODES))]
+    pub explain: Option<String>,
 }
 
 /// What `audit` ended with: whether a finding reached `--fail-on`.
@@ -112,6 +117,12 @@ pub fn run(args: &AuditArgs, out: &mut dyn Write) -> Result<AuditOutcome, AuditE
         )?),
         None => None,
     };
+    if let Some(code) = &args.explain {
+        out.write_all(render::explain(&report, code).as_bytes())?;
+        return Ok(AuditOutcome {
+            failed: args.fail_on.is_some_and(|f| report.fails(f.into())),
+        });
+    }
     let text = match (args.format, &hta) {
         (AuditFormat::Text, None) => render::to_text(&report),
         (AuditFormat::Text, Some(hta)) => {

@@ -9,6 +9,9 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::interval_set::IntervalSet;
+use crate::units::Nanos;
+
 /// How many evidence items a finding lists before it counts the rest.
 pub const EVIDENCE_CAP: usize = 5;
 
@@ -84,6 +87,68 @@ impl Evidence {
     }
 }
 
+/// A time a finding states, as the engine computed it: an exact integer beside its display
+/// string, the clock it is on, and how it was computed. The sets behind it are kept for
+/// `worksheet audit --explain CODE`, which prints them so a reader can check the figure by
+/// hand.
+///
+/// Invariants: `value_ns` is the measure of `sets`' last entry (the result) when `sets` is
+/// not empty; it never exceeds the span of `clock` in the trace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Figure {
+    /// What it is, as a JSON-style name: `idle_ns`, `excess_ns`, `median_host_ns`.
+    pub name: &'static str,
+    /// The clock (and device) it is measured on: `gpu0`, `host`.
+    pub clock: String,
+    /// The value, exact integer ns.
+    pub value_ns: i64,
+    /// The value as printed in the message (`2.030 ms`).
+    pub display: String,
+    /// How it was computed, in set notation (`|W ∩ (span(gpu0) − busy(gpu0))|`).
+    pub definition: String,
+    /// The named sets behind the figure, the result last (for `--explain`).
+    #[serde(skip)]
+    pub sets: Vec<(String, IntervalSet)>,
+}
+
+impl Figure {
+    /// A figure whose value is the measure of the last of `sets`.
+    pub fn of_sets(
+        name: &'static str,
+        clock: impl Into<String>,
+        definition: impl Into<String>,
+        sets: Vec<(String, IntervalSet)>,
+    ) -> Figure {
+        let value = sets.last().map_or(0, |(_, s)| s.measure_ns());
+        let value_ns = i64::try_from(value).unwrap_or(i64::MAX);
+        Figure {
+            name,
+            clock: clock.into(),
+            value_ns,
+            display: Nanos::new(value_ns).to_string(),
+            definition: definition.into(),
+            sets,
+        }
+    }
+
+    /// A figure read directly off the trace (a step's duration, a median of durations).
+    pub fn value(
+        name: &'static str,
+        clock: impl Into<String>,
+        value_ns: i64,
+        definition: impl Into<String>,
+    ) -> Figure {
+        Figure {
+            name,
+            clock: clock.into(),
+            value_ns,
+            display: Nanos::new(value_ns).to_string(),
+            definition: definition.into(),
+            sets: Vec::new(),
+        }
+    }
+}
+
 /// One finding.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -99,4 +164,8 @@ pub struct Finding {
     pub evidence: Evidence,
     /// How to fix the profile or the program.
     pub fix: String,
+    /// The times the message states, computed by the interval algebra (empty for findings
+    /// that state counts only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub figures: Vec<Figure>,
 }

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::model::{CallRole, CopyDirection, RangeKind, Trace};
+use crate::interval_set::IntervalSet;
 use crate::stats::{nearest_rank, Percentile};
 
 /// One blocking host sync: the host could not run on until GPU work had finished.
@@ -91,17 +92,7 @@ impl<'t> Index<'t> {
                 });
             }
         }
-        for r in &trace.ranges {
-            if r.kind == RangeKind::ScalarRead {
-                syncs.push(HostSync {
-                    what: r.name.clone(),
-                    thread: r.thread,
-                    start: r.start,
-                    end: r.end,
-                    device: single_device,
-                });
-            }
-        }
+        let syncs = scalar_reads_with_evidence(trace, syncs);
         let syncs = outermost(syncs);
         // The profiler's own sync: the last blocking sync, device-wide, with no launch after it.
         let last_launch = launch.iter().flatten().map(|&c| trace.calls[c].start).max();
@@ -137,6 +128,16 @@ impl<'t> Index<'t> {
         )
     }
 
+    /// The union of every activity of `device` (kernels, copies, sets): its busy time.
+    pub fn busy(&self, device: i64) -> IntervalSet {
+        let acts = &self.trace.activities;
+        self.by_device
+            .get(&device)
+            .map_or_else(IntervalSet::new, |list| {
+                IntervalSet::from_pairs(list.iter().map(|&i| (acts[i].start, acts[i].end)))
+            })
+    }
+
     /// The first activity on `device` (any device when `None`) that starts at or after `t`.
     pub fn next_start(&self, device: Option<i64>, t: i64) -> Option<i64> {
         let acts = &self.trace.activities;
@@ -149,6 +150,46 @@ impl<'t> Index<'t> {
             None => self.by_device.values().filter_map(first_in).min(),
         }
     }
+}
+
+/// Attributes call syncs to the scalar reads (`aten::item`, `aten::_local_scalar_dense`) they
+/// lie in. A scalar read is a host sync only when a blocking call runs inside it on its
+/// thread: an `aten::item` on a CPU tensor (AdamW's step counters) calls no CUDA API and
+/// blocks on nothing. A read with blocking calls inside becomes one sync named after the op
+/// and what blocked in it (`aten::item → cudaMemcpyAsync (Memcpy DtoH …) + cudaStreamSynchronize`);
+/// the calls themselves are then counted once, through it.
+fn scalar_reads_with_evidence(trace: &Trace, calls: Vec<HostSync>) -> Vec<HostSync> {
+    let mut reads: Vec<&super::model::HostRange> = trace
+        .ranges
+        .iter()
+        .filter(|r| r.kind == RangeKind::ScalarRead)
+        .collect();
+    reads.sort_by_key(|r| (r.thread, r.start, std::cmp::Reverse(r.end)));
+    let mut out: Vec<HostSync> = Vec::with_capacity(calls.len());
+    let mut inside: Vec<Vec<usize>> = vec![Vec::new(); reads.len()];
+    for (k, c) in calls.iter().enumerate() {
+        let holder = reads
+            .iter()
+            .position(|r| r.thread == c.thread && r.start <= c.start && c.end <= r.end);
+        match holder {
+            Some(h) => inside[h].push(k),
+            None => out.push(c.clone()),
+        }
+    }
+    for (r, held) in reads.iter().zip(&inside) {
+        if held.is_empty() {
+            continue;
+        }
+        let names: Vec<&str> = held.iter().map(|&k| calls[k].what.as_str()).collect();
+        out.push(HostSync {
+            what: format!("{} → {}", r.name, names.join(" + ")),
+            thread: r.thread,
+            start: r.start,
+            end: r.end,
+            device: held.iter().find_map(|&k| calls[k].device),
+        });
+    }
+    out
 }
 
 /// Drops syncs that lie inside another sync of the same thread (the `cudaStreamSynchronize`

@@ -35,6 +35,7 @@ pub fn kernel_before_launch(index: &Index) -> Option<Finding> {
     offenders.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
     let worst = offenders[0].0;
     Some(Finding {
+        figures: Vec::new(),
         code: "kernel-before-launch",
         severity: Severity::Error,
         message: format!(
@@ -90,6 +91,7 @@ pub fn same_stream_overlap(index: &Index) -> Option<Finding> {
     }
     overlaps.sort_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
     Some(Finding {
+        figures: Vec::new(),
         code: "same-stream-overlap",
         severity: Severity::Warning,
         message: format!(
@@ -141,6 +143,7 @@ pub fn problems(index: &Index) -> Vec<Finding> {
             continue;
         }
         out.push(Finding {
+            figures: Vec::new(),
             code,
             severity,
             message: format!("{} {what}", list.len()),
@@ -185,6 +188,7 @@ pub fn outside_window(index: &Index) -> Option<Finding> {
         return None;
     }
     Some(Finding {
+        figures: Vec::new(),
         code: "outside-window",
         severity: Severity::Warning,
         message: format!(
@@ -218,6 +222,7 @@ pub fn gpu_without_launch(index: &Index) -> Option<Finding> {
         .filter(|&&a| trace.activities[a].correlation.is_none())
         .count();
     Some(Finding {
+        figures: Vec::new(),
         code: "gpu-without-launch",
         severity: Severity::Info,
         message: format!(
@@ -248,6 +253,7 @@ pub fn shape(index: &Index, host_steps: usize) -> Vec<Finding> {
     let mut out = Vec::new();
     if trace.activities.is_empty() {
         out.push(Finding {
+            figures: Vec::new(),
             code: "no-gpu-work",
             severity: Severity::Warning,
             message: format!(
@@ -270,6 +276,7 @@ pub fn shape(index: &Index, host_steps: usize) -> Vec<Finding> {
     }
     if host_steps == 0 && trace.source != "case" {
         out.push(Finding {
+            figures: Vec::new(),
             code: "no-steps",
             severity: Severity::Info,
             message: "no `ProfilerStep#N` markers: the whole window is audited as one; per-step numbers and `cold-steps` need steps".to_owned(),

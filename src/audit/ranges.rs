@@ -111,6 +111,7 @@ pub fn host_range_measures_submission(index: &Index) -> Option<Finding> {
         .collect();
     let (top, b) = &flagged[0];
     Some(Finding {
+        figures: Vec::new(),
         code: "host-range-measures-submission",
         severity: Severity::Warning,
         message: format!(
@@ -238,6 +239,7 @@ pub fn launch_queue_delay(index: &Index, steps: &[Step]) -> Option<Finding> {
         return None;
     }
     Some(Finding {
+        figures: Vec::new(),
         code: "launch-queue-delay",
         severity: Severity::Info,
         message: format!(

@@ -50,6 +50,53 @@ pub fn findings_text(findings: &[Finding]) -> String {
     s
 }
 
+/// The figures of finding `code` with the sets behind them (`audit --explain CODE`): each
+/// figure's value, clock and definition, then each set's measure and pieces, as `t+…` since
+/// the trace's origin and as the trace's own ns. Every value can be checked by adding up the
+/// pieces of the set it names.
+pub fn explain(audit: &Audit, code: &str) -> String {
+    let Some(f) = audit.finding(code) else {
+        let present: Vec<&str> = audit.findings.iter().map(|f| f.code).collect();
+        return format!(
+            "no `{code}` finding in {} (its findings: {})\n",
+            audit.input,
+            if present.is_empty() {
+                "none".to_owned()
+            } else {
+                present.join(", ")
+            }
+        );
+    };
+    let mut s = format!("{} {} — {}\n", f.severity.word(), f.code, f.message);
+    if f.figures.is_empty() {
+        s.push_str("\nthis finding states counts only: its evidence lists the events\n");
+    }
+    let at = |ns: i64| format!("t+{}", Nanos::new(ns.saturating_sub(audit.origin_ns)));
+    for fig in &f.figures {
+        s.push_str(&format!(
+            "\n{} = {} ({} ns) on {}\n  = {}\n",
+            fig.name, fig.display, fig.value_ns, fig.clock, fig.definition
+        ));
+        for (name, set) in &fig.sets {
+            s.push_str(&format!(
+                "  {name}: {} in {} piece(s)\n",
+                wide(set.measure_ns()),
+                set.pieces().len()
+            ));
+            for p in set.pieces() {
+                let (a, b) = (p.start().as_i64(), p.end().as_i64());
+                s.push_str(&format!(
+                    "    [{}, {})  {}   ns [{a}, {b})\n",
+                    at(a),
+                    at(b),
+                    Nanos::new(b - a)
+                ));
+            }
+        }
+    }
+    s
+}
+
 fn opt_ns(v: Option<i64>) -> String {
     v.map_or_else(|| "-".to_owned(), |v| Nanos::new(v).to_string())
 }

@@ -19,11 +19,13 @@
 
 use serde::Serialize;
 
-use super::finding::{Evidence, Finding, Severity};
-use super::index::{percent, quantile, Index};
+use super::finding::{Evidence, Figure, Finding, Severity};
+use super::index::{quantile, Index};
 use super::model::{Step, WorkClass};
 use crate::interval::{analyze, Interval};
-use crate::stats::{steady_state, Percentile, SampleSet, SteadyStatePolicy};
+use crate::stats::{
+    steady_state, warmup_prefix, Percentile, SampleSet, SteadyStatePolicy, WarmupPrefix,
+};
 use crate::units::Nanos;
 use crate::verdict::Verdict;
 
@@ -170,24 +172,14 @@ fn per_step(steps: &[Step], rows: &[StepRow], value: impl Fn(&StepRow) -> i64) -
         .collect()
 }
 
-/// The leading steps slower than the steady median by more than the steady-state rule's
-/// tolerance (SPEC §9, 5 % by default). The median is the nearest-rank median of all steps,
-/// which a minority of cold steps cannot move.
-pub fn cold_prefix(values: &[i64], policy: &SteadyStatePolicy) -> (usize, i64) {
-    let mut sorted = values.to_vec();
-    let Some(median) = quantile(&mut sorted, Percentile::MEDIAN) else {
-        return (0, 0);
-    };
-    let m = Nanos::new(median);
-    let cold = values
-        .iter()
-        .take_while(|&&v| v > median && !policy.tolerance.admits(Nanos::new(v), m, m))
-        .count();
-    // A prefix of half the steps or more is not "the first steps": the median itself is cold.
-    (if cold * 2 >= values.len() { 0 } else { cold }, median)
-}
-
 /// The steady-state verdicts and the `cold-steps` finding.
+///
+/// A leading step is slow when the warm-up rule of [`crate::stats::warmup`] names it, by host
+/// duration or by device busy time: above the median by more than 5 MADs (at least 1 %), and
+/// slower than every step after it. The first step after `profile()` starts usually carries
+/// the profiler's own start-up; when only the host time is slow and the step launched no
+/// more work than the median step, nothing shows the loop was cold, and the finding says so
+/// (severity info) instead of asking for warm-up steps.
 pub fn cold_steps(
     index: &Index,
     steps: &[Step],
@@ -199,16 +191,16 @@ pub fn cold_steps(
     let policy = SteadyStatePolicy::default();
     let host: Vec<i64> = steps.iter().map(|s| s.end - s.start).collect();
     let busy = per_step(steps, rows, |r| r.busy_ns);
-    let idle = per_step(steps, rows, |r| r.idle_ns);
-    let (cold_host, host_median) = cold_prefix(&host, &policy);
-    let (cold_busy, busy_median) = cold_prefix(&busy, &policy);
-    let cold = cold_host.max(cold_busy);
-    let verdict = |values: &[i64]| {
-        let ns: Vec<Nanos> = values.iter().map(|&v| Nanos::new(v.max(0))).collect();
-        match SampleSet::from_runs(&ns[..cold], &ns[cold..]) {
-            Ok(set) => steady_state(&set, &policy),
-            Err(_) => Verdict::unknown(crate::verdict::Reason::SingleWarmup),
-        }
+    let launched = per_step(steps, rows, |r| r.launched as i64);
+    let by_host = warmup_prefix(&as_nanos(&host));
+    let by_busy = warmup_prefix(&as_nanos(&busy));
+    let cold = by_host.len.max(by_busy.len);
+    let verdict = |values: &[i64]| match SampleSet::from_runs(
+        &as_nanos(&values[..cold]),
+        &as_nanos(&values[cold..]),
+    ) {
+        Ok(set) => steady_state(&set, &policy),
+        Err(_) => Verdict::unknown(crate::verdict::Reason::SingleWarmup),
     };
     let steady = StepsSteady {
         host: verdict(&host),
@@ -218,55 +210,102 @@ pub fn cold_steps(
     if cold == 0 {
         return (Some(steady), None);
     }
-    let share = |from: usize| {
-        let i: i128 = idle[from..].iter().map(|&v| i128::from(v)).sum();
-        let h: i128 = host[from..].iter().map(|&v| i128::from(v)).sum();
-        percent(i, h)
-    };
-    let ratio = |v: i64, m: i64| {
-        if m <= 0 {
-            "n/a".to_owned()
-        } else {
-            let tenths = (i128::from(v) * 10 + i128::from(m) / 2) / i128::from(m);
-            format!("{}.{}×", tenths / 10, tenths % 10)
-        }
-    };
+    let mut sorted_launches = launched.clone();
+    let median_launches = quantile(&mut sorted_launches, Percentile::MEDIAN).unwrap_or(0);
+    let more_work = launched[..cold].iter().any(|&n| n > median_launches);
+    let shown_cold = by_busy.len > 0 || more_work;
+    let finding = cold_finding(
+        index,
+        steps,
+        (&host, &busy),
+        (by_host, by_busy),
+        cold,
+        shown_cold,
+    );
+    (Some(steady), Some(finding))
+}
+
+/// Durations as [`Nanos`], negatives (never produced by the readers) clamped to 0.
+fn as_nanos(values: &[i64]) -> Vec<Nanos> {
+    values.iter().map(|&v| Nanos::new(v.max(0))).collect()
+}
+
+/// `1.2×`: `v / m` with one decimal, exact integer rounding.
+fn ratio(v: i64, m: i64) -> String {
+    if m <= 0 {
+        return "n/a".to_owned();
+    }
+    let tenths = (i128::from(v) * 10 + i128::from(m) / 2) / i128::from(m);
+    format!("{}.{}×", tenths / 10, tenths % 10)
+}
+
+/// The `cold-steps` finding for the first `cold` steps.
+fn cold_finding(
+    index: &Index,
+    steps: &[Step],
+    (host, busy): (&[i64], &[i64]),
+    (by_host, by_busy): (WarmupPrefix, WarmupPrefix),
+    cold: usize,
+    shown_cold: bool,
+) -> Finding {
     let names: Vec<&str> = steps[..cold].iter().map(|s| s.name.as_str()).collect();
+    let (hm, bm) = (by_host.median.as_i64(), by_busy.median.as_i64());
     let evidence = Evidence::capped(steps[..cold].iter().enumerate().map(|(k, s)| {
         format!(
-            "{} at {}: host {} ({} the steady median {}), device busy {} ({} the median {})",
+            "{} at {}: host {} ({} the median {}, threshold {}), device busy {} ({} the median {}, threshold {})",
             s.name,
             index.at(s.start),
             Nanos::new(host[k]),
-            ratio(host[k], host_median),
-            Nanos::new(host_median),
+            ratio(host[k], hm),
+            by_host.median,
+            by_host.threshold,
             Nanos::new(busy[k]),
-            ratio(busy[k], busy_median),
-            Nanos::new(busy_median)
+            ratio(busy[k], bm),
+            by_busy.median,
+            by_busy.threshold
         )
     }));
-    let busy_with: i128 = busy.iter().map(|&v| i128::from(v)).sum();
-    let busy_without: i128 = busy[cold..].iter().map(|&v| i128::from(v)).sum();
-    let host_with: i128 = host.iter().map(|&v| i128::from(v)).sum();
-    let host_without: i128 = host[cold..].iter().map(|&v| i128::from(v)).sum();
-    let finding = Finding {
+    let excess: i64 = host[..cold].iter().map(|&v| (v - hm).max(0)).sum();
+    let figures = vec![
+        Figure::value("median_host_ns", "host", hm, "nearest-rank median of every step's host duration"),
+        Figure::value("mad_host_ns", "host", by_host.mad.as_i64(), "nearest-rank median of |host duration − median|"),
+        Figure::value("threshold_host_ns", "host", by_host.threshold.as_i64(), "max(median + 5 × MAD, median + 1 %)"),
+        Figure::value("excess_ns", "host", excess, "Σ over the slow steps of (host duration − median): a difference of durations on the host clock"),
+    ];
+    let rule = "more than 5 MADs (at least 1 %) above the median, and slower than every later step";
+    let (severity, message, fix) = if shown_cold {
+        (
+            Severity::Warning,
+            format!(
+                "the first {cold} of {} steps ({}) are slower than the steady state ({rule}): {} host against a median of {}, {} more than the median in all",
+                steps.len(),
+                names.join(", "),
+                ratio(host[0], hm),
+                by_host.median,
+                Nanos::new(excess)
+            ),
+            "leave the first steps out of any steady-state number (profiler schedule: `wait`/`warmup` steps before `active`), or report them apart as warm-up".to_owned(),
+        )
+    } else {
+        (
+            Severity::Info,
+            format!(
+                "{} is slower than the other {} steps on the host only ({rule}): {} against a median of {}, with no more GPU work launched and no more device busy time than a median step; most likely the profiler's own start-up, not a cold loop",
+                names.join(", "),
+                steps.len() - cold,
+                ratio(host[0], hm),
+                by_host.median
+            ),
+            "leave the profiler's first active step out: `torch.profiler.schedule(wait=…, warmup=1, active=…)` records a warm-up step the trace does not keep; nothing here asks for more warm-up of the loop itself".to_owned(),
+        )
+    };
+    Finding {
+        figures,
         code: "cold-steps",
-        severity: Severity::Warning,
-        message: format!(
-            "the first {} of {} steps ({}) are slower than the steady state: {} host against a median of {}; device idle {} of the step time with them, {} without; busy {} with them, {} without",
-            cold,
-            steps.len(),
-            names.join(", "),
-            ratio(host[0], host_median),
-            Nanos::new(host_median),
-            share(0),
-            share(cold),
-            percent(busy_with, host_with),
-            percent(busy_without, host_without)
-        ),
+        severity,
+        message,
         count: cold as u64,
         evidence,
-        fix: "leave the first steps out of any steady-state number (profiler schedule: `wait`/`warmup` steps before `active`), or report them apart as warm-up".to_owned(),
-    };
-    (Some(steady), Some(finding))
+        fix,
+    }
 }

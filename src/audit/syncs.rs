@@ -9,19 +9,25 @@
 //! The GPU idle after a sync runs from the sync's return to the next activity start on the
 //! device it waited on (any device when the trace does not say which).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use super::finding::{Evidence, Finding, Severity};
+use super::finding::{Evidence, Figure, Finding, Severity};
 use super::index::{percent, Index};
 use super::model::{CallRole, Step};
+use crate::interval_set::IntervalSet;
 use crate::units::Nanos;
 
 /// `sync-in-loop`: blocking host syncs inside profiler steps.
+///
+/// The idle figure is a set, not a sum: per device, the windows from each sync's return to
+/// the device's next activity start are united (`W`), and the device's idle time inside them
+/// is `|W ∩ (span − busy)|`. Windows that overlap count once, and the figure can never exceed
+/// the device's idle time, let alone the trace. The steady-state share is the same set
+/// clipped to the steady steps' host windows, over the measure of those windows.
 pub fn sync_in_loop(index: &Index, steps: &[Step], steady_from: usize) -> Option<Finding> {
     let mut per_step: Vec<usize> = vec![0; steps.len()];
     let mut evidence = Vec::new();
-    let mut idle_total: i128 = 0;
-    let mut idle_steady: i128 = 0;
+    let mut windows: BTreeMap<i64, Vec<(i64, i64)>> = BTreeMap::new();
     let mut count = 0u64;
     for (k, sync) in index.syncs.iter().enumerate() {
         if Some(k) == index.profiler_sync {
@@ -35,29 +41,48 @@ pub fn sync_in_loop(index: &Index, steps: &[Step], steady_from: usize) -> Option
         };
         count += 1;
         per_step[step] += 1;
-        let idle = index
-            .next_start(sync.device, sync.end)
-            .map_or(0, |next| next - sync.end);
-        idle_total += i128::from(idle);
-        if step >= steady_from {
-            idle_steady += i128::from(idle);
+        let devices: Vec<i64> = match sync.device {
+            Some(d) => vec![d],
+            None => index.by_device.keys().copied().collect(),
+        };
+        for d in devices {
+            if let Some(next) = index.next_start(Some(d), sync.end) {
+                windows.entry(d).or_default().push((sync.end, next));
+            }
         }
         evidence.push(format!(
-            "{}: {} at {}, returned {}, next GPU start +{}",
+            "{}: {} at {}, returned {}, next GPU start {}",
             steps[step].name,
             sync.what,
             index.at(sync.start),
             index.at(sync.end),
-            Nanos::new(idle)
+            index
+                .next_start(sync.device, sync.end)
+                .map_or_else(|| "none".to_owned(), |n| index.at(n))
         ));
     }
     if count == 0 {
         return None;
     }
-    let steady_time: i128 = steps[steady_from.min(steps.len())..]
-        .iter()
-        .map(|s| i128::from(s.end - s.start))
-        .sum();
+    let steady_steps = &steps[steady_from.min(steps.len())..];
+    let steady = IntervalSet::from_pairs(steady_steps.iter().map(|s| (s.start, s.end)));
+    let mut figures = Vec::new();
+    let mut idle_parts = Vec::new();
+    for (device, list) in &windows {
+        let (idle, steady_idle) = idle_after(index, *device, list, &steady);
+        idle_parts.push(format!(
+            "{} on gpu{device}, {} of the steady-state steps' time",
+            idle.display,
+            percent(i128::from(steady_idle.value_ns), steady.measure_ns())
+        ));
+        figures.push(idle);
+        figures.push(steady_idle);
+    }
+    let idle_text = if idle_parts.is_empty() {
+        "no GPU work follows them".to_owned()
+    } else {
+        format!("after them the GPU is idle {}", idle_parts.join("; "))
+    };
     let with_syncs = per_step.iter().filter(|&&n| n > 0).count();
     let distinct: BTreeSet<usize> = per_step.iter().copied().collect();
     let per = if distinct.len() == 1 {
@@ -73,13 +98,12 @@ pub fn sync_in_loop(index: &Index, steps: &[Step], steady_from: usize) -> Option
         )
     };
     Some(Finding {
+        figures,
         code: "sync-in-loop",
         severity: Severity::Warning,
         message: format!(
-            "{count} blocking host syncs in {with_syncs} of {} steps ({per}); the GPU idles {} after them in all, {} of the steady-state step time",
+            "{count} blocking host syncs in {with_syncs} of {} steps ({per}); {idle_text} (the union of the windows from each sync's return to the next GPU start, less busy time)",
             steps.len(),
-            crate::engine::wide(idle_total),
-            percent(idle_steady, steady_time)
         ),
         count,
         evidence: Evidence::capped(evidence),
@@ -87,11 +111,57 @@ pub fn sync_in_loop(index: &Index, steps: &[Step], steady_from: usize) -> Option
     })
 }
 
+/// The device's idle time inside the sync windows (`idle_ns`), and its part inside the steady
+/// steps (`steady_idle_ns`), as figures with their sets.
+fn idle_after(
+    index: &Index,
+    device: i64,
+    windows: &[(i64, i64)],
+    steady: &IntervalSet,
+) -> (Figure, Figure) {
+    let w = IntervalSet::from_pairs(windows.iter().copied());
+    let busy = index.busy(device);
+    let span = busy
+        .extent()
+        .map_or_else(IntervalSet::new, |e| IntervalSet::from_intervals([e]));
+    let idle_in_w = w.intersection(&span).difference(&busy);
+    let clock = format!("gpu{device}");
+    let whole = Figure::of_sets(
+        "idle_ns",
+        clock.clone(),
+        format!(
+            "|W ∩ (span({clock}) − busy({clock}))|, W = ∪ [sync return, next start on {clock})"
+        ),
+        vec![
+            ("W: sync return → next start".to_owned(), w.clone()),
+            ("busy inside W".to_owned(), busy.intersection(&w)),
+            ("idle after syncs".to_owned(), idle_in_w.clone()),
+        ],
+    );
+    let steady_part = Figure::of_sets(
+        "steady_idle_ns",
+        clock.clone(),
+        format!(
+            "|idle after syncs ∩ S|, S = ∪ steady steps' host windows ({} ns)",
+            steady.measure_ns()
+        ),
+        vec![
+            ("S: steady steps".to_owned(), steady.clone()),
+            (
+                "idle after syncs in S".to_owned(),
+                idle_in_w.intersection(steady),
+            ),
+        ],
+    );
+    (whole, steady_part)
+}
+
 /// `profiler-sync`: the trace's last wait is the profiler's own device synchronize.
 pub fn profiler_sync(index: &Index) -> Option<Finding> {
     let k = index.profiler_sync?;
     let s = &index.syncs[k];
     Some(Finding {
+        figures: Vec::new(),
         code: "profiler-sync",
         severity: Severity::Info,
         message: format!(
@@ -174,6 +244,7 @@ pub fn dependency_unrecorded(index: &Index) -> Option<Finding> {
         )
     }));
     Some(Finding {
+        figures: Vec::new(),
         code: "dependency-unrecorded",
         severity: if pairs.is_empty() {
             Severity::Info

@@ -179,26 +179,50 @@ fn the_anti_pattern_trace_gets_its_four_findings() {
     );
     // A sync returns at S+600 and the next kernel starts at the next step's S+30: 4430 µs
     // after the 5 ms step 0, 430 µs after steps 1–8, nothing after step 9 (no next kernel).
-    // Steady state (steps 1–9): 3440 µs of 9 ms = 38.2 %.
+    // The windows do not overlap, so their union is their sum. Steady state (steps 1–9):
+    // 3440 µs of windows that start in them, plus the last 30 µs of step 0's window, which
+    // runs into step 1: 3470 µs of 9 ms = 38.6 %.
     assert!(
         sync.message.contains(
-            "the GPU idles 7.87 ms after them in all, 38.2% of the steady-state step time"
+            "after them the GPU is idle 7.87 ms on gpu0, 38.6% of the steady-state steps' time"
         ),
         "{}",
         sync.message
     );
+    let idle = &sync.figures[0];
+    assert_eq!(
+        (idle.name, idle.clock.as_str(), idle.value_ns),
+        ("idle_ns", "gpu0", 7_870_000)
+    );
+    assert_eq!(sync.figures[1].value_ns, 3_470_000);
+    assert_eq!(idle.sets[0].1.pieces().len(), 9);
     let cold = a.finding("cold-steps").expect("cold-steps");
     assert_eq!(cold.count, 1);
     assert!(
-        cold.message.contains("(ProfilerStep#0)"),
+        cold.message
+            .contains("ProfilerStep#0 is slower than the other 9 steps"),
+        "{}",
+        cold.message
+    );
+    // Step 0 is slow on the host only: the same kernels, the same launches. Nothing shows a
+    // cold loop, so the finding names the profiler's start-up, as info.
+    assert!(
+        cold.message.contains("5.0× against a median of 1 ms"),
         "{}",
         cold.message
     );
     assert!(
-        cold.message.contains("5.0× host against a median of 1 ms"),
+        cold.message.contains("profiler's own start-up"),
         "{}",
         cold.message
     );
+    assert_eq!(cold.severity, Severity::Info);
+    let excess = cold
+        .figures
+        .iter()
+        .find(|f| f.name == "excess_ns")
+        .expect("excess_ns");
+    assert_eq!(excess.value_ns, 4_000_000);
     let dep = a
         .finding("dependency-unrecorded")
         .expect("dependency-unrecorded");
@@ -345,6 +369,65 @@ fn a_pageable_copy_and_an_item_count_as_syncs_once_each() {
     assert_eq!(f.count, 2, "{:?}", f.evidence);
     assert!(f.evidence.items[0].contains("Memcpy DtoH (Device -> Pageable)"));
     assert!(f.evidence.items[1].starts_with("ProfilerStep#0: aten::item"));
+}
+
+#[test]
+fn an_item_with_no_cuda_call_inside_is_no_sync() {
+    // AdamW's step counters: `aten::item` on a CPU tensor calls no CUDA API, and the kernel
+    // launched before it keeps running through it.
+    let mut k = K::default();
+    for n in 0..4 {
+        let s = 1_000 + 1_000 * n;
+        k.step(n as usize, s, 1_000);
+        k.kernel("k", 7, s + 10, s + 20, 900);
+        k.range("cpu_op", "aten::item", s + 100, 20);
+        k.range("cpu_op", "aten::_local_scalar_dense", s + 105, 10);
+    }
+    let a = k.audit();
+    assert!(a.finding("sync-in-loop").is_none(), "{:?}", a.findings);
+    assert!(a.steps.iter().all(|r| r.syncs == 0));
+}
+
+#[test]
+fn overlapping_sync_windows_are_counted_once() {
+    // Two threads sync at once and return 10 µs apart; one next kernel follows both. The
+    // windows [1110, 1500) and [1120, 1500) overlap: the idle after them is 390 µs, not 770.
+    let mut k = K::default();
+    k.step(0, 1_000, 1_000);
+    k.kernel("k", 7, 1_010, 1_020, 80);
+    k.call("cudaDeviceSynchronize", 1_100, 10);
+    k.push(
+        "cuda_runtime",
+        "cudaDeviceSynchronize",
+        1_100,
+        20,
+        r#""correlation":999"#,
+        "2",
+    );
+    k.kernel("k", 7, 1_400, 1_500, 100);
+    let a = k.audit();
+    let f = a.finding("sync-in-loop").expect("sync-in-loop");
+    assert_eq!(f.count, 2);
+    let idle = &f.figures[0];
+    assert_eq!(idle.value_ns, 390_000);
+    assert_eq!(idle.sets[0].1.measure_ns(), 390_000);
+    let device_idle = 1_600_000 - 1_020_000 - 80_000 - 100_000;
+    assert!(i128::from(idle.value_ns) <= device_idle);
+    assert!(
+        f.message
+            .contains("after them the GPU is idle 390 us on gpu0"),
+        "{}",
+        f.message
+    );
+    let text = crate::audit::render::explain(&a, "sync-in-loop");
+    assert!(
+        text.contains("idle_ns = 390 us (390000 ns) on gpu0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[t+110 us, t+500 us)  390 us   ns [1110000, 1500000)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -53,7 +53,8 @@
 //!
 //! Codemap: [`sample`] (raw record), [`sorted`] (the sorted measured values every
 //! statistic reads), [`quantile`] (nearest rank), [`summary`] (count … MAD), [`outliers`]
-//! (Tukey fences), [`steady`] (the steady-state verdict).
+//! (Tukey fences), [`steady`] (the steady-state verdict), [`warmup`] (which leading samples
+//! are a warm-up, judged by the samples' own noise).
 
 pub mod outliers;
 pub mod quantile;
@@ -61,6 +62,7 @@ pub mod sample;
 pub mod sorted;
 pub mod steady;
 pub mod summary;
+pub mod warmup;
 
 pub use outliers::{Class, ClassCounts, Classified, Fence, Outliers, TukeyFences};
 pub use quantile::{nearest_rank, Percentile};
@@ -68,3 +70,4 @@ pub use sample::{Counts, NegativeSample, Outcome, Phase, Sample, SampleSet};
 pub use sorted::{NoMeasuredSamples, Sorted, SortedError};
 pub use steady::{assess, steady_state, SteadyState, SteadyStatePolicy, Thirds, Tolerance};
 pub use summary::{median_absolute_deviation, Summary};
+pub use warmup::{warmup_prefix, WarmupPrefix};
