@@ -96,7 +96,9 @@ const TRACES: &[(&str, &[&str])] = &[
         ],
     ),
     // 2021 ResNet-50 traces: cudaStreamSynchronize twice per step (no cuda_sync rows in 2021,
-    // found by call name); the profiler's sync; the second run's first step is 1.4× the median.
+    // found by call name); the profiler's sync; the second run's first step is 1.4× the median
+    // on the host only, with no more GPU work than a median step: named as the profiler's
+    // likely start-up (info), not a cold loop.
     (
         "traces/worker0.1623143089861.pt.trace.json.gz",
         &["sync-in-loop", "profiler-sync", "launch-queue-delay"],
@@ -217,11 +219,24 @@ fn the_json_report_has_the_shape_of_the_issue() {
     assert!(v["input"].as_str().unwrap().ends_with("nccl_data.json.gz"));
     assert_eq!(v["steps"].as_array().unwrap().len(), 3);
     for f in v["findings"].as_array().unwrap() {
-        let keys: Vec<&str> = f.as_object().unwrap().keys().map(String::as_str).collect();
+        let keys: Vec<&str> = f
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .filter(|k| *k != "figures")
+            .collect();
         assert_eq!(
             keys,
             ["code", "count", "evidence", "fix", "message", "severity"]
         );
+        // A time a finding states is an exact integer beside its display string.
+        for fig in f["figures"].as_array().into_iter().flatten() {
+            let ns = fig["value_ns"].as_i64().unwrap();
+            let display = fig["display"].as_str().unwrap();
+            assert_eq!(worksheet::units::parse_value(display).unwrap().as_i64(), ns);
+            assert!(fig["name"].as_str().unwrap().ends_with("_ns"));
+        }
         assert!(["info", "warning", "error"].contains(&f["severity"].as_str().unwrap()));
         assert!(f["count"].is_u64());
         assert!(f["evidence"]["items"].is_array() && f["evidence"]["more"].is_u64());
@@ -349,4 +364,183 @@ fn compat_hta_prints_htas_numbers_beside_the_audit() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("error[unsupported-format]"));
+}
+
+/// Every trace of `tests/data` that `audit` reads: Kineto traces, nsys exports, rank sets and
+/// the GPU traces with known truth.
+fn every_real_trace() -> Vec<String> {
+    let mut all = Vec::new();
+    for dir in ["traces", "nsys", "ranks", "ranks-sync", "truth"] {
+        let mut names: Vec<String> = std::fs::read_dir(data(dir))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json.gz") || n.ends_with(".json") || n.ends_with(".sqlite"))
+            .filter(|n| !n.ends_with(".truth.json"))
+            .map(|n| format!("{dir}/{n}"))
+            .collect();
+        names.sort();
+        all.extend(names);
+    }
+    all
+}
+
+/// Every `<number> <unit>` a line states, in ns (`t+` and `+` prefixes dropped), and every
+/// `<number>%`, in tenths of a percent.
+fn stated_times_and_shares(line: &str) -> (Vec<i64>, Vec<i64>) {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let number = |w: &str| {
+        let w = w
+            .trim_start_matches(['[', '(', '+'])
+            .trim_start_matches("t+");
+        (!w.is_empty() && w.chars().all(|c| c.is_ascii_digit() || c == '.')).then(|| w.to_owned())
+    };
+    let mut times = Vec::new();
+    let mut shares = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if let (Some(n), Some(unit)) = (number(w), words.get(i + 1)) {
+            let unit = unit.trim_end_matches([',', ')', ';', ':', '.']);
+            if ["ns", "us", "ms", "s"].contains(&unit) {
+                if let Ok(v) = worksheet::units::parse_value(&format!("{n} {unit}")) {
+                    times.push(v.as_i64());
+                }
+            }
+        }
+        let bare = w.trim_start_matches('(').trim_end_matches([',', ')', ';']);
+        if let Some(p) = bare.strip_suffix('%').and_then(number) {
+            let tenths = p.replace('.', "").parse::<i64>().unwrap_or(0);
+            shares.push(if p.contains('.') { tenths } else { tenths * 10 });
+        }
+    }
+    (times, shares)
+}
+
+#[test]
+fn no_finding_states_a_time_past_the_span_of_its_trace() {
+    let traces = every_real_trace();
+    assert!(traces.len() >= 24, "{traces:?}");
+    for rel in &traces {
+        let trace = read_audit_trace(&data(rel), &ImportOptions::default()).expect(rel);
+        let a = audit(&trace, rel, &AuditOptions::default());
+        let last = trace
+            .activities
+            .iter()
+            .map(|x| x.end)
+            .chain(trace.calls.iter().map(|c| c.end))
+            .chain(trace.steps.iter().map(|s| s.end))
+            .chain(trace.ranges.iter().map(|r| r.end))
+            .chain(trace.window.map(|w| w.1))
+            .max()
+            .unwrap_or(a.origin_ns);
+        let span = last - a.origin_ns;
+        for f in &a.findings {
+            for line in std::iter::once(&f.message).chain(&f.evidence.items) {
+                let (times, shares) = stated_times_and_shares(line);
+                for t in times {
+                    assert!(
+                        t <= span,
+                        "{rel}: {} states {t} ns past the span {span} ns: {line}",
+                        f.code
+                    );
+                }
+                for p in shares {
+                    assert!(
+                        p <= 1000,
+                        "{rel}: {} states a share over 100 %: {line}",
+                        f.code
+                    );
+                }
+            }
+            for fig in &f.figures {
+                assert!(
+                    fig.value_ns <= span,
+                    "{rel}: {} figure {} past the span",
+                    f.code,
+                    fig.name
+                );
+            }
+        }
+        // The idle after syncs is part of the device's idle time.
+        if let Some(f) = a.finding("sync-in-loop") {
+            for fig in f.figures.iter().filter(|g| g.name == "idle_ns") {
+                let idle = a
+                    .breakdown
+                    .iter()
+                    .find(|b| b.device == fig.clock)
+                    .map(|b| b.idle_ns);
+                assert!(
+                    idle.is_some_and(|i| i128::from(fig.value_ns) <= i),
+                    "{rel}: {fig:?} against {idle:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_reader_of_stated_times_reads_what_findings_print() {
+    let (t, p) = stated_times_and_shares(
+        "idle 2.5 ms on gpu0, 38.6% of it, at t+1.25 ms (returned [t+0 ns, 4 us), 100%",
+    );
+    assert_eq!(t, vec![2_500_000, 1_250_000, 0, 4_000]);
+    assert_eq!(p, vec![386, 1000]);
+}
+
+/// The GPU traces of `tests/data/truth`, made with known syncs per step (PROVENANCE.md).
+const TRUTH: [&str; 7] = [
+    "clean_foreach",
+    "clean_fused",
+    "item_per_step",
+    "sync_per_step",
+    "cold",
+    "pipeline",
+    "pipeline_sync_events",
+];
+
+#[test]
+fn the_truth_traces_get_exactly_their_syncs_and_warmups() {
+    for name in TRUTH {
+        let truth: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(data(&format!("truth/{name}.truth.json"))).unwrap(),
+        )
+        .unwrap();
+        let a = audit_of(&format!("truth/{name}.pt.trace.json.gz"));
+        let per_step: Vec<u64> = truth["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["explicit_host_syncs"].as_u64().unwrap())
+            .collect();
+        let total: u64 = per_step.iter().sum();
+        assert_eq!(total, truth["explicit_host_syncs_total"].as_u64().unwrap());
+        // The step table counts exactly the real syncs, step by step.
+        let counted: Vec<u64> = a.steps.iter().map(|r| r.syncs as u64).collect();
+        assert_eq!(counted, per_step, "{name}");
+        match a.finding("sync-in-loop") {
+            None => assert_eq!(total, 0, "{name}"),
+            Some(f) => {
+                assert_eq!(f.count, total, "{name}");
+                let idle = &f.figures[0];
+                let device_idle = a.breakdown[0].idle_ns;
+                assert!(
+                    idle.value_ns > 0 && i128::from(idle.value_ns) <= device_idle,
+                    "{name}: {idle:?}"
+                );
+            }
+        }
+        let warmed = truth["warmup_steps_before_profile"].as_u64().unwrap() > 0;
+        let cold = a.finding("cold-steps");
+        if warmed {
+            // A warmed loop: at most the profiler's first step is named, and as its start-up.
+            assert!(
+                cold.is_none_or(|f| f.count <= 1 && f.severity == worksheet::audit::Severity::Info),
+                "{name}: {cold:?}"
+            );
+        } else {
+            // No warm-up: step 0 (and the optimizer's first update in step 1) is really cold.
+            let f = cold.expect("cold-steps on the cold loop");
+            assert_eq!(f.severity, worksheet::audit::Severity::Warning);
+            assert!(f.message.contains("ProfilerStep#0"), "{}", f.message);
+        }
+    }
 }
