@@ -50,7 +50,8 @@ pub struct StepRow {
     pub communication_ns: i64,
     /// Copies and sets union inside the window, ns.
     pub memory_ns: i64,
-    /// Blocking host syncs that start inside the window.
+    /// Blocking host syncs that start inside the window (as `sync-in-loop` counts them: the
+    /// profiler's own final sync is not one).
     pub syncs: usize,
     /// Activities launched inside the window.
     pub launched: usize,
@@ -148,11 +149,16 @@ pub fn step_rows(index: &Index, steps: &[Step]) -> Vec<StepRow> {
                     c == WorkClass::Communication
                 }),
                 memory_ns: clipped_union(index, device, lo, hi, &|c| c == WorkClass::Memory),
+                // The same syncs as `sync-in-loop`: the profiler's own final sync is not one.
                 syncs: index
                     .syncs
                     .iter()
-                    .filter(|x| {
-                        lo <= x.start && x.start < hi && (x.device.is_none_or(|d| d == device))
+                    .enumerate()
+                    .filter(|(k, x)| {
+                        Some(*k) != index.profiler_sync
+                            && lo <= x.start
+                            && x.start < hi
+                            && (x.device.is_none_or(|d| d == device))
                     })
                     .count(),
                 launched: launched.len(),

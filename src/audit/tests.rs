@@ -793,3 +793,99 @@ fn a_host_range_with_sub_ns_digits_is_left_out_not_an_error() {
     let err = read_trace(&k.text(), &ImportOptions::default()).unwrap_err();
     assert_eq!(err.code, "inexact-value");
 }
+
+mod generated {
+    //! Property: on generated traces (steps, kernels on two streams, syncs of every kind on
+    //! two threads, scalar reads with and without a sync inside), no figure a finding states
+    //! exceeds the trace's span, and the idle after syncs is part of the device's idle time.
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One step: kernels `(stream, start offset, duration)`, syncs `(kind, offset, duration,
+    /// thread)`, scalar reads `(offset, duration, with a sync inside)`.
+    type StepShape = (
+        Vec<(bool, i64, i64)>,
+        Vec<(u8, i64, i64, bool)>,
+        Vec<(i64, i64, bool)>,
+    );
+
+    fn steps() -> impl Strategy<Value = Vec<(i64, StepShape)>> {
+        let step = (
+            100_i64..3_000,
+            (
+                proptest::collection::vec((any::<bool>(), 0_i64..2_000, 0_i64..1_500), 0..5),
+                proptest::collection::vec((0_u8..3, 0_i64..2_000, 0_i64..400, any::<bool>()), 0..4),
+                proptest::collection::vec((0_i64..2_000, 1_i64..300, any::<bool>()), 0..3),
+            ),
+        );
+        proptest::collection::vec(step, 1..7)
+    }
+
+    fn build(shape: &[(i64, StepShape)]) -> K {
+        let mut k = K::default();
+        let mut s = 1_000;
+        for (n, (dur, (kernels, syncs, reads))) in shape.iter().enumerate() {
+            k.step(n, s, *dur);
+            for &(side, at, len) in kernels {
+                k.kernel("k", if side { 20 } else { 7 }, s + at, s + at + 5, len);
+            }
+            for &(kind, at, len, other_thread) in syncs {
+                let name = [
+                    "cudaStreamSynchronize",
+                    "cudaDeviceSynchronize",
+                    "cudaEventSynchronize",
+                ][usize::from(kind)];
+                let tid = if other_thread { "2" } else { "1" };
+                k.corr += 1;
+                let args = format!(r#""correlation":{}"#, k.corr);
+                k.push("cuda_runtime", name, s + at, len, &args, tid);
+            }
+            for &(at, len, with_sync) in reads {
+                k.range("cpu_op", "aten::item", s + at, len);
+                if with_sync {
+                    k.call("cudaStreamSynchronize", s + at, len);
+                }
+            }
+            s += dur;
+        }
+        k
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        #[test]
+        fn no_figure_exceeds_the_span_and_idle_after_syncs_is_device_idle(shape in steps()) {
+            let k = build(&shape);
+            let trace = read_trace(&k.text(), &ImportOptions::default()).expect("reads");
+            let a = audit(&trace, "generated", &AuditOptions::default());
+            let last = trace
+                .activities.iter().map(|x| x.end)
+                .chain(trace.calls.iter().map(|c| c.end))
+                .chain(trace.steps.iter().map(|s| s.end))
+                .chain(trace.ranges.iter().map(|r| r.end))
+                .max()
+                .unwrap_or(a.origin_ns);
+            for f in &a.findings {
+                for fig in &f.figures {
+                    prop_assert!(fig.value_ns >= 0 && fig.value_ns <= last - a.origin_ns, "{:?}", fig);
+                    if let Some((_, result)) = fig.sets.last() {
+                        prop_assert_eq!(result.measure_ns(), i128::from(fig.value_ns));
+                    }
+                }
+            }
+            if let Some(f) = a.finding("sync-in-loop") {
+                for fig in f.figures.iter().filter(|g| g.name == "idle_ns") {
+                    let idle = a.breakdown.iter().find(|b| b.device == fig.clock).map(|b| b.idle_ns);
+                    prop_assert!(idle.is_some_and(|i| i128::from(fig.value_ns) <= i), "{:?} {:?}", fig, idle);
+                }
+                // Each sync is counted once: on one device, the step table's counts add up to
+                // the finding's (a trace without GPU work has no step rows).
+                if a.breakdown.len() == 1 {
+                    let total: usize = a.steps.iter().map(|r| r.syncs).sum();
+                    prop_assert_eq!(total as u64, f.count);
+                }
+            }
+        }
+    }
+}
