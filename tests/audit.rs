@@ -544,3 +544,143 @@ fn the_truth_traces_get_exactly_their_syncs_and_warmups() {
         }
     }
 }
+
+/// The import's summary (JSON) of `rel`, and `worksheet eval`'s answers of the case it writes.
+fn imported_views(rel: &str) -> (serde_json::Value, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("case.json");
+    let out = worksheet()
+        .arg("import")
+        .arg(data(rel))
+        .arg("-o")
+        .arg(&case)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{rel}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = worksheet()
+        .arg("eval")
+        .arg(&case)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{rel}");
+    let eval: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    (summary, eval)
+}
+
+fn answer<'a>(eval: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
+    eval["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == id)
+}
+
+#[test]
+fn audit_summary_report_and_eval_agree_on_every_shared_figure() {
+    let traces: Vec<String> = every_real_trace()
+        .into_iter()
+        .filter(|t| t.starts_with("traces/") || t.starts_with("truth/") || t.starts_with("nsys/"))
+        .collect();
+    for rel in &traces {
+        let a = audit_of(rel);
+        let (summary, eval) = imported_views(rel);
+        // The import's audit is the audit: the same findings, figures and breakdown.
+        let own = serde_json::to_value(&a).unwrap();
+        assert_eq!(summary["audit"]["findings"], own["findings"], "{rel}");
+        assert_eq!(summary["audit"]["breakdown"], own["breakdown"], "{rel}");
+        assert_eq!(summary["audit"]["steps"], own["steps"], "{rel}");
+        // Each device's busy time and span are eval's answers of `device:<gpu>`, and its
+        // compute time that of `compute:<gpu>`.
+        for b in &a.breakdown {
+            if let Some(dev) = answer(&eval, &format!("device:{}", b.device)) {
+                let r = &dev["results"];
+                assert_eq!(
+                    i128::from(r["union_ns"].as_i64().unwrap()),
+                    b.span_ns - b.idle_ns,
+                    "{rel} {}",
+                    b.device
+                );
+                assert_eq!(
+                    i128::from(r["span_ns"].as_i64().unwrap()),
+                    b.span_ns,
+                    "{rel} {}",
+                    b.device
+                );
+            }
+            if let Some(c) = answer(&eval, &format!("compute:{}", b.device)) {
+                assert_eq!(
+                    i128::from(c["results"]["union_ns"].as_i64().unwrap()),
+                    b.exclusive_compute_ns,
+                    "{rel}"
+                );
+            }
+        }
+        // Each step's host time and launched work are eval's answers of the step questions.
+        let devices = a.breakdown.len();
+        for s in a.steps.iter().filter(|_| devices == 1) {
+            let host = answer(&eval, &format!("step:{}:host", s.step)).expect("step:…:host");
+            assert_eq!(
+                host["value_ns"].as_i64().unwrap(),
+                s.host_ns,
+                "{rel} {}",
+                s.step
+            );
+            if let Some(l) = answer(&eval, &format!("step:{}:launched", s.step)) {
+                assert_eq!(
+                    l["results"]["union_ns"].as_i64().unwrap(),
+                    s.launched_busy_ns,
+                    "{rel} {}",
+                    s.step
+                );
+            }
+        }
+    }
+    assert!(traces.len() >= 20);
+}
+
+#[test]
+fn the_report_shows_the_audits_findings() {
+    for rel in [
+        "truth/sync_per_step.pt.trace.json.gz",
+        "traces/nccl_data.json.gz",
+    ] {
+        let a = audit_of(rel);
+        let dir = tempfile::tempdir().unwrap();
+        let page = dir.path().join("r.html");
+        let out = worksheet()
+            .arg("report")
+            .arg(data(rel))
+            .arg("-o")
+            .arg(&page)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let html = std::fs::read_to_string(&page).unwrap();
+        for f in &a.findings {
+            let escaped = f
+                .message
+                .replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('\'', "&apos;");
+            assert!(
+                html.contains(&escaped) || html.contains(&f.message),
+                "{rel}: {}",
+                f.code
+            );
+        }
+    }
+}
