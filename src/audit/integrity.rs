@@ -90,12 +90,39 @@ pub fn same_stream_overlap(index: &Index) -> Option<Finding> {
         return None;
     }
     overlaps.sort_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2))));
+    // From compute capability 9.0 on, a kernel launched with programmatic stream
+    // serialization (programmatic dependent launch) may start before its predecessor in the
+    // same stream finishes: such an overlap is what ran, not a broken trace.
+    let compute = |device: i64| {
+        trace
+            .devices
+            .iter()
+            .find(|d| d.id == device)
+            .and_then(|d| d.compute)
+    };
+    let dependent_launch = overlaps
+        .iter()
+        .all(|&(_, p, _)| compute(trace.activities[p].device).is_some_and(|(major, _)| major >= 9));
+    let (severity, meaning, fix) = if dependent_launch {
+        let (major, minor) = compute(trace.activities[overlaps[0].1].device).unwrap_or((9, 0));
+        (
+            Severity::Info,
+            format!("consistent with programmatic dependent launch on compute capability {major}.{minor} (≥ 9.0), where a kernel may start before its predecessor in the stream ends: the overlap is what ran"),
+            "nothing to fix in the trace: unions and spans are exact; per-stream sums count the overlap twice, and \"one stream runs in order\" does not hold for these kernels".to_owned(),
+        )
+    } else {
+        (
+            Severity::Warning,
+            "work in one stream runs in order, so these times are not what ran".to_owned(),
+            "union and span stay exact, but per-stream sums count the overlap twice; check the profiler version (timestamps of concurrent kernels in one stream, e.g. from graphs or green contexts, are a known CUPTI artefact); on compute capability 9.0 and later, programmatic dependent launch overlaps kernels of one stream by design, and a trace whose `deviceProperties` say so gets this finding as info".to_owned(),
+        )
+    };
     Some(Finding {
         figures: Vec::new(),
         code: "same-stream-overlap",
-        severity: Severity::Warning,
+        severity,
         message: format!(
-            "{} pair(s) of activities overlap on one stream (largest overlap {}): work in one stream runs in order, so these times are not what ran",
+            "{} pair(s) of activities overlap on one stream (largest overlap {}): {meaning}",
             overlaps.len(),
             Nanos::new(overlaps[0].0)
         ),
@@ -115,7 +142,7 @@ pub fn same_stream_overlap(index: &Index) -> Option<Finding> {
                 Nanos::new(len)
             )
         })),
-        fix: "union and span stay exact, but per-stream sums count the overlap twice; check the profiler version (timestamps of concurrent kernels in one stream, e.g. from graphs or green contexts, are a known CUPTI artefact)".to_owned(),
+        fix,
     })
 }
 

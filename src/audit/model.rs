@@ -175,6 +175,41 @@ pub enum ProblemKind {
     NegativeDuration,
 }
 
+/// What the trace says of a GPU (Kineto `deviceProperties`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Device {
+    /// The device number activities name.
+    pub id: i64,
+    /// Its name (`NVIDIA H200`), where given.
+    pub name: Option<String>,
+    /// Compute capability `(major, minor)`, where given.
+    pub compute: Option<(i64, i64)>,
+}
+
+impl Device {
+    /// The devices of a Kineto `deviceProperties` array; entries without an integer `id` are
+    /// skipped, and anything that is not an array gives none.
+    pub fn from_kineto_properties(value: &serde_json::Value) -> Vec<Device> {
+        let Some(list) = value.as_array() else {
+            return Vec::new();
+        };
+        let int = |d: &serde_json::Value, k: &str| d.get(k).and_then(serde_json::Value::as_i64);
+        let mut devices: Vec<Device> = list
+            .iter()
+            .filter_map(|d| {
+                Some(Device {
+                    id: int(d, "id")?,
+                    name: d.get("name").and_then(|n| n.as_str()).map(str::to_owned),
+                    compute: int(d, "computeMajor")
+                        .map(|m| (m, int(d, "computeMinor").unwrap_or(0))),
+                })
+            })
+            .collect();
+        devices.sort_by_key(|d| d.id);
+        devices
+    }
+}
+
 /// Everything an audit reads.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Trace {
@@ -198,6 +233,8 @@ pub struct Trace {
     pub problems: Vec<Problem>,
     /// Things the reader could not use, with counts (for people).
     pub notes: Vec<String>,
+    /// The GPUs, as the trace describes them (empty when it does not).
+    pub devices: Vec<Device>,
 }
 
 /// A call name without per-thread-stream and version suffixes (`_ptsz`, `_v2`, `_v7000`).

@@ -251,6 +251,8 @@ pub(super) fn finish(
         has_sync_rows: !syncs.is_empty(),
         problems: audit.problems,
         notes,
+        // Filled by the caller from the top level (`deviceProperties`).
+        devices: Vec::new(),
     })
 }
 

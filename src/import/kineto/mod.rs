@@ -266,17 +266,24 @@ fn finish(parsed: read::Parsed, name: &str, audit: bool) -> (Imported, Option<Au
 /// The case and the audit's model of a trace read whole.
 fn with_audit(parsed: read::Parsed, name: &str) -> (Imported, AuditResult) {
     let (mut read, top, base) = parsed;
-    let trace = audit_of(&mut read);
+    let trace = audit_of(&mut read, &top);
     let imported = build(read, &top, base, name);
     (imported, trace)
 }
 
-/// The audit's model of what the pass read (its audit part is taken out of `read`).
-fn audit_of(read: &mut Read) -> AuditResult {
+/// The audit's model of what the pass read (its audit part is taken out of `read`), with the
+/// devices of the top level's `deviceProperties`.
+fn audit_of(read: &mut Read, top: &read::TopLevel) -> AuditResult {
     let activities = audit::activities(read);
     let model = std::mem::take(&mut read.audit);
     let syncs: Vec<Option<i64>> = read.syncs.iter().map(|s| s.correlation).collect();
-    audit::finish(model, &syncs, activities)
+    audit::finish(model, &syncs, activities).map(|mut trace| {
+        trace.devices = top.device_properties.as_ref().map_or_else(
+            Vec::new,
+            crate::audit::model::Device::from_kineto_properties,
+        );
+        trace
+    })
 }
 
 /// Calls `each` with the text of every element of the trace's `traceEvents`, in order, as
@@ -322,11 +329,11 @@ pub(crate) fn audit_split<R: std::io::Read + Send>(
     text: R,
     options: &ImportOptions,
 ) -> Option<AuditResult> {
-    let (mut read, _, _) = std::thread::scope(|scope| {
+    let (mut read, top, _) = std::thread::scope(|scope| {
         let pieces = split::in_thread(scope, text);
         read::read_pieces(&pieces, options)
     })?;
-    Some(audit_of(&mut read))
+    Some(audit_of(&mut read, &top))
 }
 
 /// The fast path of [`import_with_audit`] / [`import_reader`]: `text` (the trace's JSON,

@@ -21,8 +21,8 @@ use super::read::stream_of_tid;
 use super::{exact_number, ImportOptions, Result, WorkKind};
 use crate::audit::index::Index;
 use crate::audit::model::{
-    Activity, ActivityKind, ApiCall, CallRole, HostRange, Problem, ProblemKind, RangeKind, Step,
-    Trace,
+    Activity, ActivityKind, ApiCall, CallRole, Device, HostRange, Problem, ProblemKind, RangeKind,
+    Step, Trace,
 };
 use crate::audit::Audit;
 use crate::case::raw::{RawCase, RawMark, RawQuestion, RawTime, RawUnrecordedJoin};
@@ -73,6 +73,8 @@ struct Top<'a> {
     trace_events: Option<Vec<&'a RawValue>>,
     #[serde(rename = "baseTimeNanoseconds", borrow, default)]
     base_time: Option<&'a RawValue>,
+    #[serde(rename = "deviceProperties", borrow, default)]
+    device_properties: Option<&'a RawValue>,
 }
 
 /// Reads a Kineto trace's JSON text into the audit model. Errors are not yet attributed to a
@@ -82,7 +84,7 @@ struct Top<'a> {
 /// [`ImportError`]: `bad-syntax`, `missing-field` (no `traceEvents`), `wrong-type`,
 /// `inexact-value`, `overflow`.
 pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
-    let (events, path, base) = top_level(text, options)?;
+    let (events, path, base, devices) = top_level(text, options)?;
     let mut lenient = Lenient {
         trace: Trace {
             source: "kineto".to_owned(),
@@ -102,16 +104,23 @@ pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
         };
         lenient.event(raw, at)?;
     }
-    Ok(lenient.finish())
+    let mut trace = lenient.finish();
+    trace.devices = devices;
+    Ok(trace)
 }
 
 /// The events, the path they are under (`traceEvents`, or `$` for a bare array) and the base.
 fn top_level<'a>(
     text: &'a str,
     options: &ImportOptions,
-) -> Result<(Vec<&'a RawValue>, &'static str, Option<i64>)> {
+) -> Result<(Vec<&'a RawValue>, &'static str, Option<i64>, Vec<Device>)> {
     match text.trim_start().chars().next() {
-        Some('[') => Ok((parse_with_path::<Vec<&RawValue>>(text, "")?, "$", None)),
+        Some('[') => Ok((
+            parse_with_path::<Vec<&RawValue>>(text, "")?,
+            "$",
+            None,
+            Vec::new(),
+        )),
         Some('{') => {
             let top: Top = parse_with_path(text, "")?;
             let Some(events) = top.trace_events else {
@@ -135,7 +144,11 @@ fn top_level<'a>(
                     )?,
                 ),
             };
-            Ok((events, "traceEvents", base))
+            let devices = top
+                .device_properties
+                .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
+                .map_or_else(Vec::new, |v| Device::from_kineto_properties(&v));
+            Ok((events, "traceEvents", base, devices))
         }
         _ => Err(ImportError::new(
             "$",
