@@ -112,7 +112,7 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     Compare(CompareArgs),
     /// Audit a trace: findings with stable codes (docs/findings.md), a per-step table and an
     /// exposed-time breakdown that adds up.
-    Audit(crate::audit::AuditArgs),
+    Audit(crate::cmd::audit::AuditArgs),
     /// Lessons to hand out: a measurement, a handout, answers checked against it.
     Lesson(crate::lesson::LessonArgs),
 }
@@ -263,11 +263,11 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Import(args) => crate::import::run(args, out),
         Command::Export(args) => crate::export::run(args, out),
         Command::Compare(args) => run_compare(args, out),
-        Command::Audit(args) => match crate::audit::run(args, out) {
+        Command::Audit(args) => match crate::cmd::audit::run(args, out) {
             Ok(outcome) if outcome.failed => Ok(EXIT_FAILED),
             Ok(_) => Ok(EXIT_OK),
-            Err(crate::audit::command::AuditError::Input(e)) => Err(e.into()),
-            Err(crate::audit::command::AuditError::Io(e)) => Err(e.into()),
+            Err(crate::cmd::audit::AuditError::Input(e)) => Err(e.into()),
+            Err(crate::cmd::audit::AuditError::Io(e)) => Err(e.into()),
         },
         Command::Lesson(args) => crate::lesson::run(args, out)
             .map(crate::lesson::LessonOutcome::exit_code)

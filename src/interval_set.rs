@@ -242,7 +242,8 @@ mod tests {
         #[test]
         fn operations_match_the_tick_oracle(a in small_interval_sets(), b in small_interval_sets()) {
             let (sa, sb) = (IntervalSet::from_intervals(a.clone()), IntervalSet::from_intervals(b.clone()));
-            let ops: [(IntervalSet, fn(bool, bool) -> bool); 3] = [
+            type Rule = fn(bool, bool) -> bool;
+            let ops: [(IntervalSet, Rule); 3] = [
                 (sa.union(&sb), |x, y| x || y),
                 (sa.intersection(&sb), |x, y| x && y),
                 (sa.difference(&sb), |x, y| x && !y),

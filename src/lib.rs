@@ -35,6 +35,7 @@ pub mod case;
 pub mod check;
 pub mod cli;
 pub mod clock;
+pub mod cmd;
 pub mod compare;
 #[cfg(feature = "cuda")]
 pub mod cuda;
@@ -59,5 +60,6 @@ pub mod stats;
 pub mod table;
 #[cfg(any(test, feature = "proptest"))]
 pub mod testing;
+pub mod trace;
 pub mod units;
 pub mod verdict;

@@ -16,8 +16,8 @@
 use serde::Serialize;
 
 use super::index::Index;
-use super::model::{Activity, WorkClass};
 use crate::interval::{analyze, Interval};
+use crate::trace::model::{Activity, WorkClass};
 use crate::units::Nanos;
 
 /// One device's breakdown.
@@ -100,7 +100,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::audit::model::ActivityKind;
+    use crate::trace::model::ActivityKind;
 
     fn act(kind: ActivityKind, name: &str, start: i64, end: i64) -> Activity {
         Activity {

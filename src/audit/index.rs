@@ -4,9 +4,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::model::{CallRole, CopyDirection, RangeKind, Trace};
 use crate::interval_set::IntervalSet;
 use crate::stats::{nearest_rank, Percentile};
+use crate::trace::model::{CallRole, CopyDirection, RangeKind, Trace};
 
 /// One blocking host sync: the host could not run on until GPU work had finished.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -159,7 +159,7 @@ impl<'t> Index<'t> {
 /// and what blocked in it (`aten::item → cudaMemcpyAsync (Memcpy DtoH …) + cudaStreamSynchronize`);
 /// the calls themselves are then counted once, through it.
 fn scalar_reads_with_evidence(trace: &Trace, calls: Vec<HostSync>) -> Vec<HostSync> {
-    let mut reads: Vec<&super::model::HostRange> = trace
+    let mut reads: Vec<&crate::trace::model::HostRange> = trace
         .ranges
         .iter()
         .filter(|r| r.kind == RangeKind::ScalarRead)

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use super::finding::{Evidence, Finding, Severity};
 use super::index::Index;
-use super::model::ProblemKind;
+use crate::trace::model::ProblemKind;
 use crate::units::Nanos;
 
 /// `kernel-before-launch`: activities that start before the call that launched them.

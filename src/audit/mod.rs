@@ -1,7 +1,7 @@
 //! `worksheet audit`: does a profile support the claims about to be made from it?
 //!
-//! An audit reads a trace into a format-neutral [`model::Trace`] (Kineto, Nsight Systems, or
-//! a case file), then reports:
+//! An audit reads the format-neutral recorded model of a trace ([`crate::trace::model::Trace`]:
+//! Kineto, Nsight Systems, or a case file), then reports:
 //!
 //! - **findings** with stable codes ([`finding::CODES`], catalogue in `docs/findings.md`):
 //!   a blocking sync every step, cold first steps, the profiler's own final sync, stream joins
@@ -14,23 +14,22 @@
 //!   span exactly.
 //!
 //! ```text
-//! trace ──import::read_audit_trace──▶ model::Trace ──Index──▶ findings, steps, breakdown ──▶ Audit
+//! trace ──import::read_audit_trace──▶ trace::model::Trace ──Index──▶ findings, steps, breakdown ──▶ Audit
 //!                                                                                          │
 //!                           text / JSON / Markdown (render.rs) ◀───────────────────────────┘
 //! ```
 //!
-//! Everything here is pure except [`command`], which reads the file and writes the report.
+//! Everything here is pure: the command (`crate::cmd::audit`) reads the file and writes the
+//! report, and nothing here imports `crate::import`.
 //! Every time is integer ns; shares are exact integer percentages with one decimal.
 //!
 //! HTA compatibility (`--compat hta`) is its own module (`import::hta_compat`): the command
-//! prints its comparison after the audit, as `import --compat hta` does.
+//! (`crate::cmd::audit`) prints its comparison after the audit, as `import --compat hta` does.
 
 pub mod breakdown;
-pub mod command;
 pub mod finding;
 pub mod index;
 pub mod integrity;
-pub mod model;
 pub mod ranges;
 pub mod render;
 pub mod steps;
@@ -38,10 +37,9 @@ pub mod syncs;
 
 use serde::Serialize;
 
+pub use crate::trace::model::Trace;
 pub use breakdown::Breakdown;
-pub use command::{run, AuditArgs, AuditFormat, AuditOutcome};
 pub use finding::{Evidence, Finding, Severity, CODES};
-pub use model::Trace;
 pub use steps::{StepRow, StepsSteady};
 
 /// The JSON report's `format`.

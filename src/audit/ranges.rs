@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 
 use super::finding::{Evidence, Finding, Severity};
 use super::index::{percent, quantile, Index};
-use super::model::{RangeKind, Step};
 use crate::stats::Percentile;
+use crate::trace::model::{RangeKind, Step};
 use crate::units::Nanos;
 
 /// Per range name: what its ranges show.

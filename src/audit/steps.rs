@@ -21,11 +21,11 @@ use serde::Serialize;
 
 use super::finding::{Evidence, Figure, Finding, Severity};
 use super::index::{quantile, Index};
-use super::model::{Step, WorkClass};
 use crate::interval::{analyze, Interval};
 use crate::stats::{
     steady_state, warmup_prefix, Percentile, SampleSet, SteadyStatePolicy, WarmupPrefix,
 };
+use crate::trace::model::{Step, WorkClass};
 use crate::units::Nanos;
 use crate::verdict::Verdict;
 

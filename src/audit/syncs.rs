@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::finding::{Evidence, Figure, Finding, Severity};
 use super::index::{percent, Index};
-use super::model::{CallRole, Step};
 use crate::interval_set::IntervalSet;
+use crate::trace::model::{CallRole, Step};
 use crate::units::Nanos;
 
 /// `sync-in-loop`: blocking host syncs inside profiler steps.

@@ -273,7 +273,7 @@ pub(crate) fn open_with_head(path: &Path) -> Result<(std::fs::File, Vec<u8>), Im
 
 /// The audit's model of a trace, read by the import's own pass (Kineto traces), or `None`
 /// when the audit reads the file itself (Nsight Systems exports).
-type AuditTrace = Option<Result<crate::audit::model::Trace, ImportError>>;
+type AuditTrace = Option<Result<crate::trace::model::Trace, ImportError>>;
 
 /// [`import_path`], and with `audit`, the audit's model of a Kineto trace from the same
 /// streaming pass ([`kineto::import_with_audit`]).
@@ -325,7 +325,7 @@ fn import_path_with(
     }
 }
 
-/// Reads the file at `path` into the audit's format-neutral model ([`crate::audit::model`]):
+/// Reads the file at `path` into the audit's format-neutral model ([`crate::trace::model`]):
 /// a Kineto trace, an Nsight Systems SQLite export, or a case file (`"format":
 /// "worksheet-case"`, plain or gzipped).
 ///
@@ -334,7 +334,7 @@ fn import_path_with(
 pub fn read_audit_trace(
     path: &Path,
     options: &ImportOptions,
-) -> Result<crate::audit::model::Trace, ImportError> {
+) -> Result<crate::trace::model::Trace, ImportError> {
     let file = path.display().to_string();
     let io_err = |e: std::io::Error| {
         ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
@@ -361,7 +361,7 @@ pub fn read_audit_trace(
     let start: String = text.chars().take(512).collect();
     if start.contains("\"worksheet-case\"") {
         let case = crate::case::load_case_str(&text, &file)?;
-        return Ok(crate::audit::model::Trace::from_case(&case));
+        return Ok(crate::trace::model::Trace::from_case(&case));
     }
     kineto::trace::read_trace(&text, options).map_err(|e| e.in_file(&file))
 }
@@ -517,7 +517,7 @@ fn audit_imported(
     options: &ImportOptions,
     trace: AuditTrace,
 ) -> Result<crate::audit::Audit, ImportError> {
-    use crate::audit::model::CallRole;
+    use crate::trace::model::CallRole;
     let trace = match trace {
         Some(read) => read.map_err(|e| e.in_file(file.display().to_string()))?,
         None => read_audit_trace(file, options)?,

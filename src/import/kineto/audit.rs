@@ -16,11 +16,11 @@
 //! import itself has succeeded, where the audit used to fail after it.
 
 use super::{GpuWork, Read, WorkKind};
-use crate::audit::model::{
+use crate::import::{ImportError, ImportOptions};
+use crate::trace::model::{
     Activity, ActivityKind, ApiCall, CopyDirection, HostRange, Problem, ProblemKind, RangeKind,
     Step, Trace,
 };
-use crate::import::{ImportError, ImportOptions};
 
 /// What an event that only the audit reads is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -277,7 +277,7 @@ mod tests {
     /// The model the import's pass gathers, and the lenient whole-text reader's, as JSON (or
     /// the error's path, code and message).
     fn both(text: &str, options: &ImportOptions) -> (String, String) {
-        let show = |t: Result<crate::audit::model::Trace, crate::import::ImportError>| match t {
+        let show = |t: Result<crate::trace::model::Trace, crate::import::ImportError>| match t {
             Ok(t) => serde_json::to_string(&t).unwrap(),
             Err(e) => format!("{} {} {}", e.path, e.code, e.message),
         };

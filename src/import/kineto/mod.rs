@@ -98,7 +98,7 @@
 //!       Read ──program (the host program placed) + build (phase ids)──▶ import::activity::Activities
 //! Activities ──import::build (the one builder: declarations, order, timers, questions)──▶ RawCase
 //!       Read ──summary (format, facts, notes, provenance)──▶ Imported ──▶ import's one Summary
-//!       Read ──audit (what only the audit reads, from the same pass)──▶ audit::model::Trace
+//!       Read ──audit (what only the audit reads, from the same pass)──▶ trace::model::Trace
 //! ```
 //!
 //! `names` holds phase ids and call-name predicates; `trace` is the lenient whole-text reader
@@ -233,7 +233,7 @@ pub fn import_reader<R: std::io::BufRead>(
 }
 
 /// Imports a Kineto trace streamed from `reader`, as [`import_reader`], and hands back the
-/// audit's model of the same trace ([`crate::audit::model::Trace`]) from the same pass: the
+/// audit's model of the same trace ([`crate::trace::model::Trace`]) from the same pass: the
 /// file is read and parsed once.
 ///
 /// # Errors
@@ -243,13 +243,13 @@ pub fn import_with_audit<R: std::io::BufRead>(
     reader: R,
     name: &str,
     options: &ImportOptions,
-) -> Result<(Imported, Result<crate::audit::model::Trace>)> {
+) -> Result<(Imported, Result<crate::trace::model::Trace>)> {
     let parsed = read::read_trace(reader, options)?;
     Ok(with_audit(parsed, name))
 }
 
 /// The audit's result: the audit's model of a trace, or why it could not be made.
-pub(crate) type AuditResult = Result<crate::audit::model::Trace>;
+pub(crate) type AuditResult = Result<crate::trace::model::Trace>;
 
 /// The case (and, with `audit`, the audit's model) of a trace read by [`read::read_trace`]
 /// or [`read::read_pieces`].
@@ -280,7 +280,7 @@ fn audit_of(read: &mut Read, top: &read::TopLevel) -> AuditResult {
     audit::finish(model, &syncs, activities).map(|mut trace| {
         trace.devices = top.device_properties.as_ref().map_or_else(
             Vec::new,
-            crate::audit::model::Device::from_kineto_properties,
+            crate::trace::model::Device::from_kineto_properties,
         );
         trace
     })

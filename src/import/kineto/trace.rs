@@ -20,13 +20,13 @@ use super::number::parse_with_path;
 use super::read::stream_of_tid;
 use super::{exact_number, ImportOptions, Result, WorkKind};
 use crate::audit::index::Index;
-use crate::audit::model::{
-    Activity, ActivityKind, ApiCall, CallRole, Device, HostRange, Problem, ProblemKind, RangeKind,
-    Step, Trace,
-};
 use crate::audit::Audit;
 use crate::case::raw::{RawCase, RawMark, RawQuestion, RawTime, RawUnrecordedJoin};
 use crate::import::ImportError;
+use crate::trace::model::{
+    Activity, ActivityKind, ApiCall, CallRole, Device, HostRange, Problem, ProblemKind, RangeKind,
+    Step, Trace,
+};
 use crate::units::{parse_value, Nanos};
 
 /// The fields of one event the audit looks at, borrowed from the text.
@@ -109,11 +109,11 @@ pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
     Ok(trace)
 }
 
+/// The events, the path they are under (`traceEvents`, or `$`), the base time and the devices.
+type TopLevel<'a> = (Vec<&'a RawValue>, &'static str, Option<i64>, Vec<Device>);
+
 /// The events, the path they are under (`traceEvents`, or `$` for a bare array) and the base.
-fn top_level<'a>(
-    text: &'a str,
-    options: &ImportOptions,
-) -> Result<(Vec<&'a RawValue>, &'static str, Option<i64>, Vec<Device>)> {
+fn top_level<'a>(text: &'a str, options: &ImportOptions) -> Result<TopLevel<'a>> {
     match text.trim_start().chars().next() {
         Some('[') => Ok((
             parse_with_path::<Vec<&RawValue>>(text, "")?,

@@ -16,7 +16,7 @@ use rusqlite::Connection;
 
 use super::error::{sqlite_error, NsysError};
 use super::read::{self, GpuKind, RUNTIME};
-use crate::audit::model::{
+use crate::trace::model::{
     Activity, ActivityKind, ApiCall, CopyDirection, HostRange, RangeKind, Step, Trace,
 };
 
@@ -54,8 +54,8 @@ fn read_inner(path: &Path) -> Result<Trace, NsysError> {
                 (GpuKind::Memset, _) => "memset".to_owned(),
             };
             if row.end < row.start {
-                trace.problems.push(crate::audit::model::Problem {
-                    kind: crate::audit::model::ProblemKind::NegativeDuration,
+                trace.problems.push(crate::trace::model::Problem {
+                    kind: crate::trace::model::ProblemKind::NegativeDuration,
                     at: format!("{} rowid {}", kind.table(), row.rowid),
                     name,
                     start: row.start,

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{audit, render, AuditOptions, Severity};
+use crate::audit::{audit, render, AuditOptions, Severity};
 use crate::error::InputError;
 use crate::import::{compat_hta_of, read_audit_trace, Compat, ImportOptions};
 
@@ -73,7 +73,7 @@ pub struct AuditArgs {
     pub compat: Option<Compat>,
     /// Print the intervals behind a finding's figures (text output), so each can be checked
     /// by hand: the sets, their measures and their pieces.
-    #[arg(long, value_name = "CODE", value_parser = clap::builder::PossibleValuesParser::new(super::CODES))]
+    #[arg(long, value_name = "CODE", value_parser = clap::builder::PossibleValuesParser::new(crate::audit::CODES))]
     pub explain: Option<String>,
 }
 
