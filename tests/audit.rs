@@ -684,3 +684,50 @@ fn the_report_shows_the_audits_findings() {
         }
     }
 }
+
+#[test]
+fn the_kernel_table_holds_every_activity_once_on_every_trace() {
+    for rel in every_real_trace() {
+        let trace = read_audit_trace(&data(&rel), &ImportOptions::default()).expect("reads");
+        let a = audit(&trace, &rel, &AuditOptions::default());
+        let count: u64 = a.kernels.iter().map(|k| k.count).sum();
+        assert_eq!(count, trace.activities.len() as u64, "{rel}");
+        let total: i128 = a.kernels.iter().map(|k| i128::from(k.total_ns)).sum();
+        let durations: i128 = trace
+            .activities
+            .iter()
+            .map(|x| i128::from(x.end - x.start))
+            .sum();
+        assert_eq!(total, durations, "{rel}");
+        for w in a.kernels.windows(2) {
+            assert!(w[0].total_ns >= w[1].total_ns, "{rel}: not sorted by total");
+        }
+        for k in &a.kernels {
+            assert!(
+                k.min_ns <= k.mean_ns && k.mean_ns <= k.max_ns,
+                "{rel}: {k:?}"
+            );
+            let in_row = trace.activities.iter().filter(|x| {
+                x.name == k.name && format!("gpu{}-s{}", x.device, x.stream) == k.stream
+            });
+            assert_eq!(in_row.count() as u64, k.count, "{rel}: {}", k.name);
+        }
+    }
+}
+
+#[test]
+fn top_sets_how_many_kernel_rows_the_text_shows() {
+    let out = worksheet()
+        .arg("audit")
+        .arg(data("truth/pipeline.pt.trace.json.gz"))
+        .args(["--top", "3"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("kernels (3 of 20 by total;"), "{text}");
+    assert!(
+        text.contains("… and 17 more row(s): 540 activities, 10.426654 ms in all"),
+        "{text}"
+    );
+    assert!(text.contains("| nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT | compute | gpu0-s7 | 40    | 5.237302 ms | 130.933 us | 84.511 us | 177.95 us  | 20.7%         |"), "{text}");
+}

@@ -11,7 +11,9 @@
 //!   without a launch);
 //! - a **per-step table** ([`steps`]) and the steady-state verdict over steps (SPEC §9);
 //! - an **exposed-time breakdown** per device ([`breakdown`]) whose four parts add up to the
-//!   span exactly.
+//!   span exactly;
+//! - a **kernel breakdown** ([`kernels`]): count, total, mean, min, max and share of busy time
+//!   per device, stream and name.
 //!
 //! ```text
 //! trace ──import::read_audit_trace──▶ trace::model::Trace ──Index──▶ findings, steps, breakdown ──▶ Audit
@@ -30,6 +32,7 @@ pub mod breakdown;
 pub mod finding;
 pub mod index;
 pub mod integrity;
+pub mod kernels;
 pub mod ranges;
 pub mod render;
 pub mod steps;
@@ -40,6 +43,7 @@ use serde::Serialize;
 pub use crate::trace::model::Trace;
 pub use breakdown::Breakdown;
 pub use finding::{Evidence, Finding, Severity, CODES};
+pub use kernels::KernelRow;
 pub use steps::{StepRow, StepsSteady};
 
 /// The JSON report's `format`.
@@ -71,6 +75,9 @@ pub struct Audit {
     pub steady_state: Option<StepsSteady>,
     /// The exposed-time breakdown per device.
     pub breakdown: Vec<Breakdown>,
+    /// The kernel breakdown: every GPU activity in one row per device, stream and name,
+    /// largest total first ([`kernels`]).
+    pub kernels: Vec<KernelRow>,
     /// The findings, most severe first, then in catalogue order.
     pub findings: Vec<Finding>,
     /// Stream pairs `((device, stream), (device, stream))` whose joins the trace did not
@@ -130,6 +137,7 @@ pub fn audit(trace: &Trace, input: &str, _options: &AuditOptions) -> Audit {
         steps: rows,
         steady_state: steady,
         breakdown: breakdown::breakdowns(&index),
+        kernels: kernels::kernel_rows(trace),
         findings,
         unrecorded_pairs: syncs::unrecorded_pairs(&index),
         notes: trace.notes.clone(),

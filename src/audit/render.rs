@@ -159,6 +159,77 @@ fn breakdown_table(audit: &Audit) -> Table {
     t
 }
 
+/// `name` cut in the middle to at most `max` characters (`void gemm<…>…(float*)`): the head and
+/// the tail of a templated kernel name are what tell two apart. JSON keeps the whole name.
+fn middle(name: &str, max: usize) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    if chars.len() <= max {
+        return name.to_owned();
+    }
+    let head = (max - 1) / 2;
+    let tail = max - 1 - head;
+    let mut s: String = chars[..head].iter().collect();
+    s.push('…');
+    s.extend(&chars[chars.len() - tail..]);
+    s
+}
+
+/// How many kernel rows the text views show unless told (`--top`).
+pub const DEFAULT_TOP: usize = 10;
+
+fn kernels_table(audit: &Audit, top: usize) -> Table {
+    let mut t = table(&[
+        "kernel",
+        "class",
+        "stream",
+        "count",
+        "total",
+        "mean",
+        "min",
+        "max",
+        "share of busy",
+    ]);
+    for k in audit.kernels.iter().take(top) {
+        t.add_row(vec![
+            middle(&k.name, 60),
+            format!("{:?}", k.class).to_ascii_lowercase(),
+            k.stream.clone(),
+            k.count.to_string(),
+            Nanos::new(k.total_ns).to_string(),
+            Nanos::new(k.mean_ns).to_string(),
+            Nanos::new(k.min_ns).to_string(),
+            Nanos::new(k.max_ns).to_string(),
+            k.share_of_busy_permille
+                .map_or_else(|| "-".to_owned(), |p| format!("{}.{}%", p / 10, p % 10)),
+        ]);
+    }
+    t
+}
+
+/// The kernel table as text: the `top` largest rows by total, and what the rest add up to.
+pub fn kernels_text(audit: &Audit, top: usize) -> String {
+    if audit.kernels.is_empty() {
+        return String::new();
+    }
+    let shown = top.min(audit.kernels.len());
+    let mut s = format!(
+        "kernels ({shown} of {} by total; mean rounded to the ns; share of the device's busy time, which overlapping streams can push past 100 % in sum)\n{}\n",
+        audit.kernels.len(),
+        kernels_table(audit, top)
+    );
+    let rest = &audit.kernels[shown..];
+    if !rest.is_empty() {
+        let count: u64 = rest.iter().map(|k| k.count).sum();
+        let total: i128 = rest.iter().map(|k| i128::from(k.total_ns)).sum();
+        s.push_str(&format!(
+            "… and {} more row(s): {count} activities, {} in all (--top N shows more)\n",
+            rest.len(),
+            wide(total)
+        ));
+    }
+    s
+}
+
 fn steady_lines(audit: &Audit) -> String {
     match &audit.steady_state {
         None => String::new(),
@@ -169,8 +240,13 @@ fn steady_lines(audit: &Audit) -> String {
     }
 }
 
-/// The whole audit as text.
+/// The whole audit as text, with the [`DEFAULT_TOP`] largest kernel rows.
 pub fn to_text(audit: &Audit) -> String {
+    to_text_top(audit, DEFAULT_TOP)
+}
+
+/// The whole audit as text, with the `top` largest kernel rows.
+pub fn to_text_top(audit: &Audit, top: usize) -> String {
     let mut s = format!(
         "audit of {} ({}); times t+… are since the trace's first event\n\n",
         audit.input, audit.source
@@ -187,6 +263,10 @@ pub fn to_text(audit: &Audit) -> String {
     if !audit.breakdown.is_empty() {
         s.push_str("\nexposed-time breakdown per device (exact; the four parts sum to the span)\n");
         s.push_str(&format!("{}\n", breakdown_table(audit)));
+    }
+    if !audit.kernels.is_empty() {
+        s.push('\n');
+        s.push_str(&kernels_text(audit, top));
     }
     for n in &audit.notes {
         s.push_str(&format!("note: {n}\n"));
@@ -223,6 +303,10 @@ pub fn to_markdown(audit: &Audit) -> String {
     }
     s.push_str("## Exposed-time breakdown\n\n");
     s.push_str(&format!("{}\n", breakdown_table(audit)));
+    if !audit.kernels.is_empty() {
+        s.push_str("\n## Kernels\n\n");
+        s.push_str(&kernels_text(audit, DEFAULT_TOP));
+    }
     s
 }
 

@@ -75,6 +75,10 @@ pub struct AuditArgs {
     /// by hand: the sets, their measures and their pieces.
     #[arg(long, value_name = "CODE", value_parser = clap::builder::PossibleValuesParser::new(crate::audit::CODES))]
     pub explain: Option<String>,
+    /// How many kernel rows the text and Markdown views show (largest total first; JSON has
+    /// them all).
+    #[arg(long, value_name = "N", default_value_t = crate::audit::render::DEFAULT_TOP)]
+    pub top: usize,
 }
 
 /// What `audit` ended with: whether a finding reached `--fail-on`.
@@ -124,9 +128,13 @@ pub fn run(args: &AuditArgs, out: &mut dyn Write) -> Result<AuditOutcome, AuditE
         });
     }
     let text = match (args.format, &hta) {
-        (AuditFormat::Text, None) => render::to_text(&report),
+        (AuditFormat::Text, None) => render::to_text_top(&report, args.top),
         (AuditFormat::Text, Some(hta)) => {
-            format!("{}\n{}", render::to_text(&report), hta.to_text())
+            format!(
+                "{}\n{}",
+                render::to_text_top(&report, args.top),
+                hta.to_text()
+            )
         }
         (AuditFormat::Markdown, None) => render::to_markdown(&report),
         (AuditFormat::Markdown, Some(hta)) => format!(

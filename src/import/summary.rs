@@ -586,6 +586,12 @@ impl Summary {
         if let Some(audit) = &self.audit {
             s.push_str("\naudit (`worksheet audit` prints the step table and the breakdown too; docs/findings.md explains each code)\n");
             s.push_str(&crate::audit::render::findings_text(&audit.findings));
+            let kernels =
+                crate::audit::render::kernels_text(audit, crate::audit::render::DEFAULT_TOP);
+            if !kernels.is_empty() {
+                s.push('\n');
+                s.push_str(&kernels);
+            }
         }
         s
     }

@@ -53,6 +53,7 @@ pub fn section(audit: &Audit) -> Section {
         }
         html.push_str("</tbody></table>");
     }
+    kernels_table(audit, &mut html);
     Section {
         id: "audit".into(),
         title: format!(
@@ -62,4 +63,35 @@ pub fn section(audit: &Audit) -> Section {
         ),
         html,
     }
+}
+
+/// The kernel table (the 25 largest rows by total; the JSON of `worksheet audit` has them all).
+fn kernels_table(audit: &Audit, html: &mut String) {
+    if audit.kernels.is_empty() {
+        return;
+    }
+    let shown = audit.kernels.len().min(25);
+    let _ = write!(
+        html,
+        "<h3>Kernels ({shown} of {} rows by total)</h3><table class=\"kernels\"><thead><tr><th>kernel</th><th>class</th><th>stream</th><th>count</th><th>total</th><th>mean</th><th>min</th><th>max</th><th>share of busy</th></tr></thead><tbody>",
+        audit.kernels.len()
+    );
+    for k in &audit.kernels[..shown] {
+        let ns = |v: i64| Nanos::new(v).to_string();
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&k.name),
+            format!("{:?}", k.class).to_ascii_lowercase(),
+            esc(&k.stream),
+            k.count,
+            ns(k.total_ns),
+            ns(k.mean_ns),
+            ns(k.min_ns),
+            ns(k.max_ns),
+            k.share_of_busy_permille
+                .map_or_else(|| "—".to_owned(), |p| format!("{}.{}%", p / 10, p % 10)),
+        );
+    }
+    html.push_str("</tbody></table>");
 }

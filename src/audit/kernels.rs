@@ -1,0 +1,165 @@
+//! The kernel breakdown: per device, stream and name, how often an activity ran and for how
+//! long — the table a performance engineer reads first (HTA's `get_gpu_kernel_breakdown`,
+//! nsys's `cuda_gpu_kern_sum`), exact in integer ns.
+//!
+//! Every GPU activity of the trace (kernels, copies, sets) is in exactly one row, so the
+//! counts add up to the trace's activities and the totals to their summed durations. A
+//! row's `total_ns` is a **sum** of durations: activities of one row that overlap (concurrent
+//! launches of one kernel on one stream are rare, but real) count once each, as in every
+//! peer's table. `share_of_busy` is the row's total over the device's **busy time** (the
+//! union of all its activities, SPEC §3) in tenths of a percent; since kernels on different
+//! streams overlap, the shares of one device can add up to more than 100 %, and the table's
+//! footer says when they do.
+//!
+//! ```text
+//! gpu0-s7:  [gemm===)[relu=)[gemm===)      gemm: count 2, total 2 × 30 = 60, min 30, max 30
+//! gpu0-s20:      [nccl:all_reduce=======)  busy(gpu0) = |∪| ; shares over that union
+//! ```
+//!
+//! Rows are sorted by total, largest first (ties: device, stream, name). Cost: O(n log n).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::trace::model::{Trace, WorkClass};
+
+/// One row: the activities of one name on one stream of one device.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KernelRow {
+    /// The activity's name, as the trace records it.
+    pub name: String,
+    /// Compute, communication or memory.
+    pub class: WorkClass,
+    /// `gpu0`.
+    pub device: String,
+    /// `gpu0-s7`.
+    pub stream: String,
+    /// How many activities.
+    pub count: u64,
+    /// Σ durations, ns.
+    pub total_ns: i64,
+    /// `total_ns / count`, rounded to the nearest ns (halves up): the one rounded figure.
+    pub mean_ns: i64,
+    /// The shortest, ns.
+    pub min_ns: i64,
+    /// The longest, ns.
+    pub max_ns: i64,
+    /// `total_ns` over the device's busy time (union of its activities), in tenths of a
+    /// percent, rounded half up; `None` when the device was never busy.
+    pub share_of_busy_permille: Option<i64>,
+}
+
+/// The kernel table of `trace`, every activity in one row, largest total first.
+pub fn kernel_rows(trace: &Trace) -> Vec<KernelRow> {
+    let mut busy: BTreeMap<i64, Vec<(i64, i64)>> = BTreeMap::new();
+    let mut rows: BTreeMap<(i64, i64, &str), KernelRow> = BTreeMap::new();
+    for a in &trace.activities {
+        busy.entry(a.device).or_default().push((a.start, a.end));
+        let len = a.end - a.start;
+        let row = rows
+            .entry((a.device, a.stream, a.name.as_str()))
+            .or_insert_with(|| KernelRow {
+                name: a.name.clone(),
+                class: a.class(),
+                device: format!("gpu{}", a.device),
+                stream: format!("gpu{}-s{}", a.device, a.stream),
+                count: 0,
+                total_ns: 0,
+                mean_ns: 0,
+                min_ns: len,
+                max_ns: len,
+                share_of_busy_permille: None,
+            });
+        row.count += 1;
+        row.total_ns = row.total_ns.saturating_add(len);
+        row.min_ns = row.min_ns.min(len);
+        row.max_ns = row.max_ns.max(len);
+    }
+    let busy: BTreeMap<i64, i128> = busy
+        .into_iter()
+        .map(|(d, pieces)| {
+            let union = crate::interval_set::IntervalSet::from_pairs(pieces).measure_ns();
+            (d, union)
+        })
+        .collect();
+    let mut out: Vec<KernelRow> = rows
+        .into_iter()
+        .map(|((device, _, _), mut row)| {
+            let count = i128::from(row.count.max(1));
+            let total = i128::from(row.total_ns);
+            row.mean_ns = i64::try_from((2 * total + count) / (2 * count)).unwrap_or(i64::MAX);
+            row.share_of_busy_permille = busy
+                .get(&device)
+                .filter(|&&b| b > 0)
+                .map(|&b| i64::try_from((total * 2000 + b) / (2 * b)).unwrap_or(i64::MAX));
+            row
+        })
+        .collect();
+    out.sort_by(|x, y| {
+        y.total_ns
+            .cmp(&x.total_ns)
+            .then_with(|| (&x.device, &x.stream, &x.name).cmp(&(&y.device, &y.stream, &y.name)))
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::model::{Activity, ActivityKind};
+
+    fn act(name: &str, stream: i64, start: i64, end: i64) -> Activity {
+        Activity {
+            kind: ActivityKind::Kernel,
+            name: name.to_owned(),
+            device: 0,
+            stream,
+            start,
+            end,
+            correlation: None,
+            copy: None,
+        }
+    }
+
+    #[test]
+    fn rows_count_every_activity_once_and_share_the_busy_union() {
+        // The drawing in the module doc: gemm twice and relu on s7, one all-reduce on s20.
+        let trace = Trace {
+            activities: vec![
+                act("gemm", 7, 0, 30),
+                act("relu", 7, 30, 40),
+                act("gemm", 7, 40, 70),
+                act("ncclAllReduce", 20, 10, 60),
+            ],
+            ..Trace::default()
+        };
+        let rows = kernel_rows(&trace);
+        let names: Vec<(&str, u64, i64)> = rows
+            .iter()
+            .map(|r| (r.name.as_str(), r.count, r.total_ns))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("gemm", 2, 60), ("ncclAllReduce", 1, 50), ("relu", 1, 10)]
+        );
+        // Busy is the union [0, 70): 70 ns. gemm 60/70 = 857.1‰ → 857; nccl 50/70 → 714.
+        assert_eq!(rows[0].share_of_busy_permille, Some(857));
+        assert_eq!(rows[1].share_of_busy_permille, Some(714));
+        assert_eq!(rows[1].class, WorkClass::Communication);
+        assert_eq!(
+            (rows[0].min_ns, rows[0].max_ns, rows[0].mean_ns),
+            (30, 30, 30)
+        );
+        assert_eq!(rows.iter().map(|r| r.count).sum::<u64>(), 4);
+    }
+
+    #[test]
+    fn the_mean_is_rounded_half_up_and_said_to_be() {
+        let trace = Trace {
+            activities: vec![act("k", 7, 0, 1), act("k", 7, 5, 7)],
+            ..Trace::default()
+        };
+        assert_eq!(kernel_rows(&trace)[0].mean_ns, 2); // 3 / 2 = 1.5 → 2
+    }
+}
