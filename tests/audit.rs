@@ -731,3 +731,66 @@ fn top_sets_how_many_kernel_rows_the_text_shows() {
     );
     assert!(text.contains("| nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT | compute | gpu0-s7 | 40    | 5.237302 ms | 130.933 us | 84.511 us | 177.95 us  | 20.7%         |"), "{text}");
 }
+
+#[test]
+fn the_report_of_a_trace_and_of_its_imported_case_are_one_page() {
+    for rel in [
+        "truth/item_per_step.pt.trace.json.gz",
+        "nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let case = dir.path().join("case.json");
+        let out = worksheet()
+            .arg("import")
+            .arg(data(rel))
+            .arg("-o")
+            .arg(&case)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let page = |input: &Path, name: &str| {
+            let html = dir.path().join(name);
+            let out = worksheet()
+                .arg("report")
+                .arg(input)
+                .arg("-o")
+                .arg(&html)
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::fs::read_to_string(html).unwrap()
+        };
+        let of_trace = page(&data(rel), "trace.html");
+        let of_case = page(&case, "case.html");
+        // The same sections, in the same order, with the same numbers: the audit included.
+        let sections = |html: &str| -> Vec<String> {
+            html.split("<section")
+                .skip(1)
+                .map(|s| s.split("</section>").next().unwrap_or("").to_owned())
+                .collect()
+        };
+        let (a, b) = (sections(&of_trace), sections(&of_case));
+        assert!(
+            a.iter().any(|s| s.contains("id=\"audit\"")),
+            "{rel}: no audit section"
+        );
+        assert_eq!(a.len(), b.len(), "{rel}");
+        for (x, y) in a.iter().zip(&b) {
+            let strip = |s: &str| {
+                s.replace(&data(rel).display().to_string(), "INPUT")
+                    .replace(&case.display().to_string(), "INPUT")
+            };
+            assert_eq!(strip(x), strip(y), "{rel}");
+        }
+    }
+}

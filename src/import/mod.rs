@@ -256,6 +256,20 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
     import_path_with(path, options, false).map(|(imported, _)| imported)
 }
 
+/// [`import_path`] with the audit, as `worksheet import` makes the case: the step questions
+/// and unrecorded joins the audit adds, and the audit itself in `provenance.audit`. The file
+/// is read once for both (Kineto; an Nsight Systems export is read again by the audit's
+/// reader). `render` and `report` read a trace through this, so a trace and the case imported
+/// from it give the same picture and page.
+///
+/// # Errors
+/// What [`import_path`] returns, or the audit's reading error.
+pub fn import_path_audited(path: &Path, options: &ImportOptions) -> Result<Imported, ImportError> {
+    let (mut imported, trace) = import_path_with(path, options, true)?;
+    audit_imported(&mut imported, path, options, trace)?;
+    Ok(imported)
+}
+
 /// Opens the regular file at `path` and reads its first 16 bytes (for [`detect`]); the
 /// file is then positioned after them.
 ///
@@ -529,6 +543,15 @@ fn audit_imported(
     );
     if trace.source == "kineto" {
         kineto::trace::annotate_case(&mut imported.case, &trace, &audit);
+    }
+    // The audit travels with the case: `report` of the case shows what `report` of the trace
+    // shows, from these same values.
+    if let Ok(value) = serde_json::to_value(&audit) {
+        imported
+            .case
+            .provenance
+            .get_or_insert_with(serde_json::Map::new)
+            .insert("audit".to_owned(), value);
     }
     let unrecorded = trace
         .calls

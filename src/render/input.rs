@@ -34,7 +34,8 @@ pub fn load_input(path: &Path) -> Result<(Case, Source), Failure> {
         let _ = file.take(16).read_to_end(&mut head);
     }
     let import = |path: &Path| -> Result<(Case, Source), Failure> {
-        let imported = crate::import::import_path(path, &crate::import::ImportOptions::default())?;
+        let imported =
+            crate::import::import_path_audited(path, &crate::import::ImportOptions::default())?;
         let name = path.display().to_string();
         let case = load_case_str(&imported.case.to_json_pretty(), &name)?;
         Ok((case, Source::Trace(imported.format)))

@@ -61,17 +61,15 @@ pub fn run(args: &ReportArgs, _out: &mut dyn Write) -> Result<u8, Failure> {
     }
     refuse_existing(&args.output, args.force)?;
     let (case, source) = load_input(&args.input)?;
-    let sections = match &source {
-        // A trace gets the audit's findings and steps, read as `worksheet audit` reads them.
-        Source::Trace(_) => {
-            let options = crate::import::ImportOptions::default();
-            let name = args.input.display().to_string();
-            let trace = crate::import::read_audit_trace(&args.input, &options)?;
-            let found = crate::audit::audit(&trace, &name, &crate::audit::AuditOptions::default());
-            vec![audit::section(&found)]
-        }
-        Source::Case => Vec::new(),
-    };
+    // The audit travels in the case (`provenance.audit`): a trace imported on the way and
+    // the case `worksheet import` wrote from it give the same section.
+    let sections: Vec<html::Section> = case
+        .provenance
+        .as_ref()
+        .and_then(|p| p.get("audit"))
+        .map(audit::section)
+        .into_iter()
+        .collect();
     let page = html::render(&html::ReportInput {
         case: &case,
         source: &source,
