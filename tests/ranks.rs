@@ -129,8 +129,17 @@ fn rank1_is_the_straggler_of_steps_3_and_6() {
     let r1 = s.stragglers.iter().find(|r| r.rank == 1).unwrap();
     assert_eq!(r1.last, 2);
     assert_eq!(s.ambiguous_last, 6);
-    // Where the arrival bound is as wide as the kernel, the time is not split.
-    assert!(matches!(s.collectives[2].skew, Split::Unknown { .. }));
+    // Where the arrival bound is as wide as the kernel, it is still the bound (audit A5), and
+    // the note quotes that bound's own width.
+    assert_eq!(
+        s.collectives[2].skew,
+        Split::Bounded {
+            lo_ns: 0,
+            hi_ns: 368_414
+        }
+    );
+    let wide = s.collectives[2].wide.as_deref().unwrap();
+    assert!(wide.contains("only known within 368.414 us"), "{wide}");
     // Where it is split, skew and transfer are bounded and the transfer fits in the kernel.
     let c = &s.collectives[1];
     assert_eq!(
@@ -482,6 +491,115 @@ fn per_rank_breakdown_is_the_audit_breakdown_of_each_rank_file() {
             .map(|k| row[*k].as_i64().unwrap())
             .sum();
             assert_eq!(parts, row["span_ns"].as_i64().unwrap());
+        }
+    }
+}
+
+/// The trace sets under `tests/data/ranks*`, each a folder of rank files.
+fn rank_sets() -> Vec<PathBuf> {
+    let mut sets: Vec<PathBuf> = std::fs::read_dir("tests/data")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("ranks"))
+        })
+        .collect();
+    sets.sort();
+    assert!(sets.len() >= 2, "{sets:?}");
+    sets
+}
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(args)
+        .assert()
+        .success();
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+fn lo_hi(v: &serde_json::Value) -> (i64, i64) {
+    assert_eq!(v["verdict"], "bounded", "{v}");
+    (v["lo_ns"].as_i64().unwrap(), v["hi_ns"].as_i64().unwrap())
+}
+
+/// Audit A5: for every instance of every real trace set, the summary's figures are the
+/// answers `worksheet eval` gives on the imported case (intersected with the clock-free bound,
+/// which the test recomputes from the kernel durations), and the skew, the last rank and its
+/// delay follow from those answers by the rules of `arrivals.rs`, recomputed here.
+#[test]
+fn summary_figures_are_evals_answers_on_every_rank_set() {
+    for set in rank_sets() {
+        let dir = tempfile::tempdir().unwrap();
+        let case = dir.path().join("case.json");
+        let set_s = set.to_string_lossy().into_owned();
+        let case_s = case.to_string_lossy().into_owned();
+        let summary = json_of(&["import", &set_s, "--format", "json", "-o", &case_s]);
+        let eval = json_of(&["eval", &case_s, "--format", "json"]);
+        let answers: std::collections::HashMap<String, serde_json::Value> = eval["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| (a["id"].as_str().unwrap().to_owned(), a.clone()))
+            .collect();
+        let rows = summary["ranks"]["collectives"].as_array().unwrap();
+        assert!(!rows.is_empty(), "{set_s}");
+        for row in rows {
+            let name = row["instance"].as_str().unwrap();
+            let arr = &row["arrivals"];
+            let dur: std::collections::HashMap<u64, i64> = arr["ranks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    (
+                        r["rank"].as_u64().unwrap(),
+                        r["duration_ns"].as_i64().unwrap(),
+                    )
+                })
+                .collect();
+            let mut skew = (0_i64, 0_i64);
+            let mut delay: std::collections::HashMap<u64, (i64, i64)> =
+                dur.keys().map(|r| (*r, (0, 0))).collect();
+            for p in arr["pairs"].as_array().unwrap() {
+                let (a, b) = (p["a"].as_u64().unwrap(), p["b"].as_u64().unwrap());
+                let id = p["question"].as_str().expect("every pair is asked");
+                let eval_says = lo_hi(&answers[id]);
+                assert_eq!(lo_hi(&p["offset_based"]), eval_says, "{set_s} {name} {id}");
+                assert_eq!(lo_hi(&p["clock_free"]), (-dur[&b], dur[&a]), "{name}");
+                let both = (eval_says.0.max(-dur[&b]), eval_says.1.min(dur[&a]));
+                assert_eq!(lo_hi(&p["bound"]), both, "{set_s} {name}");
+                // On these traces every instance gave its pair's relation, so causality adds
+                // nothing: the bound is eval's answer itself.
+                assert_eq!(both, eval_says, "{set_s} {name}");
+                // start_b − start_a ∈ both: b's delay over a, and a's over b.
+                let db = delay.get_mut(&b).unwrap();
+                *db = (db.0.max(both.0), db.1.max(both.1));
+                let da = delay.get_mut(&a).unwrap();
+                *da = (da.0.max(-both.1), da.1.max(-both.0));
+            }
+            for r in arr["ranks"].as_array().unwrap() {
+                let d = delay[&r["rank"].as_u64().unwrap()];
+                assert_eq!(lo_hi(&r["delay"]), d, "{set_s} {name}");
+                skew = (skew.0.max(d.0), skew.1.max(d.1));
+            }
+            assert_eq!(lo_hi(&row["skew"]), skew, "{set_s} {name}");
+            if let Some(wide) = row["wide"].as_str() {
+                let width = worksheet::engine::wide(i128::from(skew.1 - skew.0));
+                assert!(
+                    wide.contains(&format!("only known within {width} ")),
+                    "{wide}"
+                );
+            }
+            match row["last"].as_u64() {
+                Some(last) => {
+                    assert!(delay[&last].0 > 0, "{name}");
+                    assert_eq!(lo_hi(&row["lateness"]), delay[&last], "{name}");
+                }
+                None => assert!(delay.values().all(|d| d.0 <= 0), "{name}"),
+            }
         }
     }
 }

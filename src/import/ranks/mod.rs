@@ -29,6 +29,7 @@
 //! them: arrival skew, transfer after the last arrival, stragglers ([`merged`] puts both
 //! summaries together).
 
+pub mod arrivals;
 pub mod command;
 pub mod merged;
 pub mod part;
@@ -104,6 +105,10 @@ pub struct MatchedInstance {
     /// Per rank: the rank, its instance, and the elapsed question from the reference rank's
     /// start to this rank's start (`None` for the reference itself).
     pub per_rank: Vec<(u32, Instance, Option<String>)>,
+    /// The `elapsed` questions between two ranks' starts: `(a, b, id)` with `a < b` indices
+    /// into `per_rank`, asking `start_b − start_a`. Every pair up to [`ALL_PAIRS_UP_TO`]
+    /// ranks, else the reference's pairs only ([`arrivals`] derives the others).
+    pub pairs: Vec<(usize, usize, String)>,
 }
 
 /// A multi-rank import: the cross-rank case, the ranks' summaries and what was matched.
@@ -307,6 +312,7 @@ fn instance_questions(
         let lists: Vec<&Vec<&Collective>> = holders.iter().map(|&i| &keyed[i][key]).collect();
         for k in 0..counts[0] {
             let mut per_rank = Vec::new();
+            let mut pairs = Vec::new();
             let ref_mark = format!("r{}.{key}#{k}:start", ranks[holders[0]].rank);
             for (&i, list) in holders.iter().zip(&lists) {
                 let c = list[k];
@@ -328,12 +334,31 @@ fn instance_questions(
                     });
                     id
                 });
+                if let Some(id) = &question {
+                    pairs.push((0, per_rank.len(), id.clone()));
+                }
                 per_rank.push((r, c.instance.clone(), question));
+            }
+            if holders.len() <= ALL_PAIRS_UP_TO {
+                for a in 1..holders.len() {
+                    for b in (a + 1)..holders.len() {
+                        let (ra, rb) = (per_rank[a].0, per_rank[b].0);
+                        let id = format!("arrival:{key}#{k}:r{rb}:from-r{ra}");
+                        case.questions.push(RawQuestion::Elapsed {
+                            id: id.clone(),
+                            from: format!("r{ra}.{key}#{k}:start"),
+                            to: format!("r{rb}.{key}#{k}:start"),
+                            expect: None,
+                        });
+                        pairs.push((a, b, id));
+                    }
+                }
             }
             instances.push(MatchedInstance {
                 key: key.clone(),
                 k,
                 per_rank,
+                pairs,
             });
         }
     }
