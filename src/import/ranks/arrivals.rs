@@ -404,4 +404,152 @@ mod tests {
         assert!(matches!(a.pairs[0].bound, Split::Unknown { .. }));
         assert_eq!(a.last, None);
     }
+
+    /// One generated job: per instance and rank, the true arrival and end (true time), and
+    /// per rank its clock's offset (a reading is true time + offset).
+    #[derive(Debug)]
+    struct Job {
+        truth: Vec<Vec<(i64, i64)>>,
+        offsets: Vec<i64>,
+    }
+
+    fn job() -> impl proptest::strategy::Strategy<Value = Job> {
+        use proptest::prelude::*;
+        (2usize..5, 1usize..5).prop_flat_map(|(n, k)| {
+            (
+                proptest::collection::vec(
+                    proptest::collection::vec((0i64..1_000_000, 0i64..100_000), n),
+                    k,
+                ),
+                proptest::collection::vec(-1_000_000_000_000i64..1_000_000_000_000, n),
+            )
+                .prop_map(|(draws, offsets)| {
+                    let truth = draws
+                        .iter()
+                        .enumerate()
+                        .map(|(i, ranks)| {
+                            let base = i64::try_from(i).unwrap() * 10_000_000;
+                            let last = ranks.iter().map(|(a, _)| base + a).max().unwrap();
+                            // Every kernel ends after the last arrival: end = last + transfer.
+                            ranks.iter().map(|(a, t)| (base + a, last + t)).collect()
+                        })
+                        .collect();
+                    Job { truth, offsets }
+                })
+        })
+    }
+
+    /// The instances of `job` as the ranks' clocks read them, every pair asked (`a<q><r>`).
+    fn read(job: &Job) -> Vec<MatchedInstance> {
+        let n = job.offsets.len();
+        job.truth
+            .iter()
+            .enumerate()
+            .map(|(k, ranks)| {
+                let ranks: Vec<(u32, i64, i64)> = ranks
+                    .iter()
+                    .zip(&job.offsets)
+                    .enumerate()
+                    .map(|(r, ((s, e), o))| (u32::try_from(r).unwrap(), s + o, e + o))
+                    .collect();
+                let ids: Vec<String> = (0..n)
+                    .flat_map(|q| ((q + 1)..n).map(move |r| format!("a{q}{r}")))
+                    .collect();
+                let pairs: Vec<(usize, usize, &str)> = (0..n)
+                    .flat_map(|q| ((q + 1)..n).map(move |r| (q, r)))
+                    .zip(&ids)
+                    .map(|((q, r), id)| (q, r, id.as_str()))
+                    .collect();
+                let mut m = inst(&ranks, &pairs);
+                m.k = k;
+                m
+            })
+            .collect()
+    }
+
+    /// Checks every figure of `a` against the truth of one instance.
+    fn contains_truth(a: &InstanceArrivals, truth: &[(i64, i64)]) -> Result<(), String> {
+        let inside = |s: &Split, v: i64, what: &str| match range_of(s) {
+            Some((lo, hi)) if lo <= i128::from(v) && i128::from(v) <= hi => Ok(()),
+            _ => Err(format!("{what}: {s:?} misses {v}")),
+        };
+        let first = truth.iter().map(|t| t.0).min().unwrap();
+        let last = truth.iter().map(|t| t.0).max().unwrap();
+        for p in &a.pairs {
+            let d = truth[p.b as usize].0 - truth[p.a as usize].0;
+            inside(&p.clock_free, d, "clock-free")?;
+            inside(&p.bound, d, "bound")?;
+        }
+        for r in &a.ranks {
+            let (s, e) = truth[r.rank as usize];
+            inside(&r.delay, s - first, "delay")?;
+            inside(&r.wait, last - s, "wait")?;
+            inside(&r.transfer, e - last, "transfer")?;
+        }
+        inside(&a.skew, last - first, "skew")?;
+        if let Some(l) = a.last {
+            let s = truth[l as usize].0;
+            if truth
+                .iter()
+                .enumerate()
+                .any(|(q, t)| q != l as usize && t.0 >= s)
+            {
+                return Err(format!("rank {l} named last but is not"));
+            }
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        /// Generated collectives with known true arrivals and arbitrary clock offsets: the
+        /// clock-free bound, the collectives' bound and their intersection always contain the
+        /// truth, and where the instance gave its pair's relation the collectives' bound lies
+        /// inside the clock-free one.
+        #[test]
+        fn every_bound_contains_the_true_arrivals(job in job()) {
+            let instances = read(&job);
+            let n = job.offsets.len();
+            // The relations the collectives give (crate::relation::collectives), then the
+            // engine's rule: start_b − start_a ∈ [read − hi, read − lo].
+            let mut verdicts: Vec<(String, Verdict)> = Vec::new();
+            for q in 0..n {
+                for r in (q + 1)..n {
+                    let side = |x: usize| -> Vec<crate::relation::collectives::Instance> {
+                        instances.iter().map(|m| m.per_rank[x].1.clone()).collect()
+                    };
+                    let e = crate::relation::collectives::pair(&side(q), &side(r), 0);
+                    let bound = e.overall.unwrap().bound;
+                    proptest::prop_assert!(bound.contains(Nanos::new(job.offsets[r] - job.offsets[q])));
+                    for m in &instances {
+                        let read = m.per_rank[r].1.start.as_i64() - m.per_rank[q].1.start.as_i64();
+                        verdicts.push((
+                            format!("{}:a{q}{r}", m.k),
+                            Verdict::bounded(
+                                Nanos::new(read - bound.hi().as_i64()),
+                                Nanos::new(read - bound.lo().as_i64()),
+                            ),
+                        ));
+                    }
+                }
+            }
+            for (m, truth) in instances.iter().zip(&job.truth) {
+                let prefix = format!("{}:", m.k);
+                let answers: Answers<'_> = verdicts
+                    .iter()
+                    .filter_map(|(id, v)| Some((id.strip_prefix(&prefix)?, v)))
+                    .collect();
+                let with = of_instance(m, &answers);
+                let checked = contains_truth(&with, truth);
+                proptest::prop_assert!(checked.is_ok(), "{:?}", checked);
+                for p in &with.pairs {
+                    let (o, f) = (range_of(&p.offset_based).unwrap(), range_of(&p.clock_free).unwrap());
+                    proptest::prop_assert!(f.0 <= o.0 && o.1 <= f.1, "{:?} not inside {:?}", o, f);
+                }
+                let without = of_instance(m, &HashMap::new());
+                let checked = contains_truth(&without, truth);
+                proptest::prop_assert!(checked.is_ok(), "{:?}", checked);
+                proptest::prop_assert_eq!(without.last, None);
+            }
+        }
+    }
 }
