@@ -531,12 +531,19 @@ fn lo_hi(v: &serde_json::Value) -> (i64, i64) {
 /// delay follow from those answers by the rules of `arrivals.rs`, recomputed here.
 #[test]
 fn summary_figures_are_evals_answers_on_every_rank_set() {
-    for set in rank_sets() {
+    for (set, declared) in rank_sets()
+        .into_iter()
+        .flat_map(|s| [(s.clone(), None), (s, Some("0"))])
+    {
         let dir = tempfile::tempdir().unwrap();
         let case = dir.path().join("case.json");
         let set_s = set.to_string_lossy().into_owned();
         let case_s = case.to_string_lossy().into_owned();
-        let summary = json_of(&["import", &set_s, "--format", "json", "-o", &case_s]);
+        let mut args = vec!["import", &set_s, "--format", "json", "-o", &case_s];
+        if let Some(d) = declared {
+            args.extend(["--clocks-within", d]);
+        }
+        let summary = json_of(&args);
         let eval = json_of(&["eval", &case_s, "--format", "json"]);
         let answers: std::collections::HashMap<String, serde_json::Value> = eval["answers"]
             .as_array()
@@ -602,4 +609,173 @@ fn summary_figures_are_evals_answers_on_every_rank_set() {
             }
         }
     }
+}
+
+fn import_text(args: &[&str]) -> (i32, String) {
+    let out = Command::cargo_bin("worksheet")
+        .unwrap()
+        .arg("import")
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap(), text)
+}
+
+/// `--clocks-within 0` (one host clock, which is true of these ranks) is a declared relation:
+/// rank 1's arrival at the all-reduce of step 3 is then exactly the 1.444495 ms the shared host
+/// clock reads, and every answer that uses the declaration says so, in the summary and in eval.
+#[test]
+fn clocks_within_0_pins_the_arrivals_and_every_answer_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("case.json");
+    let case_s = case.to_string_lossy().into_owned();
+    let v = json_of(&[
+        "import",
+        "tests/data/ranks",
+        "--clocks-within",
+        "0",
+        "--format",
+        "json",
+        "-o",
+        &case_s,
+    ]);
+    let rows = v["ranks"]["collectives"].as_array().unwrap();
+    assert_eq!(lo_hi(&rows[1]["lateness"]), (1_444_495, 1_444_495));
+    assert_eq!(rows[1]["last"], 1);
+    // Rank 0 arrived last at #0, 189.388 us after rank 1 (docs/ranks.md's worked example).
+    assert_eq!(rows[0]["last"], 0);
+    assert_eq!(lo_hi(&rows[0]["lateness"]), (189_388, 189_388));
+    for r in rows {
+        assert_eq!(
+            r["arrivals"]["assumes"],
+            serde_json::json!(["clocks-within 0 ns (declared)"])
+        );
+    }
+    assert!(v["ranks"]["suggestions"].as_array().unwrap().is_empty());
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&case).unwrap()).unwrap();
+    let declared: Vec<&serde_json::Value> = written["clock_relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["source"] == "declared")
+        .collect();
+    assert_eq!(declared.len(), 1);
+    assert_eq!(declared[0]["lo"], "0 ns");
+    let eval = json_of(&["eval", &case_s, "--format", "json"]);
+    let mut cross = 0;
+    for a in eval["answers"].as_array().unwrap() {
+        let id = a["id"].as_str().unwrap();
+        if id.starts_with("arrival:") || id.starts_with("offset:") {
+            cross += 1;
+            let notes = a["notes"].to_string();
+            assert!(
+                notes.contains("assumes clocks-within 0 ns (declared)"),
+                "{id}: {notes}"
+            );
+        }
+    }
+    assert_eq!(cross, 9);
+    // A group naming both ranks is the same declaration.
+    let g = json_of(&[
+        "import",
+        "tests/data/ranks",
+        "--clocks-within",
+        "0-1=0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(g["ranks"]["collectives"], v["ranks"]["collectives"]);
+    // The text names the assumption.
+    let (code, text) = import_text(&["tests/data/ranks", "--clocks-within", "0"]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("  assumes clocks-within 0 ns (declared)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("offset:r0:r1: bounded [0 ns, 0 ns]; assumes clocks-within 0 ns (declared)"),
+        "{text}"
+    );
+}
+
+/// A declaration the collectives contradict is refused (exit 2), naming the instance; a loose
+/// enough one is intersected with them; a bad duration names the accepted forms.
+#[test]
+fn a_declaration_the_collectives_contradict_is_refused_naming_the_collective() {
+    let dir = tempfile::tempdir().unwrap();
+    let shifted = shifted_rank1(dir.path(), 1_000_000);
+    let (r0, r1) = (RANK0.to_owned(), shifted.to_string_lossy().into_owned());
+    let (code, text) = import_text(&[&r0, &r1, "--clocks-within", "0"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("contradicts collective 0/allreduce#0: that instance alone puts offset(r1) − offset(r0) in [563.86 us, 1.227827 ms]"),
+        "{text}"
+    );
+    // ±1.1 ms admits the shifted clock and cuts the collectives' [776.438 us, 1.227827 ms]:
+    // the answer uses it and says so.
+    let (code, text) = import_text(&[&r0, &r1, "--clocks-within", "1.1ms"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(
+            "offset:r0:r1: bounded [776.438 us, 1.1 ms]; assumes clocks-within 1.1 ms (declared)\n"
+        ),
+        "{text}"
+    );
+    // ±1.5 ms is looser than the collectives on both sides: no answer uses it, none names it.
+    let (code, text) = import_text(&[&r0, &r1, "--clocks-within", "1.5ms"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("offset:r0:r1: bounded [776.438 us, 1.227827 ms]\n"),
+        "{text}"
+    );
+    for bad in ["1", "-1ms", "soon", "2-1=0", "0-1=fast"] {
+        let (code, text) = import_text(&["tests/data/ranks", &format!("--clocks-within={bad}")]);
+        assert_eq!(code, 2, "{bad}: {text}");
+        assert!(
+            text.contains("command line: --clocks-within: error[bad-value]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("accepted forms: DURATION or RANKS=DURATION"),
+            "{text}"
+        );
+    }
+    let (code, text) = import_text(&[RANK0, "--clocks-within", "0"]);
+    assert_eq!(code, 2);
+    assert!(
+        text.contains("relates the clocks of several ranks"),
+        "{text}"
+    );
+}
+
+/// Two ranks of one host: the traces' shared base time and distinct GPUs give a suggestion,
+/// never an assumption (no declared relation appears without the option).
+#[test]
+fn ranks_of_one_host_get_a_suggestion_not_an_assumption() {
+    let v = json_of(&["import", "tests/data/ranks", "--format", "json"]);
+    let s = v["ranks"]["suggestions"].as_array().unwrap();
+    assert_eq!(s.len(), 1);
+    let s = s[0].as_str().unwrap();
+    assert!(s.starts_with("suggestion (not assumed)"), "{s}");
+    assert!(
+        s.contains("baseTimeNanoseconds 1790857026000000000") && s.contains("gpu0, gpu1"),
+        "{s}"
+    );
+    for r in v["ranks"]["collectives"].as_array().unwrap() {
+        assert_eq!(r["arrivals"]["assumes"], serde_json::json!([]));
+    }
+    // Shifted by 1 ms, rank 1's base time differs: no suggestion.
+    let dir = tempfile::tempdir().unwrap();
+    let shifted = shifted_rank1(dir.path(), 1_000_000);
+    let v = json_of(&[
+        "import",
+        RANK0,
+        &shifted.to_string_lossy(),
+        "--format",
+        "json",
+    ]);
+    assert!(v["ranks"]["suggestions"].as_array().unwrap().is_empty());
 }

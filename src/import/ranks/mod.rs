@@ -31,6 +31,7 @@
 
 pub mod arrivals;
 pub mod command;
+pub mod declare;
 pub mod merged;
 pub mod part;
 mod read;
@@ -128,6 +129,8 @@ pub struct MultiRank {
     pub instances: Vec<MatchedInstance>,
     /// What was assumed or left out.
     pub notes: Vec<String>,
+    /// What the traces suggest but the import does not assume (ranks on one host).
+    pub suggestions: Vec<String>,
 }
 
 /// The trace files `paths` name: files as given, folders' `*.json` / `*.json.gz` files
@@ -474,6 +477,21 @@ pub fn import_ranks_with(
     options: &ImportOptions,
     how: RankOptions,
 ) -> Result<MultiRank, ImportError> {
+    import_ranks_declared(files, options, how, &[])
+}
+
+/// [`import_ranks_with`], with the clock relations the user declares (`--clocks-within`,
+/// [`declare`]) added to the case next to the collectives' relations.
+///
+/// # Errors
+/// As [`import_ranks`]; `bad-value` for a declaration that a collective instance contradicts
+/// (naming it) or that conflicts with the collectives through a chain of ranks.
+pub fn import_ranks_declared(
+    files: &[PathBuf],
+    options: &ImportOptions,
+    how: RankOptions,
+    declared: &[declare::ClocksWithin],
+) -> Result<MultiRank, ImportError> {
     if files.len() < 2 {
         return Err(ImportError::new(
             "$",
@@ -521,6 +539,12 @@ pub fn import_ranks_with(
         ranks.iter().map(|r| by_key(&r.facts.collectives)).collect();
 
     let pairs = relate_pairs(&mut case, &ranks, &keyed, &mut notes);
+    notes.extend(declare::declare(&mut case, &ranks, &pairs, declared)?);
+    let suggestions = if declared.is_empty() {
+        declare::suggestion(&ranks).into_iter().collect()
+    } else {
+        Vec::new()
+    };
     let instances = instance_questions(&mut case, &ranks, &keyed);
     let reference = ranks.first().map_or(0, |r| r.rank);
     for r in ranks.iter().skip(1) {
@@ -539,6 +563,7 @@ pub fn import_ranks_with(
         pairs,
         instances,
         notes,
+        suggestions,
     })
 }
 

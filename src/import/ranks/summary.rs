@@ -144,6 +144,8 @@ pub struct RanksSummary {
     pub unusable: Vec<String>,
     /// Assumptions and caveats.
     pub notes: Vec<String>,
+    /// What the traces suggest but the import does not assume.
+    pub suggestions: Vec<String>,
 }
 
 /// Builds the multi-rank summary from the engine's answers on the merged case.
@@ -303,7 +305,22 @@ pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
             let answer = report
                 .answer(&id)
                 .and_then(|a| a.outcome.verdict())
-                .map_or_else(|| "not asked".to_owned(), ToString::to_string);
+                .map_or_else(
+                    || "not asked".to_owned(),
+                    |v| {
+                        let assumes: Vec<&str> = v
+                            .notes()
+                            .iter()
+                            .filter(|n| n.starts_with("assumes "))
+                            .map(String::as_str)
+                            .collect();
+                        if assumes.is_empty() {
+                            v.to_string()
+                        } else {
+                            format!("{v}; {}", assumes.join("; "))
+                        }
+                    },
+                );
             (id, answer)
         })
         .collect();
@@ -339,7 +356,13 @@ pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
         }
     }
     let mut notes = m.notes.clone();
-    notes.push("offset(b) − offset(a) is bounded by the collectives alone (SPEC §10): each instance only says that no rank finishes before every rank has started, so a bound is at least as wide as the shortest kernels on both sides".to_owned());
+    if m.case
+        .clock_relations
+        .iter()
+        .all(|r| r.source == crate::case::raw::RawRelationSource::Collectives)
+    {
+        notes.push("offset(b) − offset(a) is bounded by the collectives alone (SPEC §10): each instance only says that no rank finishes before every rank has started, so a bound is at least as wide as the shortest kernels on both sides".to_owned());
+    }
     notes.push("kernel times are CUPTI's GPU timestamps as Kineto places them on each rank's host timeline: a bound is only as good as that placement".to_owned());
     RanksSummary {
         ranks: m
@@ -366,6 +389,7 @@ pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
             .collect(),
         unusable,
         notes,
+        suggestions: m.suggestions.clone(),
     }
 }
 
@@ -553,6 +577,9 @@ impl RanksSummary {
         }
         for n in &self.notes {
             s.push_str(&format!("note: {n}\n"));
+        }
+        for n in &self.suggestions {
+            s.push_str(&format!("{n}\n"));
         }
         s
     }
