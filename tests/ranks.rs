@@ -779,3 +779,77 @@ fn ranks_of_one_host_get_a_suggestion_not_an_assumption() {
     ]);
     assert!(v["ranks"]["suggestions"].as_array().unwrap().is_empty());
 }
+
+/// The straggler finding on the real pair (one host clock; rank 1 does 12 matmuls instead of 4
+/// in steps 3 and 6, PROVENANCE.md). Without a declaration the evidence decides the order at
+/// those two instances only: no finding, and the summary says which declaration would decide
+/// the rest. With `--clocks-within 0` (true here) rank 1 is last at 7 of 8, at #1 by exactly
+/// the 1.444495 ms the host clock reads, and the finding names the assumption.
+#[test]
+fn the_straggler_finding_is_stated_only_where_the_evidence_or_a_declaration_decides_it() {
+    let plain = json_of(&["import", "tests/data/ranks", "--format", "json"]);
+    assert_eq!(plain["ranks"]["findings"], serde_json::json!([]));
+    let undecided = plain["ranks"]["undecided"][0].as_str().unwrap();
+    assert!(
+        undecided.starts_with("undecided: rank 1 reads last at 7 of 8 collectives on the clocks as recorded, but the evidence decides only 2"),
+        "{undecided}"
+    );
+    assert!(undecided.contains("W below 119.062 us"), "{undecided}");
+    let r1 = &plain["ranks"]["stragglers"][1];
+    assert_eq!((r1["last"].as_u64(), r1["of"].as_u64()), (Some(2), Some(8)));
+    // Median of [1.216668, 1.338686] ms and [1.668057, 1.790075] ms: the lower ones.
+    assert_eq!(lo_hi(&r1["median_delay"]), (1_216_668, 1_668_057));
+
+    let declared = json_of(&[
+        "import",
+        "tests/data/ranks",
+        "--clocks-within",
+        "0",
+        "--format",
+        "json",
+    ]);
+    let f = &declared["ranks"]["findings"].as_array().unwrap();
+    assert_eq!(f.len(), 1);
+    let f = &f[0];
+    assert_eq!(f["code"], "straggler");
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(
+        (f["rank"].as_u64(), f["late_in"].as_u64(), f["of"].as_u64()),
+        (Some(1), Some(7), Some(8))
+    );
+    // Delays 1.444495 ms, 144.852, 91.157, 1.566513 ms, 150.806, 119.062, 111.831 us: median 144.852 us.
+    assert_eq!(
+        f["delay_ns"],
+        serde_json::json!({"lo": 144_852, "hi": 144_852})
+    );
+    assert_eq!(
+        f["assumes"],
+        serde_json::json!(["clocks-within 0 ns (declared)"])
+    );
+    assert!(f["step_from"]
+        .as_str()
+        .unwrap()
+        .starts_with("median of 8 ProfilerStep ranges on rank 1"));
+    let msg = f["message"].as_str().unwrap();
+    assert!(
+        msg.contains("assumes clocks-within 0 ns (declared)"),
+        "{msg}"
+    );
+    assert!(f["evidence"]["items"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("0/allreduce#1: rank 1 last, 1.444495 ms after the first arrival"));
+    // The text prints it.
+    let (_, text) = import_text(&["tests/data/ranks", "--clocks-within", "0"]);
+    assert!(text.contains("warning straggler: rank 1 arrived last at 7 of 8 collectives, a median 144.852 us after the first rank"), "{text}");
+
+    // The short all-reduces decide the order without a declaration: rank 1 is last at 30 of 40,
+    // by a median of [49.275, 57.767] us, too little against the step to be a finding.
+    let sync = json_of(&["import", "tests/data/ranks-sync", "--format", "json"]);
+    assert_eq!(sync["ranks"]["findings"], serde_json::json!([]));
+    let why = sync["ranks"]["undecided"][0].as_str().unwrap();
+    assert!(
+        why.starts_with("not a straggler finding: rank 1 arrived last at 30 of 40 collectives"),
+        "{why}"
+    );
+}

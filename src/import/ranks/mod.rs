@@ -36,6 +36,7 @@ pub mod merged;
 pub mod part;
 mod read;
 pub mod size;
+pub mod straggler;
 pub mod summary;
 
 use std::collections::BTreeMap;

@@ -137,6 +137,11 @@ pub struct RanksSummary {
     pub ambiguous_last: usize,
     /// Per rank: how often it was the straggler.
     pub stragglers: Vec<StragglerRow>,
+    /// `straggler` findings (docs/findings.md): a rank last at most collectives, by a delay
+    /// significant against the step time.
+    pub findings: Vec<super::straggler::StragglerFinding>,
+    /// Where the evidence leaves the order open: what declaration would decide it.
+    pub undecided: Vec<String>,
     /// Per rank and device: the audit's exposed-time breakdown (exclusive compute, exposed
     /// communication, exposed memory, idle; they add up to the span).
     pub breakdown: Vec<BreakdownRow>,
@@ -332,6 +337,7 @@ pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
         .collect();
     let ambiguous_last = collectives.iter().filter(|c| c.last.is_none()).count();
     let stragglers = straggler_rows(m, &collectives);
+    let (findings, undecided) = super::straggler::stragglers(m, &collectives);
     let mut unusable = Vec::new();
     for r in &m.ranks {
         if r.facts.without_group > 0 {
@@ -376,6 +382,8 @@ pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
         collectives,
         ambiguous_last,
         stragglers,
+        findings,
+        undecided,
         breakdown: m
             .ranks
             .iter()
@@ -487,6 +495,21 @@ impl RanksSummary {
             "\nstragglers ({} instance(s) with no certain last rank)\n{t}\n",
             self.ambiguous_last
         ));
+        for f in &self.findings {
+            s.push_str(&format!("{} {}: {}\n", f.severity, f.code, f.message));
+            for e in &f.evidence.items {
+                s.push_str(&format!("  {e}\n"));
+            }
+            if f.evidence.more > 0 {
+                s.push_str(&format!("  ... and {} more\n", f.evidence.more));
+            }
+        }
+        if self.findings.is_empty() {
+            s.push_str("no straggler finding (docs/findings.md, `straggler`)\n");
+        }
+        for u in &self.undecided {
+            s.push_str(&format!("{u}\n"));
+        }
         s
     }
 }
