@@ -853,3 +853,49 @@ fn the_straggler_finding_is_stated_only_where_the_evidence_or_a_declaration_deci
         "{why}"
     );
 }
+
+/// Transfer against wait: per rank, the collective kernel time is split into waiting for the
+/// last arrival and transferring. With `--clocks-within 0` (true for these ranks) the split is
+/// exact: rank 0 waits at every instance rank 1 arrives last, rank 1 only at #0. Without the
+/// declaration the bounds contain those true values.
+#[test]
+fn kernel_time_splits_into_wait_and_transfer_and_the_bounds_contain_the_truth() {
+    let exact = json_of(&[
+        "import",
+        "tests/data/ranks",
+        "--clocks-within",
+        "0",
+        "--format",
+        "json",
+    ]);
+    let loose = json_of(&["import", "tests/data/ranks", "--format", "json"]);
+    let mut true_wait = [0_i64; 2];
+    for row in exact["ranks"]["collectives"].as_array().unwrap() {
+        let gap = lo_hi(&row["arrivals"]["pairs"][0]["bound"]);
+        assert_eq!(gap.0, gap.1, "exact on one clock");
+        true_wait[0] += gap.0.max(0);
+        true_wait[1] += (-gap.0).max(0);
+    }
+    // 1.444495 + 0.144852 + 0.091157 + 1.566513 + 0.150806 + 0.119062 + 0.111831 ms.
+    assert_eq!(true_wait, [3_628_716, 189_388]);
+    for (rank, want) in true_wait.iter().enumerate() {
+        let e = &exact["ranks"]["comm_split"][rank];
+        let kernel = e["kernel_ns"].as_i64().unwrap();
+        assert_eq!(lo_hi(&e["wait"]), (*want, *want));
+        assert_eq!(lo_hi(&e["transfer"]), (kernel - want, kernel - want));
+        let l = &loose["ranks"]["comm_split"][rank];
+        assert_eq!(l["kernel_ns"], e["kernel_ns"]);
+        let (lo, hi) = lo_hi(&l["wait"]);
+        assert!(
+            lo <= *want && *want <= hi,
+            "rank {rank}: [{lo}, {hi}] misses {want}"
+        );
+        let (lo, hi) = lo_hi(&l["transfer"]);
+        assert!(lo <= kernel - want && kernel - want <= hi);
+    }
+    // The loose bounds as printed (sums of per-instance bounds).
+    assert_eq!(
+        lo_hi(&loose["ranks"]["comm_split"][0]["wait"]),
+        (2_555_354, 5_227_824)
+    );
+}

@@ -397,8 +397,9 @@ fn split(s: &Split) -> (Option<i64>, Option<i64>) {
 }
 
 /// Per matched collective instance and rank: its kernel on the rank's own clock, its arrival
-/// relative to the reference rank's start (bounded through the relations), and the
-/// instance's skew and transfer (repeated on each of its rows).
+/// relative to the reference rank's start (bounded through the relations), the instance's
+/// skew and transfer (repeated on each of its rows), and the rank's own delay over the first
+/// arrival, wait for the last arrival and transfer after it (`arrivals.rs`).
 fn collectives(multi: Option<&MultiRank>, report: &Report) -> Result<Table, Failure> {
     use Kind::{Int, Text};
     let mut t = Table::new(
@@ -417,6 +418,12 @@ fn collectives(multi: Option<&MultiRank>, report: &Report) -> Result<Table, Fail
             ("transfer_lo_ns", Int, true),
             ("transfer_hi_ns", Int, true),
             ("last_rank", Int, true),
+            ("delay_lo_ns", Int, true),
+            ("delay_hi_ns", Int, true),
+            ("wait_lo_ns", Int, true),
+            ("wait_hi_ns", Int, true),
+            ("rank_transfer_lo_ns", Int, true),
+            ("rank_transfer_hi_ns", Int, true),
         ],
     );
     let Some(m) = multi else { return Ok(t) };
@@ -437,6 +444,10 @@ fn collectives(multi: Option<&MultiRank>, report: &Report) -> Result<Table, Fail
                     .and_then(|v| v.range())
                     .map(|(lo, hi)| (lo.as_i64(), hi.as_i64())),
             };
+            let mine = row.arrivals.ranks.iter().find(|x| x.rank == *rank);
+            let (delay_lo, delay_hi) = mine.map_or((None, None), |x| split(&x.delay));
+            let (wait_lo, wait_hi) = mine.map_or((None, None), |x| split(&x.wait));
+            let (own_lo, own_hi) = mine.map_or((None, None), |x| split(&x.transfer));
             t.push(vec![
                 Cell::S(Some(row.instance.clone())),
                 Cell::S(Some(inst.key.clone())),
@@ -451,6 +462,12 @@ fn collectives(multi: Option<&MultiRank>, report: &Report) -> Result<Table, Fail
                 Cell::I(tr_lo),
                 Cell::I(tr_hi),
                 Cell::I(row.last.map(i64::from)),
+                Cell::I(delay_lo),
+                Cell::I(delay_hi),
+                Cell::I(wait_lo),
+                Cell::I(wait_hi),
+                Cell::I(own_lo),
+                Cell::I(own_hi),
             ]);
         }
     }

@@ -110,6 +110,22 @@ pub struct StragglerRow {
     pub lateness: Option<Split>,
 }
 
+/// One rank's collective kernel time, split into waiting for the last arrival and
+/// transferring after it (sums of per-instance bounds: the truth lies inside).
+#[derive(Clone, Debug, Serialize)]
+pub struct CommSplitRow {
+    /// The rank.
+    pub rank: u32,
+    /// Matched instances it ran.
+    pub instances: usize,
+    /// Their kernel time on the rank (exact, one clock).
+    pub kernel_ns: i128,
+    /// Of it, waiting for the last rank to arrive.
+    pub wait: Split,
+    /// Of it, after the last arrival.
+    pub transfer: Split,
+}
+
 /// One rank's device, broken down as `worksheet audit` breaks it down.
 #[derive(Clone, Debug, Serialize)]
 pub struct BreakdownRow {
@@ -137,6 +153,8 @@ pub struct RanksSummary {
     pub ambiguous_last: usize,
     /// Per rank: how often it was the straggler.
     pub stragglers: Vec<StragglerRow>,
+    /// Per rank: collective kernel time split into wait and transfer.
+    pub comm_split: Vec<CommSplitRow>,
     /// `straggler` findings (docs/findings.md): a rank last at most collectives, by a delay
     /// significant against the step time.
     pub findings: Vec<super::straggler::StragglerFinding>,
@@ -267,6 +285,42 @@ fn median_bound(xs: &[(i128, i128)]) -> Option<(i128, i128)> {
     Some((lo[mid], hi[mid]))
 }
 
+/// Per rank: the sum over its instances of the kernel time, the wait and the transfer.
+fn comm_split(m: &MultiRank, collectives: &[CollectiveRow]) -> Vec<CommSplitRow> {
+    m.ranks
+        .iter()
+        .map(|r| {
+            let mut row = CommSplitRow {
+                rank: r.rank,
+                instances: 0,
+                kernel_ns: 0,
+                wait: bounded((0, 0)),
+                transfer: bounded((0, 0)),
+            };
+            let add = |sum: &mut Split, x: &Split| {
+                *sum = match (&*sum, x) {
+                    (Split::Bounded { lo_ns, hi_ns }, Split::Bounded { lo_ns: l, hi_ns: h }) => {
+                        bounded((lo_ns + l, hi_ns + h))
+                    }
+                    (Split::Unknown { why }, _) | (_, Split::Unknown { why }) => {
+                        Split::Unknown { why: why.clone() }
+                    }
+                };
+            };
+            for c in collectives {
+                if let Some(x) = c.arrivals.ranks.iter().find(|x| x.rank == r.rank) {
+                    row.instances += 1;
+                    row.kernel_ns += i128::from(x.duration_ns);
+                    add(&mut row.wait, &x.wait);
+                    add(&mut row.transfer, &x.transfer);
+                }
+            }
+            row
+        })
+        .filter(|row| row.instances > 0)
+        .collect()
+}
+
 /// Per rank: how often it was certainly last, and the median of its delay there.
 fn straggler_rows(m: &MultiRank, collectives: &[CollectiveRow]) -> Vec<StragglerRow> {
     m.ranks
@@ -338,6 +392,7 @@ pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
     let ambiguous_last = collectives.iter().filter(|c| c.last.is_none()).count();
     let stragglers = straggler_rows(m, &collectives);
     let (findings, undecided) = super::straggler::stragglers(m, &collectives);
+    let comm_split = comm_split(m, &collectives);
     let mut unusable = Vec::new();
     for r in &m.ranks {
         if r.facts.without_group > 0 {
@@ -382,6 +437,7 @@ pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
         collectives,
         ambiguous_last,
         stragglers,
+        comm_split,
         findings,
         undecided,
         breakdown: m
@@ -494,6 +550,25 @@ impl RanksSummary {
         s.push_str(&format!(
             "\nstragglers ({} instance(s) with no certain last rank)\n{t}\n",
             self.ambiguous_last
+        ));
+        let mut t = table(&[
+            "rank",
+            "instances",
+            "collective kernel time",
+            "waiting for the last arrival",
+            "transferring",
+        ]);
+        for r in &self.comm_split {
+            t.add_row(vec![
+                r.rank.to_string(),
+                r.instances.to_string(),
+                wide(r.kernel_ns),
+                r.wait.text(),
+                r.transfer.text(),
+            ]);
+        }
+        s.push_str(&format!(
+            "\nper rank: collective kernel time split into waiting and transfer (sums of the per-instance bounds; a profiler counts it all as communication)\n{t}\n"
         ));
         for f in &self.findings {
             s.push_str(&format!("{} {}: {}\n", f.severity, f.code, f.message));
