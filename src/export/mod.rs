@@ -25,7 +25,7 @@ pub use tables::{build, Column, Input, Table, Values};
 /// The value of the `format` key in every file's key-value metadata.
 pub const FORMAT: &str = "worksheet-parquet";
 /// The schema version (the `version` key); raised on any change to a table's columns.
-pub const VERSION: &str = "2";
+pub const VERSION: &str = "3";
 
 /// `worksheet export`'s arguments.
 #[derive(Args, Debug, Clone)]

@@ -10,7 +10,7 @@ use crate::case::raw::RawCase;
 use crate::case::{validate, Ask, Case};
 use crate::engine::{evaluate, Report};
 use crate::exit::{Failure, EXIT_INPUT};
-use crate::import::ranks::summary::{from_report, Split};
+use crate::import::ranks::summary::{from_report, RanksSummary, Split};
 use crate::import::ranks::{expand, import_ranks_with, is_multi, MultiRank, RankOptions};
 use crate::import::{import_path, read_audit_trace, summarize, ImportOptions, Imported};
 use crate::verdict::Verdict;
@@ -248,12 +248,13 @@ pub fn build(input: &Input) -> Result<Vec<Table>, Failure> {
     let case = validate(raw.clone(), "export").map_err(internal)?;
     let report = evaluate(&case);
     let multi = input.multi.as_ref();
+    let ranks = multi.map(|m| from_report(m, &report));
     Ok(vec![
         phases(&case, input)?,
         steps(&case, input)?,
-        collectives(multi, &report)?,
+        collectives(multi.zip(ranks.as_ref()), &report)?,
         relations(&case, input)?,
-        findings(input)?,
+        findings(input, ranks.as_ref())?,
         summary(input)?,
     ])
 }
@@ -400,7 +401,10 @@ fn split(s: &Split) -> (Option<i64>, Option<i64>) {
 /// relative to the reference rank's start (bounded through the relations), the instance's
 /// skew and transfer (repeated on each of its rows), and the rank's own delay over the first
 /// arrival, wait for the last arrival and transfer after it (`arrivals.rs`).
-fn collectives(multi: Option<&MultiRank>, report: &Report) -> Result<Table, Failure> {
+fn collectives(
+    multi: Option<(&MultiRank, &RanksSummary)>,
+    report: &Report,
+) -> Result<Table, Failure> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "collectives",
@@ -426,14 +430,15 @@ fn collectives(multi: Option<&MultiRank>, report: &Report) -> Result<Table, Fail
             ("rank_transfer_hi_ns", Int, true),
         ],
     );
-    let Some(m) = multi else { return Ok(t) };
+    let Some((m, summary)) = multi else {
+        return Ok(t);
+    };
     let answers: HashMap<&str, &Verdict> = report
         .answers
         .iter()
         .filter_map(|a| a.outcome.verdict().map(|v| (a.id.as_str(), v)))
         .collect();
-    let rows = from_report(m, report).collectives;
-    for (inst, row) in m.instances.iter().zip(&rows) {
+    for (inst, row) in m.instances.iter().zip(&summary.collectives) {
         let (skew_lo, skew_hi) = split(&row.skew);
         let (tr_lo, tr_hi) = split(&row.transfer);
         for (rank, c, question) in &inst.per_rank {
@@ -508,8 +513,9 @@ fn relations(case: &Case, input: &Input) -> Result<Table, Failure> {
 }
 
 /// Findings: the audit's (`worksheet audit`), per input file, in its order (most severe
-/// first).
-fn findings(input: &Input) -> Result<Table, Failure> {
+/// first), then the multi-rank import's `straggler` findings (count: the instances where the
+/// rank was certainly last).
+fn findings(input: &Input, ranks: Option<&RanksSummary>) -> Result<Table, Failure> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "findings",
@@ -537,6 +543,20 @@ fn findings(input: &Input) -> Result<Table, Failure> {
                 Cell::S(Some(f.fix.clone())),
             ]);
         }
+    }
+    for f in ranks.map_or(&[][..], |r| r.findings.as_slice()) {
+        t.push(vec![
+            Cell::I(Some(i64::from(f.rank))),
+            Cell::S(Some(f.code.to_owned())),
+            Cell::S(Some(f.severity.to_owned())),
+            Cell::I(Some(ns(f.late_in as i128)?)),
+            Cell::S(Some(f.message.clone())),
+            Cell::S(Some(f.evidence.items.join("\n"))),
+            Cell::I(Some(ns(f.evidence.more as i128)?)),
+            Cell::S(Some(
+                "find what this rank does before the collective that the others do not (docs/findings.md, `straggler`)".to_owned(),
+            )),
+        ]);
     }
     Ok(t)
 }
