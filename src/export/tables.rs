@@ -11,7 +11,9 @@ use crate::case::{validate, Ask, Case};
 use crate::engine::{evaluate, Report};
 use crate::exit::{Failure, EXIT_INPUT};
 use crate::import::ranks::summary::{from_report, RanksSummary, Split};
-use crate::import::ranks::{expand, import_ranks_with, is_multi, MultiRank, RankOptions};
+use crate::import::ranks::{
+    declare, expand, import_ranks_declared, is_multi, MultiRank, RankOptions,
+};
 use crate::import::{import_path, read_audit_trace, summarize, ImportOptions, Imported};
 use crate::verdict::Verdict;
 
@@ -123,10 +125,26 @@ pub struct Input {
 /// Loads `paths`: several traces or a folder (one multi-rank case), one trace, or a case
 /// file (a single file the trace importers refuse, that parses as a case).
 ///
+/// `clocks_within`: `--clocks-within` values (several ranks only).
+///
 /// # Errors
-/// The import's error (exit 2) when nothing reads the input.
-pub fn load(paths: &[PathBuf], round_sub_ns: bool) -> Result<Input, Failure> {
+/// The import's error (exit 2) when nothing reads the input, or a bad `--clocks-within`.
+pub fn load(
+    paths: &[PathBuf],
+    round_sub_ns: bool,
+    clocks_within: &[String],
+) -> Result<Input, Failure> {
     let options = ImportOptions { round_sub_ns };
+    let declared = clocks_within
+        .iter()
+        .map(|t| declare::parse(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !is_multi(paths) && !declared.is_empty() {
+        return Err(declare::option_error(
+            "--clocks-within relates the clocks of several ranks; give two or more traces (or a folder of them)".to_owned(),
+        )
+        .into());
+    }
     if is_multi(paths) {
         let files = expand(paths)?;
         // Every phase is exported: the ranks' cases are kept and merged (memory grows with
@@ -136,7 +154,7 @@ pub fn load(paths: &[PathBuf], round_sub_ns: bool) -> Result<Input, Failure> {
             keep_cases: true,
             progress: true,
         };
-        let mut multi = import_ranks_with(&files, &options, how)?;
+        let mut multi = import_ranks_declared(&files, &options, how, &declared)?;
         let merged = multi
             .take_merged(multi.case.clone())
             .ok_or_else(|| internal("the ranks' cases were not kept for the merged case"))?;
@@ -620,7 +638,7 @@ mod tests {
     #[test]
     fn a_single_rank_trace_exports_its_rank_steps_and_findings() {
         let path = PathBuf::from("tests/data/ranks/rank1.json.gz");
-        let input = load(std::slice::from_ref(&path), false).expect("loads");
+        let input = load(std::slice::from_ref(&path), false, &[]).expect("loads");
         assert_eq!(input.rank, Some(1));
         let tables = build(&input).expect("tables");
         assert!(ints(&tables[0], "rank").iter().all(|r| *r == Some(1)));
@@ -681,6 +699,7 @@ mod tests {
         let input = load(
             &[PathBuf::from("fixtures/cases/phases-with-gap.json")],
             false,
+            &[],
         )
         .expect("a case file loads");
         let tables = build(&input).expect("tables");
@@ -699,6 +718,51 @@ mod tests {
         assert_eq!(ints(&tables[5], "gap_total_ns"), vec![Some(20_000)]);
     }
 
+    /// With one host clock declared, the straggler finding of the real pair is a row of
+    /// `findings`, and each rank's wait in `collectives` is exact.
+    #[test]
+    fn a_declared_clock_exports_the_straggler_and_exact_waits() {
+        let input = load(
+            &[PathBuf::from("tests/data/ranks")],
+            false,
+            &["0".to_owned()],
+        )
+        .expect("loads");
+        let tables = build(&input).expect("tables");
+        let findings = &tables[4];
+        let codes = match &findings
+            .columns
+            .iter()
+            .find(|c| c.name == "code")
+            .unwrap()
+            .values
+        {
+            Values::Text(v) => v.clone(),
+            Values::Int(_) => panic!("text"),
+        };
+        let at = codes
+            .iter()
+            .position(|c| c.as_deref() == Some("straggler"))
+            .expect("a straggler row");
+        assert_eq!(ints(findings, "rank")[at], Some(1));
+        assert_eq!(ints(findings, "count")[at], Some(7));
+        let c = &tables[2];
+        assert_eq!(ints(c, "wait_lo_ns"), ints(c, "wait_hi_ns"));
+        let rank0_wait: i64 = ints(c, "rank")
+            .iter()
+            .zip(ints(c, "wait_lo_ns"))
+            .filter(|(r, _)| **r == Some(0))
+            .map(|(_, w)| w.unwrap())
+            .sum();
+        assert_eq!(rank0_wait, 3_628_716);
+        assert!(load(
+            &[PathBuf::from("tests/data/ranks")],
+            false,
+            &["soon".to_owned()]
+        )
+        .is_err());
+    }
+
     #[test]
     fn a_declared_relation_is_exported_with_its_bound() {
         let input = load(
@@ -706,6 +770,7 @@ mod tests {
                 "fixtures/edge-controls/40-point-relation-is-exact.json",
             )],
             false,
+            &[],
         )
         .expect("loads");
         let t = build(&input).expect("tables").remove(3);
