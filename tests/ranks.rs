@@ -531,7 +531,22 @@ fn lo_hi(v: &serde_json::Value) -> (i64, i64) {
 /// delay follow from those answers by the rules of `arrivals.rs`, recomputed here.
 #[test]
 fn summary_figures_are_evals_answers_on_every_rank_set() {
-    for (set, declared) in rank_sets()
+    // And three ranks: the real pair plus a copy of rank 1 as rank 2, its clock 50 us later
+    // (every pair of ranks is asked; the last rank needs every pair to agree).
+    let three = tempfile::tempdir().unwrap();
+    std::fs::copy(RANK0, three.path().join("rank0.json.gz")).unwrap();
+    std::fs::copy(RANK1, three.path().join("rank1.json.gz")).unwrap();
+    let copy = shifted_copy(RANK1, three.path(), 50_000);
+    let text = std::fs::read_to_string(&copy)
+        .unwrap()
+        .replacen("\"rank\": 1,", "\"rank\": 2,", 1)
+        .replacen("\"world_size\": 2", "\"world_size\": 3", 1);
+    assert!(text.contains("\"rank\": 2,"));
+    std::fs::write(three.path().join("rank2.json"), text).unwrap();
+    std::fs::remove_file(copy).unwrap();
+    let mut sets = rank_sets();
+    sets.push(three.path().to_path_buf());
+    for (set, declared) in sets
         .into_iter()
         .flat_map(|s| [(s.clone(), None), (s, Some("0"))])
     {
@@ -570,6 +585,8 @@ fn summary_figures_are_evals_answers_on_every_rank_set() {
             let mut skew = (0_i64, 0_i64);
             let mut delay: std::collections::HashMap<u64, (i64, i64)> =
                 dur.keys().map(|r| (*r, (0, 0))).collect();
+            // gap[(a, b)] ∋ start_b − start_a, for both orders.
+            let mut gap: std::collections::HashMap<(u64, u64), (i64, i64)> = Default::default();
             for p in arr["pairs"].as_array().unwrap() {
                 let (a, b) = (p["a"].as_u64().unwrap(), p["b"].as_u64().unwrap());
                 let id = p["question"].as_str().expect("every pair is asked");
@@ -581,6 +598,8 @@ fn summary_figures_are_evals_answers_on_every_rank_set() {
                 // On these traces every instance gave its pair's relation, so causality adds
                 // nothing: the bound is eval's answer itself.
                 assert_eq!(both, eval_says, "{set_s} {name}");
+                gap.insert((a, b), both);
+                gap.insert((b, a), (-both.1, -both.0));
                 // start_b − start_a ∈ both: b's delay over a, and a's over b.
                 let db = delay.get_mut(&b).unwrap();
                 *db = (db.0.max(both.0), db.1.max(both.1));
@@ -600,12 +619,19 @@ fn summary_figures_are_evals_answers_on_every_rank_set() {
                     "{wide}"
                 );
             }
-            match row["last"].as_u64() {
-                Some(last) => {
-                    assert!(delay[&last].0 > 0, "{name}");
-                    assert_eq!(lo_hi(&row["lateness"]), delay[&last], "{name}");
-                }
-                None => assert!(delay.values().all(|d| d.0 <= 0), "{name}"),
+            let certainly_last: Vec<u64> = dur
+                .keys()
+                .copied()
+                .filter(|r| dur.keys().filter(|q| *q != r).all(|q| gap[&(*q, *r)].0 > 0))
+                .collect();
+            assert!(certainly_last.len() <= 1);
+            assert_eq!(
+                row["last"].as_u64(),
+                certainly_last.first().copied(),
+                "{set_s} {name}"
+            );
+            if let Some(last) = row["last"].as_u64() {
+                assert_eq!(lo_hi(&row["lateness"]), delay[&last], "{name}");
             }
         }
     }
