@@ -175,7 +175,7 @@ fn duckdb_busy_time_and_stragglers_agree_with_worksheet() {
 
     assert_eq!(
         sql["meta"],
-        serde_json::json!([["format", "worksheet-parquet"], ["version", "2"]])
+        serde_json::json!([["format", "worksheet-parquet"], ["version", "3"]])
     );
     findings_and_steps_agree_with_audit(&sql);
 }

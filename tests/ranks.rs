@@ -129,8 +129,17 @@ fn rank1_is_the_straggler_of_steps_3_and_6() {
     let r1 = s.stragglers.iter().find(|r| r.rank == 1).unwrap();
     assert_eq!(r1.last, 2);
     assert_eq!(s.ambiguous_last, 6);
-    // Where the arrival bound is as wide as the kernel, the time is not split.
-    assert!(matches!(s.collectives[2].skew, Split::Unknown { .. }));
+    // Where the arrival bound is as wide as the kernel, it is still the bound (audit A5), and
+    // the note quotes that bound's own width.
+    assert_eq!(
+        s.collectives[2].skew,
+        Split::Bounded {
+            lo_ns: 0,
+            hi_ns: 368_414
+        }
+    );
+    let wide = s.collectives[2].wide.as_deref().unwrap();
+    assert!(wide.contains("only known within 368.414 us"), "{wide}");
     // Where it is split, skew and transfer are bounded and the transfer fits in the kernel.
     let c = &s.collectives[1];
     assert_eq!(
@@ -484,4 +493,435 @@ fn per_rank_breakdown_is_the_audit_breakdown_of_each_rank_file() {
             assert_eq!(parts, row["span_ns"].as_i64().unwrap());
         }
     }
+}
+
+/// The trace sets under `tests/data/ranks*`, each a folder of rank files.
+fn rank_sets() -> Vec<PathBuf> {
+    let mut sets: Vec<PathBuf> = std::fs::read_dir("tests/data")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("ranks"))
+        })
+        .collect();
+    sets.sort();
+    assert!(sets.len() >= 2, "{sets:?}");
+    sets
+}
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(args)
+        .assert()
+        .success();
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+fn lo_hi(v: &serde_json::Value) -> (i64, i64) {
+    assert_eq!(v["verdict"], "bounded", "{v}");
+    (v["lo_ns"].as_i64().unwrap(), v["hi_ns"].as_i64().unwrap())
+}
+
+/// Audit A5: for every instance of every real trace set, the summary's figures are the
+/// answers `worksheet eval` gives on the imported case (intersected with the clock-free bound,
+/// which the test recomputes from the kernel durations), and the skew, the last rank and its
+/// delay follow from those answers by the rules of `arrivals.rs`, recomputed here.
+#[test]
+fn summary_figures_are_evals_answers_on_every_rank_set() {
+    // And three ranks: the real pair plus a copy of rank 1 as rank 2, its clock 50 us later
+    // (every pair of ranks is asked; the last rank needs every pair to agree).
+    let three = tempfile::tempdir().unwrap();
+    std::fs::copy(RANK0, three.path().join("rank0.json.gz")).unwrap();
+    std::fs::copy(RANK1, three.path().join("rank1.json.gz")).unwrap();
+    let copy = shifted_copy(RANK1, three.path(), 50_000);
+    let text = std::fs::read_to_string(&copy)
+        .unwrap()
+        .replacen("\"rank\": 1,", "\"rank\": 2,", 1)
+        .replacen("\"world_size\": 2", "\"world_size\": 3", 1);
+    assert!(text.contains("\"rank\": 2,"));
+    std::fs::write(three.path().join("rank2.json"), text).unwrap();
+    std::fs::remove_file(copy).unwrap();
+    let mut sets = rank_sets();
+    sets.push(three.path().to_path_buf());
+    for (set, declared) in sets
+        .into_iter()
+        .flat_map(|s| [(s.clone(), None), (s, Some("0"))])
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let case = dir.path().join("case.json");
+        let set_s = set.to_string_lossy().into_owned();
+        let case_s = case.to_string_lossy().into_owned();
+        let mut args = vec!["import", &set_s, "--format", "json", "-o", &case_s];
+        if let Some(d) = declared {
+            args.extend(["--clocks-within", d]);
+        }
+        let summary = json_of(&args);
+        let eval = json_of(&["eval", &case_s, "--format", "json"]);
+        let answers: std::collections::HashMap<String, serde_json::Value> = eval["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| (a["id"].as_str().unwrap().to_owned(), a.clone()))
+            .collect();
+        let rows = summary["ranks"]["collectives"].as_array().unwrap();
+        assert!(!rows.is_empty(), "{set_s}");
+        for row in rows {
+            let name = row["instance"].as_str().unwrap();
+            let arr = &row["arrivals"];
+            let dur: std::collections::HashMap<u64, i64> = arr["ranks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    (
+                        r["rank"].as_u64().unwrap(),
+                        r["duration_ns"].as_i64().unwrap(),
+                    )
+                })
+                .collect();
+            let mut skew = (0_i64, 0_i64);
+            let mut delay: std::collections::HashMap<u64, (i64, i64)> =
+                dur.keys().map(|r| (*r, (0, 0))).collect();
+            // gap[(a, b)] ∋ start_b − start_a, for both orders.
+            let mut gap: std::collections::HashMap<(u64, u64), (i64, i64)> = Default::default();
+            for p in arr["pairs"].as_array().unwrap() {
+                let (a, b) = (p["a"].as_u64().unwrap(), p["b"].as_u64().unwrap());
+                let id = p["question"].as_str().expect("every pair is asked");
+                let eval_says = lo_hi(&answers[id]);
+                assert_eq!(lo_hi(&p["offset_based"]), eval_says, "{set_s} {name} {id}");
+                assert_eq!(lo_hi(&p["clock_free"]), (-dur[&b], dur[&a]), "{name}");
+                let both = (eval_says.0.max(-dur[&b]), eval_says.1.min(dur[&a]));
+                assert_eq!(lo_hi(&p["bound"]), both, "{set_s} {name}");
+                // On these traces every instance gave its pair's relation, so causality adds
+                // nothing: the bound is eval's answer itself.
+                assert_eq!(both, eval_says, "{set_s} {name}");
+                gap.insert((a, b), both);
+                gap.insert((b, a), (-both.1, -both.0));
+                // start_b − start_a ∈ both: b's delay over a, and a's over b.
+                let db = delay.get_mut(&b).unwrap();
+                *db = (db.0.max(both.0), db.1.max(both.1));
+                let da = delay.get_mut(&a).unwrap();
+                *da = (da.0.max(-both.1), da.1.max(-both.0));
+            }
+            for r in arr["ranks"].as_array().unwrap() {
+                let d = delay[&r["rank"].as_u64().unwrap()];
+                assert_eq!(lo_hi(&r["delay"]), d, "{set_s} {name}");
+                skew = (skew.0.max(d.0), skew.1.max(d.1));
+            }
+            assert_eq!(lo_hi(&row["skew"]), skew, "{set_s} {name}");
+            if let Some(wide) = row["wide"].as_str() {
+                let width = worksheet::engine::wide(i128::from(skew.1 - skew.0));
+                assert!(
+                    wide.contains(&format!("only known within {width} ")),
+                    "{wide}"
+                );
+            }
+            let certainly_last: Vec<u64> = dur
+                .keys()
+                .copied()
+                .filter(|r| dur.keys().filter(|q| *q != r).all(|q| gap[&(*q, *r)].0 > 0))
+                .collect();
+            assert!(certainly_last.len() <= 1);
+            assert_eq!(
+                row["last"].as_u64(),
+                certainly_last.first().copied(),
+                "{set_s} {name}"
+            );
+            if let Some(last) = row["last"].as_u64() {
+                assert_eq!(lo_hi(&row["lateness"]), delay[&last], "{name}");
+            }
+        }
+    }
+}
+
+fn import_text(args: &[&str]) -> (i32, String) {
+    let out = Command::cargo_bin("worksheet")
+        .unwrap()
+        .arg("import")
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap(), text)
+}
+
+/// `--clocks-within 0` (one host clock, which is true of these ranks) is a declared relation:
+/// rank 1's arrival at the all-reduce of step 3 is then exactly the 1.444495 ms the shared host
+/// clock reads, and every answer that uses the declaration says so, in the summary and in eval.
+#[test]
+fn clocks_within_0_pins_the_arrivals_and_every_answer_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("case.json");
+    let case_s = case.to_string_lossy().into_owned();
+    let v = json_of(&[
+        "import",
+        "tests/data/ranks",
+        "--clocks-within",
+        "0",
+        "--format",
+        "json",
+        "-o",
+        &case_s,
+    ]);
+    let rows = v["ranks"]["collectives"].as_array().unwrap();
+    assert_eq!(lo_hi(&rows[1]["lateness"]), (1_444_495, 1_444_495));
+    assert_eq!(rows[1]["last"], 1);
+    // Rank 0 arrived last at #0, 189.388 us after rank 1 (docs/ranks.md's worked example).
+    assert_eq!(rows[0]["last"], 0);
+    assert_eq!(lo_hi(&rows[0]["lateness"]), (189_388, 189_388));
+    for r in rows {
+        assert_eq!(
+            r["arrivals"]["assumes"],
+            serde_json::json!(["clocks-within 0 ns (declared)"])
+        );
+    }
+    assert!(v["ranks"]["suggestions"].as_array().unwrap().is_empty());
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&case).unwrap()).unwrap();
+    let declared: Vec<&serde_json::Value> = written["clock_relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["source"] == "declared")
+        .collect();
+    assert_eq!(declared.len(), 1);
+    assert_eq!(declared[0]["lo"], "0 ns");
+    let eval = json_of(&["eval", &case_s, "--format", "json"]);
+    let mut cross = 0;
+    for a in eval["answers"].as_array().unwrap() {
+        let id = a["id"].as_str().unwrap();
+        if id.starts_with("arrival:") || id.starts_with("offset:") {
+            cross += 1;
+            let notes = a["notes"].to_string();
+            assert!(
+                notes.contains("assumes clocks-within 0 ns (declared)"),
+                "{id}: {notes}"
+            );
+        }
+    }
+    assert_eq!(cross, 9);
+    // A group naming both ranks is the same declaration.
+    let g = json_of(&[
+        "import",
+        "tests/data/ranks",
+        "--clocks-within",
+        "0-1=0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(g["ranks"]["collectives"], v["ranks"]["collectives"]);
+    // The text names the assumption.
+    let (code, text) = import_text(&["tests/data/ranks", "--clocks-within", "0"]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("  assumes clocks-within 0 ns (declared)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("offset:r0:r1: bounded [0 ns, 0 ns]; assumes clocks-within 0 ns (declared)"),
+        "{text}"
+    );
+}
+
+/// A declaration the collectives contradict is refused (exit 2), naming the instance; a loose
+/// enough one is intersected with them; a bad duration names the accepted forms.
+#[test]
+fn a_declaration_the_collectives_contradict_is_refused_naming_the_collective() {
+    let dir = tempfile::tempdir().unwrap();
+    let shifted = shifted_rank1(dir.path(), 1_000_000);
+    let (r0, r1) = (RANK0.to_owned(), shifted.to_string_lossy().into_owned());
+    let (code, text) = import_text(&[&r0, &r1, "--clocks-within", "0"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("contradicts collective 0/allreduce#0: that instance alone puts offset(r1) − offset(r0) in [563.86 us, 1.227827 ms]"),
+        "{text}"
+    );
+    // ±1.1 ms admits the shifted clock and cuts the collectives' [776.438 us, 1.227827 ms]:
+    // the answer uses it and says so.
+    let (code, text) = import_text(&[&r0, &r1, "--clocks-within", "1.1ms"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(
+            "offset:r0:r1: bounded [776.438 us, 1.1 ms]; assumes clocks-within 1.1 ms (declared)\n"
+        ),
+        "{text}"
+    );
+    // ±1.5 ms is looser than the collectives on both sides: no answer uses it, none names it.
+    let (code, text) = import_text(&[&r0, &r1, "--clocks-within", "1.5ms"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("offset:r0:r1: bounded [776.438 us, 1.227827 ms]\n"),
+        "{text}"
+    );
+    for bad in ["1", "-1ms", "soon", "2-1=0", "0-1=fast"] {
+        let (code, text) = import_text(&["tests/data/ranks", &format!("--clocks-within={bad}")]);
+        assert_eq!(code, 2, "{bad}: {text}");
+        assert!(
+            text.contains("command line: --clocks-within: error[bad-value]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("accepted forms: DURATION or RANKS=DURATION"),
+            "{text}"
+        );
+    }
+    let (code, text) = import_text(&[RANK0, "--clocks-within", "0"]);
+    assert_eq!(code, 2);
+    assert!(
+        text.contains("relates the clocks of several ranks"),
+        "{text}"
+    );
+}
+
+/// Two ranks of one host: the traces' shared base time and distinct GPUs give a suggestion,
+/// never an assumption (no declared relation appears without the option).
+#[test]
+fn ranks_of_one_host_get_a_suggestion_not_an_assumption() {
+    let v = json_of(&["import", "tests/data/ranks", "--format", "json"]);
+    let s = v["ranks"]["suggestions"].as_array().unwrap();
+    assert_eq!(s.len(), 1);
+    let s = s[0].as_str().unwrap();
+    assert!(s.starts_with("suggestion (not assumed)"), "{s}");
+    assert!(
+        s.contains("baseTimeNanoseconds 1790857026000000000") && s.contains("gpu0, gpu1"),
+        "{s}"
+    );
+    for r in v["ranks"]["collectives"].as_array().unwrap() {
+        assert_eq!(r["arrivals"]["assumes"], serde_json::json!([]));
+    }
+    // Shifted by 1 ms, rank 1's base time differs: no suggestion.
+    let dir = tempfile::tempdir().unwrap();
+    let shifted = shifted_rank1(dir.path(), 1_000_000);
+    let v = json_of(&[
+        "import",
+        RANK0,
+        &shifted.to_string_lossy(),
+        "--format",
+        "json",
+    ]);
+    assert!(v["ranks"]["suggestions"].as_array().unwrap().is_empty());
+}
+
+/// The straggler finding on the real pair (one host clock; rank 1 does 12 matmuls instead of 4
+/// in steps 3 and 6, PROVENANCE.md). Without a declaration the evidence decides the order at
+/// those two instances only: no finding, and the summary says which declaration would decide
+/// the rest. With `--clocks-within 0` (true here) rank 1 is last at 7 of 8, at #1 by exactly
+/// the 1.444495 ms the host clock reads, and the finding names the assumption.
+#[test]
+fn the_straggler_finding_is_stated_only_where_the_evidence_or_a_declaration_decides_it() {
+    let plain = json_of(&["import", "tests/data/ranks", "--format", "json"]);
+    assert_eq!(plain["ranks"]["findings"], serde_json::json!([]));
+    let undecided = plain["ranks"]["undecided"][0].as_str().unwrap();
+    assert!(
+        undecided.starts_with("undecided: rank 1 reads last at 7 of 8 collectives on the clocks as recorded, but the evidence decides only 2"),
+        "{undecided}"
+    );
+    assert!(undecided.contains("W below 119.062 us"), "{undecided}");
+    let r1 = &plain["ranks"]["stragglers"][1];
+    assert_eq!((r1["last"].as_u64(), r1["of"].as_u64()), (Some(2), Some(8)));
+    // Median of [1.216668, 1.338686] ms and [1.668057, 1.790075] ms: the lower ones.
+    assert_eq!(lo_hi(&r1["median_delay"]), (1_216_668, 1_668_057));
+
+    let declared = json_of(&[
+        "import",
+        "tests/data/ranks",
+        "--clocks-within",
+        "0",
+        "--format",
+        "json",
+    ]);
+    let f = &declared["ranks"]["findings"].as_array().unwrap();
+    assert_eq!(f.len(), 1);
+    let f = &f[0];
+    assert_eq!(f["code"], "straggler");
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(
+        (f["rank"].as_u64(), f["late_in"].as_u64(), f["of"].as_u64()),
+        (Some(1), Some(7), Some(8))
+    );
+    // Delays 1.444495 ms, 144.852, 91.157, 1.566513 ms, 150.806, 119.062, 111.831 us: median 144.852 us.
+    assert_eq!(
+        f["delay_ns"],
+        serde_json::json!({"lo": 144_852, "hi": 144_852})
+    );
+    assert_eq!(
+        f["assumes"],
+        serde_json::json!(["clocks-within 0 ns (declared)"])
+    );
+    assert!(f["step_from"]
+        .as_str()
+        .unwrap()
+        .starts_with("median of 8 ProfilerStep ranges on rank 1"));
+    let msg = f["message"].as_str().unwrap();
+    assert!(
+        msg.contains("assumes clocks-within 0 ns (declared)"),
+        "{msg}"
+    );
+    assert!(f["evidence"]["items"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("0/allreduce#1: rank 1 last, 1.444495 ms after the first arrival"));
+    // The text prints it.
+    let (_, text) = import_text(&["tests/data/ranks", "--clocks-within", "0"]);
+    assert!(text.contains("warning straggler: rank 1 arrived last at 7 of 8 collectives, a median 144.852 us after the first rank"), "{text}");
+
+    // The short all-reduces decide the order without a declaration: rank 1 is last at 30 of 40,
+    // by a median of [49.275, 57.767] us, too little against the step to be a finding.
+    let sync = json_of(&["import", "tests/data/ranks-sync", "--format", "json"]);
+    assert_eq!(sync["ranks"]["findings"], serde_json::json!([]));
+    let why = sync["ranks"]["undecided"][0].as_str().unwrap();
+    assert!(
+        why.starts_with("not a straggler finding: rank 1 arrived last at 30 of 40 collectives"),
+        "{why}"
+    );
+}
+
+/// Transfer against wait: per rank, the collective kernel time is split into waiting for the
+/// last arrival and transferring. With `--clocks-within 0` (true for these ranks) the split is
+/// exact: rank 0 waits at every instance rank 1 arrives last, rank 1 only at #0. Without the
+/// declaration the bounds contain those true values.
+#[test]
+fn kernel_time_splits_into_wait_and_transfer_and_the_bounds_contain_the_truth() {
+    let exact = json_of(&[
+        "import",
+        "tests/data/ranks",
+        "--clocks-within",
+        "0",
+        "--format",
+        "json",
+    ]);
+    let loose = json_of(&["import", "tests/data/ranks", "--format", "json"]);
+    let mut true_wait = [0_i64; 2];
+    for row in exact["ranks"]["collectives"].as_array().unwrap() {
+        let gap = lo_hi(&row["arrivals"]["pairs"][0]["bound"]);
+        assert_eq!(gap.0, gap.1, "exact on one clock");
+        true_wait[0] += gap.0.max(0);
+        true_wait[1] += (-gap.0).max(0);
+    }
+    // 1.444495 + 0.144852 + 0.091157 + 1.566513 + 0.150806 + 0.119062 + 0.111831 ms.
+    assert_eq!(true_wait, [3_628_716, 189_388]);
+    for (rank, want) in true_wait.iter().enumerate() {
+        let e = &exact["ranks"]["comm_split"][rank];
+        let kernel = e["kernel_ns"].as_i64().unwrap();
+        assert_eq!(lo_hi(&e["wait"]), (*want, *want));
+        assert_eq!(lo_hi(&e["transfer"]), (kernel - want, kernel - want));
+        let l = &loose["ranks"]["comm_split"][rank];
+        assert_eq!(l["kernel_ns"], e["kernel_ns"]);
+        let (lo, hi) = lo_hi(&l["wait"]);
+        assert!(
+            lo <= *want && *want <= hi,
+            "rank {rank}: [{lo}, {hi}] misses {want}"
+        );
+        let (lo, hi) = lo_hi(&l["transfer"]);
+        assert!(lo <= kernel - want && kernel - want <= hi);
+    }
+    // The loose bounds as printed (sums of per-instance bounds).
+    assert_eq!(
+        lo_hi(&loose["ranks"]["comm_split"][0]["wait"]),
+        (2_555_354, 5_227_824)
+    );
 }

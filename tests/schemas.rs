@@ -161,4 +161,26 @@ fn audit_and_multi_rank_import_reports_validate() {
     validate("import-ranks", &ranks);
     assert_eq!(ranks["ranks"]["relations"][0]["bound"]["lo_ns"], -3967);
     assert_eq!(ranks["ranks"]["relations"][0]["bound"]["hi_ns"], 4525);
+    // With one host clock declared, rank 1 is a straggler: the finding validates, and a
+    // finding with a field missing does not.
+    let declared = run(&[
+        "import",
+        "tests/data/ranks",
+        "--clocks-within",
+        "0",
+        "--format",
+        "json",
+    ]);
+    validate("import-ranks", &declared);
+    let finding = &declared["ranks"]["findings"][0];
+    assert_eq!(finding["code"], "straggler");
+    let path = "schemas/worksheet-import-ranks.schema.json";
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let mut broken = declared.clone();
+    broken["ranks"]["findings"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("delay_ns");
+    assert!(!validator.is_valid(&broken));
 }

@@ -45,7 +45,7 @@ impl fmt::Display for Severity {
 }
 
 /// Every finding code, in the order of the catalogue (`docs/findings.md`).
-pub const CODES: [&str; 14] = [
+pub const CODES: [&str; 15] = [
     "sync-in-loop",
     "cold-steps",
     "profiler-sync",
@@ -60,6 +60,7 @@ pub const CODES: [&str; 14] = [
     "gpu-without-launch",
     "no-steps",
     "no-gpu-work",
+    "straggler",
 ];
 
 /// The evidence of a finding: the first items, and how many more there are.

@@ -19,6 +19,25 @@ use crate::relation::Related;
 use crate::units::Nanos;
 use crate::verdict::{Reason, Verdict};
 
+/// The bound through the relations, the relations named, and the declared ones assumed.
+pub(super) struct Through {
+    lo: i128,
+    hi: i128,
+    via: Vec<String>,
+    assumes: Vec<String>,
+}
+
+impl Through {
+    /// `v` with a note `assumes <declaration> (declared)` per declared relation used: the
+    /// relation's first evidence line (`clocks-within 0 ns`), else its id.
+    fn assuming(&self, mut v: Verdict) -> Verdict {
+        for a in &self.assumes {
+            v = v.with_note(format!("assumes {a} (declared)"));
+        }
+        v
+    }
+}
+
 /// What the case's relations imply about `offset(b) − offset(a)`, as `[lo, hi]` with the
 /// names of the relations used; or the unknown verdict (with `what` leading its detail).
 pub(super) fn offset(
@@ -26,10 +45,15 @@ pub(super) fn offset(
     a: ClockIdx,
     b: ClockIdx,
     what: &dyn Fn() -> String,
-) -> Result<(i128, i128, Vec<String>), Verdict> {
+) -> Result<Through, Verdict> {
     let (ca, cb) = (case.clock(a), case.clock(b));
     if ca == cb {
-        return Ok((0, 0, Vec::new()));
+        return Ok(Through {
+            lo: 0,
+            hi: 0,
+            via: Vec::new(),
+            assumes: Vec::new(),
+        });
     }
     let (canon, graph) = case.relation_graph();
     let describe = |k: usize| {
@@ -44,7 +68,24 @@ pub(super) fn offset(
         )
     };
     match graph.relate(canon[a], canon[b]) {
-        Related::Bounded { lo, hi, via } => Ok((lo, hi, via.into_iter().map(describe).collect())),
+        Related::Bounded { lo, hi, via } => {
+            let mut assumes: Vec<String> = Vec::new();
+            for &k in &via {
+                let r = &case.relations[k];
+                if r.source == crate::relation::Source::Declared {
+                    let what = r.evidence.first().unwrap_or(&r.id).clone();
+                    if !assumes.contains(&what) {
+                        assumes.push(what);
+                    }
+                }
+            }
+            Ok(Through {
+                lo,
+                hi,
+                via: via.into_iter().map(describe).collect(),
+                assumes,
+            })
+        }
         Related::Unrelated => {
             let reason = cb.comparable_with(ca).err().unwrap_or(Reason::CrossInstance);
             Err(Verdict::unknown_because(
@@ -99,13 +140,13 @@ pub(super) fn between(
     }
     match offset(case, from.0, to.0, what) {
         Err(v) => v,
-        Ok((lo, hi, via)) => bounded(read - hi, read - lo).with_note(format!(
+        Ok(t) => t.assuming(bounded(read - t.hi, read - t.lo).with_note(format!(
             "read across clocks {} → {} ({} between the readings); bounded through {}",
             case.clocks[from.0].id,
             case.clocks[to.0].id,
             crate::engine::wide(read),
-            via.join(", ")
-        )),
+            t.via.join(", ")
+        ))),
     }
 }
 
@@ -122,15 +163,15 @@ pub(super) fn clock_offset(case: &Case, a: ClockIdx, b: ClockIdx) -> Verdict {
     };
     match offset(case, a, b, &what) {
         Err(v) => v,
-        Ok((0, 0, via)) if via.is_empty() => {
+        Ok(t) if t.via.is_empty() && (t.lo, t.hi) == (0, 0) => {
             Verdict::known(Nanos::ZERO).with_note("one clock (same domain and instance)")
         }
-        Ok((lo, hi, via)) => bounded(lo, hi).with_note(format!(
+        Ok(t) => t.assuming(bounded(t.lo, t.hi).with_note(format!(
             "offset({}) − offset({}) through {}",
             case.clocks[b].id,
             case.clocks[a].id,
-            via.join(", ")
-        )),
+            t.via.join(", ")
+        ))),
     }
 }
 

@@ -25,7 +25,7 @@ pub use tables::{build, Column, Input, Table, Values};
 /// The value of the `format` key in every file's key-value metadata.
 pub const FORMAT: &str = "worksheet-parquet";
 /// The schema version (the `version` key); raised on any change to a table's columns.
-pub const VERSION: &str = "2";
+pub const VERSION: &str = "3";
 
 /// `worksheet export`'s arguments.
 #[derive(Args, Debug, Clone)]
@@ -47,6 +47,10 @@ pub struct ExportArgs {
     /// Round timestamps finer than 1 ns to the nearest ns instead of refusing them.
     #[arg(long)]
     pub round_sub_ns: bool,
+    /// Several ranks only: how well their clocks agree, as `worksheet import --clocks-within`
+    /// (docs/ranks.md).
+    #[arg(long = "clocks-within", value_name = "DURATION")]
+    pub clocks_within: Vec<String>,
 }
 
 /// The files a folder gets: `<table>.parquet`.
@@ -72,7 +76,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
             refuse_existing(&table_path(&args.parquet, name), args.force)?;
         }
     }
-    let input = tables::load(&args.inputs, args.round_sub_ns)?;
+    let input = tables::load(&args.inputs, args.round_sub_ns, &args.clocks_within)?;
     let tables = build(&input)?;
     std::fs::create_dir_all(&args.parquet).map_err(|e| Failure {
         message: format!(

@@ -10,8 +10,10 @@ use crate::case::raw::RawCase;
 use crate::case::{validate, Ask, Case};
 use crate::engine::{evaluate, Report};
 use crate::exit::{Failure, EXIT_INPUT};
-use crate::import::ranks::summary::{from_report, Split};
-use crate::import::ranks::{expand, import_ranks_with, is_multi, MultiRank, RankOptions};
+use crate::import::ranks::summary::{from_report, RanksSummary, Split};
+use crate::import::ranks::{
+    declare, expand, import_ranks_declared, is_multi, MultiRank, RankOptions,
+};
 use crate::import::{import_path, read_audit_trace, summarize, ImportOptions, Imported};
 use crate::verdict::Verdict;
 
@@ -123,10 +125,26 @@ pub struct Input {
 /// Loads `paths`: several traces or a folder (one multi-rank case), one trace, or a case
 /// file (a single file the trace importers refuse, that parses as a case).
 ///
+/// `clocks_within`: `--clocks-within` values (several ranks only).
+///
 /// # Errors
-/// The import's error (exit 2) when nothing reads the input.
-pub fn load(paths: &[PathBuf], round_sub_ns: bool) -> Result<Input, Failure> {
+/// The import's error (exit 2) when nothing reads the input, or a bad `--clocks-within`.
+pub fn load(
+    paths: &[PathBuf],
+    round_sub_ns: bool,
+    clocks_within: &[String],
+) -> Result<Input, Failure> {
     let options = ImportOptions { round_sub_ns };
+    let declared = clocks_within
+        .iter()
+        .map(|t| declare::parse(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !is_multi(paths) && !declared.is_empty() {
+        return Err(declare::option_error(
+            "--clocks-within relates the clocks of several ranks; give two or more traces (or a folder of them)".to_owned(),
+        )
+        .into());
+    }
     if is_multi(paths) {
         let files = expand(paths)?;
         // Every phase is exported: the ranks' cases are kept and merged (memory grows with
@@ -136,7 +154,7 @@ pub fn load(paths: &[PathBuf], round_sub_ns: bool) -> Result<Input, Failure> {
             keep_cases: true,
             progress: true,
         };
-        let mut multi = import_ranks_with(&files, &options, how)?;
+        let mut multi = import_ranks_declared(&files, &options, how, &declared)?;
         let merged = multi
             .take_merged(multi.case.clone())
             .ok_or_else(|| internal("the ranks' cases were not kept for the merged case"))?;
@@ -248,12 +266,13 @@ pub fn build(input: &Input) -> Result<Vec<Table>, Failure> {
     let case = validate(raw.clone(), "export").map_err(internal)?;
     let report = evaluate(&case);
     let multi = input.multi.as_ref();
+    let ranks = multi.map(|m| from_report(m, &report));
     Ok(vec![
         phases(&case, input)?,
         steps(&case, input)?,
-        collectives(multi, &report)?,
+        collectives(multi.zip(ranks.as_ref()), &report)?,
         relations(&case, input)?,
-        findings(input)?,
+        findings(input, ranks.as_ref())?,
         summary(input)?,
     ])
 }
@@ -397,9 +416,13 @@ fn split(s: &Split) -> (Option<i64>, Option<i64>) {
 }
 
 /// Per matched collective instance and rank: its kernel on the rank's own clock, its arrival
-/// relative to the reference rank's start (bounded through the relations), and the
-/// instance's skew and transfer (repeated on each of its rows).
-fn collectives(multi: Option<&MultiRank>, report: &Report) -> Result<Table, Failure> {
+/// relative to the reference rank's start (bounded through the relations), the instance's
+/// skew and transfer (repeated on each of its rows), and the rank's own delay over the first
+/// arrival, wait for the last arrival and transfer after it (`arrivals.rs`).
+fn collectives(
+    multi: Option<(&MultiRank, &RanksSummary)>,
+    report: &Report,
+) -> Result<Table, Failure> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "collectives",
@@ -417,16 +440,23 @@ fn collectives(multi: Option<&MultiRank>, report: &Report) -> Result<Table, Fail
             ("transfer_lo_ns", Int, true),
             ("transfer_hi_ns", Int, true),
             ("last_rank", Int, true),
+            ("delay_lo_ns", Int, true),
+            ("delay_hi_ns", Int, true),
+            ("wait_lo_ns", Int, true),
+            ("wait_hi_ns", Int, true),
+            ("rank_transfer_lo_ns", Int, true),
+            ("rank_transfer_hi_ns", Int, true),
         ],
     );
-    let Some(m) = multi else { return Ok(t) };
+    let Some((m, summary)) = multi else {
+        return Ok(t);
+    };
     let answers: HashMap<&str, &Verdict> = report
         .answers
         .iter()
         .filter_map(|a| a.outcome.verdict().map(|v| (a.id.as_str(), v)))
         .collect();
-    let rows = from_report(m, report).collectives;
-    for (inst, row) in m.instances.iter().zip(&rows) {
+    for (inst, row) in m.instances.iter().zip(&summary.collectives) {
         let (skew_lo, skew_hi) = split(&row.skew);
         let (tr_lo, tr_hi) = split(&row.transfer);
         for (rank, c, question) in &inst.per_rank {
@@ -437,6 +467,10 @@ fn collectives(multi: Option<&MultiRank>, report: &Report) -> Result<Table, Fail
                     .and_then(|v| v.range())
                     .map(|(lo, hi)| (lo.as_i64(), hi.as_i64())),
             };
+            let mine = row.arrivals.ranks.iter().find(|x| x.rank == *rank);
+            let (delay_lo, delay_hi) = mine.map_or((None, None), |x| split(&x.delay));
+            let (wait_lo, wait_hi) = mine.map_or((None, None), |x| split(&x.wait));
+            let (own_lo, own_hi) = mine.map_or((None, None), |x| split(&x.transfer));
             t.push(vec![
                 Cell::S(Some(row.instance.clone())),
                 Cell::S(Some(inst.key.clone())),
@@ -451,6 +485,12 @@ fn collectives(multi: Option<&MultiRank>, report: &Report) -> Result<Table, Fail
                 Cell::I(tr_lo),
                 Cell::I(tr_hi),
                 Cell::I(row.last.map(i64::from)),
+                Cell::I(delay_lo),
+                Cell::I(delay_hi),
+                Cell::I(wait_lo),
+                Cell::I(wait_hi),
+                Cell::I(own_lo),
+                Cell::I(own_hi),
             ]);
         }
     }
@@ -491,8 +531,9 @@ fn relations(case: &Case, input: &Input) -> Result<Table, Failure> {
 }
 
 /// Findings: the audit's (`worksheet audit`), per input file, in its order (most severe
-/// first).
-fn findings(input: &Input) -> Result<Table, Failure> {
+/// first), then the multi-rank import's `straggler` findings (count: the instances where the
+/// rank was certainly last).
+fn findings(input: &Input, ranks: Option<&RanksSummary>) -> Result<Table, Failure> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "findings",
@@ -520,6 +561,20 @@ fn findings(input: &Input) -> Result<Table, Failure> {
                 Cell::S(Some(f.fix.clone())),
             ]);
         }
+    }
+    for f in ranks.map_or(&[][..], |r| r.findings.as_slice()) {
+        t.push(vec![
+            Cell::I(Some(i64::from(f.rank))),
+            Cell::S(Some(f.code.to_owned())),
+            Cell::S(Some(f.severity.to_owned())),
+            Cell::I(Some(ns(f.late_in as i128)?)),
+            Cell::S(Some(f.message.clone())),
+            Cell::S(Some(f.evidence.items.join("\n"))),
+            Cell::I(Some(ns(f.evidence.more as i128)?)),
+            Cell::S(Some(
+                "find what this rank does before the collective that the others do not (docs/findings.md, `straggler`)".to_owned(),
+            )),
+        ]);
     }
     Ok(t)
 }
@@ -583,7 +638,7 @@ mod tests {
     #[test]
     fn a_single_rank_trace_exports_its_rank_steps_and_findings() {
         let path = PathBuf::from("tests/data/ranks/rank1.json.gz");
-        let input = load(std::slice::from_ref(&path), false).expect("loads");
+        let input = load(std::slice::from_ref(&path), false, &[]).expect("loads");
         assert_eq!(input.rank, Some(1));
         let tables = build(&input).expect("tables");
         assert!(ints(&tables[0], "rank").iter().all(|r| *r == Some(1)));
@@ -644,6 +699,7 @@ mod tests {
         let input = load(
             &[PathBuf::from("fixtures/cases/phases-with-gap.json")],
             false,
+            &[],
         )
         .expect("a case file loads");
         let tables = build(&input).expect("tables");
@@ -662,6 +718,51 @@ mod tests {
         assert_eq!(ints(&tables[5], "gap_total_ns"), vec![Some(20_000)]);
     }
 
+    /// With one host clock declared, the straggler finding of the real pair is a row of
+    /// `findings`, and each rank's wait in `collectives` is exact.
+    #[test]
+    fn a_declared_clock_exports_the_straggler_and_exact_waits() {
+        let input = load(
+            &[PathBuf::from("tests/data/ranks")],
+            false,
+            &["0".to_owned()],
+        )
+        .expect("loads");
+        let tables = build(&input).expect("tables");
+        let findings = &tables[4];
+        let codes = match &findings
+            .columns
+            .iter()
+            .find(|c| c.name == "code")
+            .unwrap()
+            .values
+        {
+            Values::Text(v) => v.clone(),
+            Values::Int(_) => panic!("text"),
+        };
+        let at = codes
+            .iter()
+            .position(|c| c.as_deref() == Some("straggler"))
+            .expect("a straggler row");
+        assert_eq!(ints(findings, "rank")[at], Some(1));
+        assert_eq!(ints(findings, "count")[at], Some(7));
+        let c = &tables[2];
+        assert_eq!(ints(c, "wait_lo_ns"), ints(c, "wait_hi_ns"));
+        let rank0_wait: i64 = ints(c, "rank")
+            .iter()
+            .zip(ints(c, "wait_lo_ns"))
+            .filter(|(r, _)| **r == Some(0))
+            .map(|(_, w)| w.unwrap())
+            .sum();
+        assert_eq!(rank0_wait, 3_628_716);
+        assert!(load(
+            &[PathBuf::from("tests/data/ranks")],
+            false,
+            &["soon".to_owned()]
+        )
+        .is_err());
+    }
+
     #[test]
     fn a_declared_relation_is_exported_with_its_bound() {
         let input = load(
@@ -669,6 +770,7 @@ mod tests {
                 "fixtures/edge-controls/40-point-relation-is-exact.json",
             )],
             false,
+            &[],
         )
         .expect("loads");
         let t = build(&input).expect("tables").remove(3);

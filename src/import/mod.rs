@@ -143,6 +143,11 @@ pub struct ImportArgs {
     /// `HTA_DISABLE_NS_ROUNDING=1` in the environment switches HTA's µs rounding off, as in HTA).
     #[arg(long, value_enum, value_name = "PEER")]
     pub compat: Option<Compat>,
+    /// Several ranks only: declare that the ranks' clocks agree within DURATION (`0`: one host
+    /// clock; `1ms` fits NTP, `1us` PTP), or `RANKS=DURATION` for a group (`0-7=0`);
+    /// repeatable. A declared relation (SPEC §10): every answer that uses it says so.
+    #[arg(long = "clocks-within", value_name = "DURATION")]
+    pub clocks_within: Vec<String>,
 }
 
 /// Peers whose numbers `--compat` reproduces.
@@ -470,6 +475,12 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         .collect();
     if ranks::is_multi(&paths) {
         return ranks::command::run(args, &paths, &options, out);
+    }
+    if let Some(first) = args.clocks_within.first() {
+        return Err(ranks::declare::option_error(format!(
+            "`{first}`: --clocks-within relates the clocks of several ranks; give two or more traces (or a folder of them)"
+        ))
+        .into());
     }
     let (mut imported, trace) = import_path_with(&args.file, &options, true)?;
     let hta = match args.compat {

@@ -10,7 +10,9 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{expand, import_ranks_with, summarize_all, RankOptions, RanksSummary, Summaries};
+use super::{
+    declare, expand, import_ranks_declared, summarize_all, RankOptions, RanksSummary, Summaries,
+};
 use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::import::{gzip, ImportArgs, ImportError, ImportOptions, Summary, SummaryFormat};
 use crate::output::write_output;
@@ -53,7 +55,12 @@ pub fn run(
         keep_cases: args.output.is_some(),
         progress: true,
     };
-    let mut multi = import_ranks_with(&files, options, how)?;
+    let declared = args
+        .clocks_within
+        .iter()
+        .map(|t| declare::parse(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut multi = import_ranks_declared(&files, options, how, &declared)?;
     let internal = |e: crate::case::CaseError| {
         Failure {
         message: format!(

@@ -29,11 +29,14 @@
 //! them: arrival skew, transfer after the last arrival, stragglers ([`merged`] puts both
 //! summaries together).
 
+pub mod arrivals;
 pub mod command;
+pub mod declare;
 pub mod merged;
 pub mod part;
 mod read;
 pub mod size;
+pub mod straggler;
 pub mod summary;
 
 use std::collections::BTreeMap;
@@ -104,6 +107,10 @@ pub struct MatchedInstance {
     /// Per rank: the rank, its instance, and the elapsed question from the reference rank's
     /// start to this rank's start (`None` for the reference itself).
     pub per_rank: Vec<(u32, Instance, Option<String>)>,
+    /// The `elapsed` questions between two ranks' starts: `(a, b, id)` with `a < b` indices
+    /// into `per_rank`, asking `start_b − start_a`. Every pair up to [`ALL_PAIRS_UP_TO`]
+    /// ranks, else the reference's pairs only ([`arrivals`] derives the others).
+    pub pairs: Vec<(usize, usize, String)>,
 }
 
 /// A multi-rank import: the cross-rank case, the ranks' summaries and what was matched.
@@ -123,6 +130,8 @@ pub struct MultiRank {
     pub instances: Vec<MatchedInstance>,
     /// What was assumed or left out.
     pub notes: Vec<String>,
+    /// What the traces suggest but the import does not assume (ranks on one host).
+    pub suggestions: Vec<String>,
 }
 
 /// The trace files `paths` name: files as given, folders' `*.json` / `*.json.gz` files
@@ -307,6 +316,7 @@ fn instance_questions(
         let lists: Vec<&Vec<&Collective>> = holders.iter().map(|&i| &keyed[i][key]).collect();
         for k in 0..counts[0] {
             let mut per_rank = Vec::new();
+            let mut pairs = Vec::new();
             let ref_mark = format!("r{}.{key}#{k}:start", ranks[holders[0]].rank);
             for (&i, list) in holders.iter().zip(&lists) {
                 let c = list[k];
@@ -328,12 +338,31 @@ fn instance_questions(
                     });
                     id
                 });
+                if let Some(id) = &question {
+                    pairs.push((0, per_rank.len(), id.clone()));
+                }
                 per_rank.push((r, c.instance.clone(), question));
+            }
+            if holders.len() <= ALL_PAIRS_UP_TO {
+                for a in 1..holders.len() {
+                    for b in (a + 1)..holders.len() {
+                        let (ra, rb) = (per_rank[a].0, per_rank[b].0);
+                        let id = format!("arrival:{key}#{k}:r{rb}:from-r{ra}");
+                        case.questions.push(RawQuestion::Elapsed {
+                            id: id.clone(),
+                            from: format!("r{ra}.{key}#{k}:start"),
+                            to: format!("r{rb}.{key}#{k}:start"),
+                            expect: None,
+                        });
+                        pairs.push((a, b, id));
+                    }
+                }
             }
             instances.push(MatchedInstance {
                 key: key.clone(),
                 k,
                 per_rank,
+                pairs,
             });
         }
     }
@@ -449,6 +478,21 @@ pub fn import_ranks_with(
     options: &ImportOptions,
     how: RankOptions,
 ) -> Result<MultiRank, ImportError> {
+    import_ranks_declared(files, options, how, &[])
+}
+
+/// [`import_ranks_with`], with the clock relations the user declares (`--clocks-within`,
+/// [`declare`]) added to the case next to the collectives' relations.
+///
+/// # Errors
+/// As [`import_ranks`]; `bad-value` for a declaration that a collective instance contradicts
+/// (naming it) or that conflicts with the collectives through a chain of ranks.
+pub fn import_ranks_declared(
+    files: &[PathBuf],
+    options: &ImportOptions,
+    how: RankOptions,
+    declared: &[declare::ClocksWithin],
+) -> Result<MultiRank, ImportError> {
     if files.len() < 2 {
         return Err(ImportError::new(
             "$",
@@ -496,6 +540,12 @@ pub fn import_ranks_with(
         ranks.iter().map(|r| by_key(&r.facts.collectives)).collect();
 
     let pairs = relate_pairs(&mut case, &ranks, &keyed, &mut notes);
+    notes.extend(declare::declare(&mut case, &ranks, &pairs, declared)?);
+    let suggestions = if declared.is_empty() {
+        declare::suggestion(&ranks).into_iter().collect()
+    } else {
+        Vec::new()
+    };
     let instances = instance_questions(&mut case, &ranks, &keyed);
     let reference = ranks.first().map_or(0, |r| r.rank);
     for r in ranks.iter().skip(1) {
@@ -514,6 +564,7 @@ pub fn import_ranks_with(
         pairs,
         instances,
         notes,
+        suggestions,
     })
 }
 

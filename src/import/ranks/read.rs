@@ -47,6 +47,9 @@ pub struct RankFacts {
     pub without_phase: usize,
     /// The names of the NCCL kernels without a group, a few of them, for the message.
     pub ungrouped_names: Vec<String>,
+    /// Host `ProfilerStep#N` durations (ns, from the trace's µs `dur`, rounded): the step time
+    /// the straggler finding weighs a delay against.
+    pub steps_ns: Vec<i64>,
 }
 
 #[derive(Deserialize)]
@@ -63,6 +66,8 @@ struct Ev<'a> {
     name: Option<Cow<'a, str>>,
     #[serde(default)]
     args: Option<KernelArgs>,
+    #[serde(default)]
+    dur: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -195,6 +200,19 @@ fn stream_events(path: &Path, each: impl FnMut(&[u8])) -> Result<Option<()>, Imp
 
 /// Counts one event into `facts`: an NCCL kernel's collective, found in the case.
 fn tally(facts: &mut RankFacts, ev: Ev<'_>, phase_by_corr: &PhaseByCorrelation<'_>) {
+    if ev.cat.as_deref() == Some("user_annotation")
+        && ev
+            .name
+            .as_deref()
+            .is_some_and(|n| n.starts_with("ProfilerStep#"))
+    {
+        if let Some(d) = ev.dur.filter(|d| d.is_finite() && *d >= 0.0 && *d < 1e12) {
+            // µs with ns digits; rounded to ns (a threshold's input, not a printed figure).
+            #[allow(clippy::cast_possible_truncation)]
+            facts.steps_ns.push((d * 1000.0).round() as i64);
+        }
+        return;
+    }
     let is_nccl_kernel = ev
         .cat
         .as_deref()

@@ -1,34 +1,22 @@
 //! The multi-rank part of the import summary: clock relations, per collective the arrival
-//! skew and the transfer after the last arrival (bounded), and stragglers.
+//! skew, the last rank and its delay, wait and transfer (bounded), and stragglers.
 //!
-//! Every cross-rank number here is a **bounded** answer of the engine (the `arrival:` elapsed
-//! questions and `offset:` clock-offset questions of the merged case), combined by interval
-//! arithmetic, which stays sound (the truth stays inside):
-//!
-//! ```text
-//!  arrival of rank r, relative to the reference rank's start:  A_r ∈ [lo_r, hi_r], A_ref = 0
-//!  last arrival  L = max_r A_r ∈ [max lo_r, max hi_r]     first arrival F = min_r A_r
-//!  arrival skew  L − F ∈ [max(0, L.lo − F.hi), min(L.hi − F.lo, longest kernel)]
-//!                (the first rank to arrive cannot end before the last one arrived)
-//!  transfer      D − L, D = the reference rank's kernel duration (exact, one clock),
-//!                clamped to [0, D]: no rank can finish before the last one arrived
-//! ```
-//!
-//! When the skew bound is as wide as the collective itself (width ≥ `D`), the
-//! collective time cannot be split: skew and transfer are reported as unknown, with the
-//! widths that make it so. A rank is the straggler of an instance when its arrival is later
-//! than every other rank's under every offset the relations allow (`lo_r > max hi_q`);
-//! otherwise the instance's last rank is ambiguous and counted as such.
-
-use std::collections::BTreeMap;
+//! Every cross-rank figure comes from one computation, [`super::arrivals`]: per pair of
+//! ranks, the engine's answer to the case's `arrival:` question (what `worksheet eval` of the
+//! imported case prints) intersected with the clock-free bound `[−dur_b, +dur_a]`, then
+//! combined by interval rules that keep the truth inside. A skew bound as wide as the
+//! collective is still printed as the bound it is, with a note saying it cannot split the
+//! collective (the width quoted is that bound's width). A rank is the instance's last when
+//! every pair puts its arrival strictly after the other rank's (`lo > 0`); otherwise the
+//! instance's last rank is ambiguous and counted as such.
 
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 use serde::Serialize;
 
+use super::arrivals::{answers, bounded, of_instance, Answers, InstanceArrivals};
 use super::MultiRank;
 use crate::case::{validate, CaseError};
 use crate::engine::{evaluate, wide, Report};
-use crate::verdict::Verdict;
 
 /// A bounded amount `[lo, hi]` in ns, or why there is none.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -97,8 +85,13 @@ pub struct CollectiveRow {
     pub transfer: Split,
     /// The rank that certainly arrived last, or `None` when the bounds leave it open.
     pub last: Option<u32>,
-    /// By how much it was last (its arrival − the latest other arrival), when it was.
+    /// Its delay over the first arrival, when there is a certain last rank.
     pub lateness: Option<Split>,
+    /// Why the skew bound, though sound, cannot split the collective (as wide as it).
+    pub wide: Option<String>,
+    /// Every pair's bounds (offset-based, clock-free, intersected) and every rank's delay,
+    /// wait and transfer: the one computation the figures above come from ([`arrivals`]).
+    pub arrivals: InstanceArrivals,
 }
 
 /// How often one rank was the straggler.
@@ -108,8 +101,29 @@ pub struct StragglerRow {
     pub rank: u32,
     /// Instances where it certainly arrived last.
     pub last: usize,
-    /// The smallest and largest lateness bound over those instances (`[min lo, max hi]`).
+    /// Instances it ran (matched on at least two ranks).
+    pub of: usize,
+    /// The median of its delay over the first arrival in the instances where it was last
+    /// (`[median lo, median hi]`, lower median for an even count).
+    pub median_delay: Option<Split>,
+    /// The smallest and largest delay bound over those instances (`[min lo, max hi]`).
     pub lateness: Option<Split>,
+}
+
+/// One rank's collective kernel time, split into waiting for the last arrival and
+/// transferring after it (sums of per-instance bounds: the truth lies inside).
+#[derive(Clone, Debug, Serialize)]
+pub struct CommSplitRow {
+    /// The rank.
+    pub rank: u32,
+    /// Matched instances it ran.
+    pub instances: usize,
+    /// Their kernel time on the rank (exact, one clock).
+    pub kernel_ns: i128,
+    /// Of it, waiting for the last rank to arrive.
+    pub wait: Split,
+    /// Of it, after the last arrival.
+    pub transfer: Split,
 }
 
 /// One rank's device, broken down as `worksheet audit` breaks it down.
@@ -139,6 +153,13 @@ pub struct RanksSummary {
     pub ambiguous_last: usize,
     /// Per rank: how often it was the straggler.
     pub stragglers: Vec<StragglerRow>,
+    /// Per rank: collective kernel time split into wait and transfer.
+    pub comm_split: Vec<CommSplitRow>,
+    /// `straggler` findings (docs/findings.md): a rank last at most collectives, by a delay
+    /// significant against the step time.
+    pub findings: Vec<super::straggler::StragglerFinding>,
+    /// Where the evidence leaves the order open: what declaration would decide it.
+    pub undecided: Vec<String>,
     /// Per rank and device: the audit's exposed-time breakdown (exclusive compute, exposed
     /// communication, exposed memory, idle; they add up to the span).
     pub breakdown: Vec<BreakdownRow>,
@@ -146,24 +167,8 @@ pub struct RanksSummary {
     pub unusable: Vec<String>,
     /// Assumptions and caveats.
     pub notes: Vec<String>,
-}
-
-fn range(report: &Report, id: &str) -> Result<(i128, i128), String> {
-    match report.answer(id).and_then(|a| a.outcome.verdict()) {
-        Some(v @ (Verdict::Known { .. } | Verdict::Bounded { .. })) => {
-            let (lo, hi) = v.range().expect("known or bounded");
-            Ok((i128::from(lo.as_i64()), i128::from(hi.as_i64())))
-        }
-        Some(v) => Err(format!("`{id}` is {v}")),
-        None => Err(format!("`{id}` was not answered")),
-    }
-}
-
-fn bounded(lo: i128, hi: i128) -> Split {
-    Split::Bounded {
-        lo_ns: lo,
-        hi_ns: hi,
-    }
+    /// What the traces suggest but the import does not assume.
+    pub suggestions: Vec<String>,
 }
 
 /// Builds the multi-rank summary from the engine's answers on the merged case.
@@ -182,10 +187,10 @@ fn relation_rows(m: &MultiRank) -> Vec<RelationRow> {
         .map(|p| {
             let e = p.evidence.overall.as_ref();
             let bound = match e {
-                Some(e) if !e.bound.is_empty() => bounded(
+                Some(e) if !e.bound.is_empty() => bounded((
                     i128::from(e.bound.lo().as_i64()),
                     i128::from(e.bound.hi().as_i64()),
-                ),
+                )),
                 Some(e) => Split::Unknown {
                     why: format!(
                         "inconsistent-relation: lo {} from {} is above hi {} from {}",
@@ -233,81 +238,119 @@ fn relation_rows(m: &MultiRank) -> Vec<RelationRow> {
         .collect()
 }
 
-fn collective_row(inst: &super::MatchedInstance, report: &Report) -> CollectiveRow {
-    let (_, reference, _) = &inst.per_rank[0];
-    let d = i128::from(reference.end.as_i64()) - i128::from(reference.start.as_i64());
-    let mut arrivals: Vec<(u32, (i128, i128))> = Vec::new();
-    let mut missing = None;
-    for (r, _, q) in &inst.per_rank {
-        match q {
-            None => arrivals.push((*r, (0, 0))),
-            Some(id) => match range(report, id) {
-                Ok(b) => arrivals.push((*r, b)),
-                Err(why) => missing = Some(why),
-            },
-        }
-    }
-    let label = format!("{}#{}", inst.key, inst.k);
-    let unknown = |why: &str| Split::Unknown {
-        why: why.to_owned(),
-    };
-    let mut row = CollectiveRow {
-        instance: label,
-        ranks: inst.per_rank.len(),
-        duration_ns: i64::try_from(d).unwrap_or(i64::MAX),
-        skew: unknown(""),
-        transfer: unknown(""),
-        last: None,
-        lateness: None,
-    };
-    if let Some(why) = missing {
-        let why = format!("a rank's arrival is not bounded: {why}");
-        row.skew = unknown(&why);
-        row.transfer = unknown(&why);
-        return row;
-    }
-    let l = (
-        arrivals.iter().map(|(_, b)| b.0).max().unwrap_or(0),
-        arrivals.iter().map(|(_, b)| b.1).max().unwrap_or(0),
-    );
-    let f = (
-        arrivals.iter().map(|(_, b)| b.0).min().unwrap_or(0),
-        arrivals.iter().map(|(_, b)| b.1).min().unwrap_or(0),
-    );
-    // The first rank to arrive ends no earlier than the last arrival, so the skew is at most
-    // the longest kernel (durations are clock-free).
-    let longest = inst
-        .per_rank
-        .iter()
-        .map(|(_, c, _)| i128::from(c.end.as_i64()) - i128::from(c.start.as_i64()))
-        .max()
-        .unwrap_or(d);
-    let skew = ((l.0 - f.1).max(0), (l.1 - f.0).min(longest));
-    if skew.1 - skew.0 >= d {
-        let why = format!(
-            "the arrival skew is only known within {} and the collective lasts {} on rank {}: the clock bound is too wide to split skew from transfer",
-            wide(skew.1 - skew.0),
+fn collective_row(inst: &super::MatchedInstance, answers: &Answers<'_>) -> CollectiveRow {
+    let arrivals = of_instance(inst, answers);
+    let reference = &arrivals.ranks[0];
+    let d = i128::from(reference.duration_ns);
+    let wide_note = match &arrivals.skew {
+        Split::Bounded { lo_ns, hi_ns } if hi_ns - lo_ns >= d => Some(format!(
+            "the arrival skew is only known within {} (the bound shown) and the collective lasts {} on rank {}: the bound is too wide to tell skew from transfer",
+            wide(hi_ns - lo_ns),
             wide(d),
-            inst.per_rank[0].0
-        );
-        row.skew = unknown(&why);
-        row.transfer = unknown(&why);
-    } else {
-        row.skew = bounded(skew.0, skew.1);
-        row.transfer = bounded((d - l.1).max(0), (d - l.0).min(d));
+            reference.rank
+        )),
+        _ => None,
+    };
+    let lateness = arrivals.last.and_then(|r| {
+        arrivals
+            .ranks
+            .iter()
+            .find(|x| x.rank == r)
+            .map(|x| x.delay.clone())
+    });
+    CollectiveRow {
+        instance: format!("{}#{}", inst.key, inst.k),
+        ranks: inst.per_rank.len(),
+        duration_ns: reference.duration_ns,
+        skew: arrivals.skew.clone(),
+        transfer: reference.transfer.clone(),
+        last: arrivals.last,
+        lateness,
+        wide: wide_note,
+        arrivals,
     }
-    for (r, (lo, hi)) in &arrivals {
-        let others = arrivals.iter().filter(|(q, _)| q != r);
-        let max_hi = others.clone().map(|(_, b)| b.1).max();
-        let max_lo = others.map(|(_, b)| b.0).max();
-        if let (Some(max_hi), Some(max_lo)) = (max_hi, max_lo) {
-            if *lo > max_hi {
-                row.last = Some(*r);
-                row.lateness = Some(bounded(lo - max_hi, hi - max_lo));
+}
+
+/// `[median lo, median hi]` of `xs` (the lower median for an even count): the median of
+/// values each inside its bound lies inside this bound (the median is monotone in every value).
+fn median_bound(xs: &[(i128, i128)]) -> Option<(i128, i128)> {
+    if xs.is_empty() {
+        return None;
+    }
+    let mid = (xs.len() - 1) / 2;
+    let mut lo: Vec<i128> = xs.iter().map(|x| x.0).collect();
+    let mut hi: Vec<i128> = xs.iter().map(|x| x.1).collect();
+    lo.sort_unstable();
+    hi.sort_unstable();
+    Some((lo[mid], hi[mid]))
+}
+
+/// Per rank: the sum over its instances of the kernel time, the wait and the transfer.
+fn comm_split(m: &MultiRank, collectives: &[CollectiveRow]) -> Vec<CommSplitRow> {
+    m.ranks
+        .iter()
+        .map(|r| {
+            let mut row = CommSplitRow {
+                rank: r.rank,
+                instances: 0,
+                kernel_ns: 0,
+                wait: bounded((0, 0)),
+                transfer: bounded((0, 0)),
+            };
+            let add = |sum: &mut Split, x: &Split| {
+                *sum = match (&*sum, x) {
+                    (Split::Bounded { lo_ns, hi_ns }, Split::Bounded { lo_ns: l, hi_ns: h }) => {
+                        bounded((lo_ns + l, hi_ns + h))
+                    }
+                    (Split::Unknown { why }, _) | (_, Split::Unknown { why }) => {
+                        Split::Unknown { why: why.clone() }
+                    }
+                };
+            };
+            for c in collectives {
+                if let Some(x) = c.arrivals.ranks.iter().find(|x| x.rank == r.rank) {
+                    row.instances += 1;
+                    row.kernel_ns += i128::from(x.duration_ns);
+                    add(&mut row.wait, &x.wait);
+                    add(&mut row.transfer, &x.transfer);
+                }
             }
-        }
-    }
-    row
+            row
+        })
+        .filter(|row| row.instances > 0)
+        .collect()
+}
+
+/// Per rank: how often it was certainly last, and the median of its delay there.
+fn straggler_rows(m: &MultiRank, collectives: &[CollectiveRow]) -> Vec<StragglerRow> {
+    m.ranks
+        .iter()
+        .map(|r| {
+            let ran: Vec<&CollectiveRow> = collectives
+                .iter()
+                .filter(|c| c.arrivals.ranks.iter().any(|x| x.rank == r.rank))
+                .collect();
+            let delays: Vec<(i128, i128)> = ran
+                .iter()
+                .filter(|c| c.last == Some(r.rank))
+                .filter_map(|c| match &c.lateness {
+                    Some(Split::Bounded { lo_ns, hi_ns }) => Some((*lo_ns, *hi_ns)),
+                    _ => None,
+                })
+                .collect();
+            let range = delays
+                .iter()
+                .copied()
+                .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
+            StragglerRow {
+                rank: r.rank,
+                last: delays.len(),
+                of: ran.len(),
+                median_delay: median_bound(&delays).map(bounded),
+                lateness: range.map(bounded),
+            }
+        })
+        .collect()
 }
 
 /// The multi-rank summary from the engine's `report` on `m.case` (already evaluated).
@@ -321,42 +364,35 @@ pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
             let answer = report
                 .answer(&id)
                 .and_then(|a| a.outcome.verdict())
-                .map_or_else(|| "not asked".to_owned(), ToString::to_string);
+                .map_or_else(
+                    || "not asked".to_owned(),
+                    |v| {
+                        let assumes: Vec<&str> = v
+                            .notes()
+                            .iter()
+                            .filter(|n| n.starts_with("assumes "))
+                            .map(String::as_str)
+                            .collect();
+                        if assumes.is_empty() {
+                            v.to_string()
+                        } else {
+                            format!("{v}; {}", assumes.join("; "))
+                        }
+                    },
+                );
             (id, answer)
         })
         .collect();
+    let answers = answers(report);
     let collectives: Vec<CollectiveRow> = m
         .instances
         .iter()
-        .map(|i| collective_row(i, report))
+        .map(|i| collective_row(i, &answers))
         .collect();
-    let mut per_rank: BTreeMap<u32, (usize, Option<(i128, i128)>)> = BTreeMap::new();
-    let mut ambiguous_last = 0;
-    for c in &collectives {
-        match (c.last, &c.lateness) {
-            (Some(r), Some(Split::Bounded { lo_ns, hi_ns })) => {
-                let e = per_rank.entry(r).or_insert((0, None));
-                e.0 += 1;
-                e.1 = Some(match e.1 {
-                    None => (*lo_ns, *hi_ns),
-                    Some((a, b)) => (a.min(*lo_ns), b.max(*hi_ns)),
-                });
-            }
-            _ => ambiguous_last += 1,
-        }
-    }
-    let stragglers = m
-        .ranks
-        .iter()
-        .map(|r| {
-            let (last, lateness) = per_rank.get(&r.rank).copied().unwrap_or((0, None));
-            StragglerRow {
-                rank: r.rank,
-                last,
-                lateness: lateness.map(|(lo, hi)| bounded(lo, hi)),
-            }
-        })
-        .collect();
+    let ambiguous_last = collectives.iter().filter(|c| c.last.is_none()).count();
+    let stragglers = straggler_rows(m, &collectives);
+    let (findings, undecided) = super::straggler::stragglers(m, &collectives);
+    let comm_split = comm_split(m, &collectives);
     let mut unusable = Vec::new();
     for r in &m.ranks {
         if r.facts.without_group > 0 {
@@ -381,7 +417,13 @@ pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
         }
     }
     let mut notes = m.notes.clone();
-    notes.push("offset(b) − offset(a) is bounded by the collectives alone (SPEC §10): each instance only says that no rank finishes before every rank has started, so a bound is at least as wide as the shortest kernels on both sides".to_owned());
+    if m.case
+        .clock_relations
+        .iter()
+        .all(|r| r.source == crate::case::raw::RawRelationSource::Collectives)
+    {
+        notes.push("offset(b) − offset(a) is bounded by the collectives alone (SPEC §10): each instance only says that no rank finishes before every rank has started, so a bound is at least as wide as the shortest kernels on both sides".to_owned());
+    }
     notes.push("kernel times are CUPTI's GPU timestamps as Kineto places them on each rank's host timeline: a bound is only as good as that placement".to_owned());
     RanksSummary {
         ranks: m
@@ -395,6 +437,9 @@ pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
         collectives,
         ambiguous_last,
         stragglers,
+        comm_split,
+        findings,
+        undecided,
         breakdown: m
             .ranks
             .iter()
@@ -408,6 +453,139 @@ pub fn from_report(m: &MultiRank, report: &Report) -> RanksSummary {
             .collect(),
         unusable,
         notes,
+        suggestions: m.suggestions.clone(),
+    }
+}
+
+/// `eval` / clock-free / intersected bounds of a two-rank instance's one pair, as cells.
+fn pair_cells(c: &CollectiveRow) -> [String; 2] {
+    match c.arrivals.pairs.as_slice() {
+        [p] => [
+            format!(
+                "{}{}",
+                p.offset_based.text(),
+                p.question
+                    .as_ref()
+                    .map_or_else(String::new, |_| " (eval)".to_owned())
+            ),
+            p.clock_free.text(),
+        ],
+        many => [
+            format!("{} pairs (JSON)", many.len()),
+            format!("{} pairs (JSON)", many.len()),
+        ],
+    }
+}
+
+impl RanksSummary {
+    fn collectives_text(&self) -> String {
+        let mut s = String::new();
+        let mut t = table(&[
+            "collective",
+            "ranks",
+            "duration (ref)",
+            "start b − start a: relations",
+            "clock-free",
+            "arrival skew",
+            "transfer after last arrival (ref)",
+            "last rank",
+            "late by (over first)",
+        ]);
+        for c in &self.collectives {
+            let [offset, free] = pair_cells(c);
+            t.add_row(vec![
+                c.instance.clone(),
+                c.ranks.to_string(),
+                wide(i128::from(c.duration_ns)),
+                offset,
+                free,
+                c.skew.text(),
+                c.transfer.text(),
+                c.last
+                    .map_or_else(|| "ambiguous".to_owned(), |r| r.to_string()),
+                c.lateness.as_ref().map_or_else(String::new, Split::text),
+            ]);
+        }
+        s.push_str(&format!("\ncollectives: arrival skew and transfer (bounded: the relations' bound, which `worksheet eval` of the case states, intersected with the clock-free bound [−dur_b, +dur_a])\n{t}\n"));
+        let mut whys: Vec<&str> = self
+            .collectives
+            .iter()
+            .flat_map(|c| [&c.skew, &c.transfer])
+            .filter_map(|x| match x {
+                Split::Unknown { why } => Some(why.as_str()),
+                Split::Bounded { .. } => None,
+            })
+            .chain(self.collectives.iter().filter_map(|c| c.wide.as_deref()))
+            .collect();
+        whys.dedup();
+        for why in whys.iter().take(3) {
+            s.push_str(&format!("  {why}\n"));
+        }
+        let mut assumes: Vec<&str> = self
+            .collectives
+            .iter()
+            .flat_map(|c| c.arrivals.assumes.iter().map(String::as_str))
+            .collect();
+        assumes.sort_unstable();
+        assumes.dedup();
+        for a in assumes {
+            s.push_str(&format!("  assumes {a}\n"));
+        }
+        let mut t = table(&[
+            "rank",
+            "arrived last (certainly)",
+            "median delay there",
+            "delay range",
+        ]);
+        for r in &self.stragglers {
+            t.add_row(vec![
+                r.rank.to_string(),
+                format!("{} of {}", r.last, r.of),
+                r.median_delay
+                    .as_ref()
+                    .map_or_else(String::new, Split::text),
+                r.lateness.as_ref().map_or_else(String::new, Split::text),
+            ]);
+        }
+        s.push_str(&format!(
+            "\nstragglers ({} instance(s) with no certain last rank)\n{t}\n",
+            self.ambiguous_last
+        ));
+        let mut t = table(&[
+            "rank",
+            "instances",
+            "collective kernel time",
+            "waiting for the last arrival",
+            "transferring",
+        ]);
+        for r in &self.comm_split {
+            t.add_row(vec![
+                r.rank.to_string(),
+                r.instances.to_string(),
+                wide(r.kernel_ns),
+                r.wait.text(),
+                r.transfer.text(),
+            ]);
+        }
+        s.push_str(&format!(
+            "\nper rank: collective kernel time split into waiting and transfer (sums of the per-instance bounds; a profiler counts it all as communication)\n{t}\n"
+        ));
+        for f in &self.findings {
+            s.push_str(&format!("{} {}: {}\n", f.severity, f.code, f.message));
+            for e in &f.evidence.items {
+                s.push_str(&format!("  {e}\n"));
+            }
+            if f.evidence.more > 0 {
+                s.push_str(&format!("  ... and {} more\n", f.evidence.more));
+            }
+        }
+        if self.findings.is_empty() {
+            s.push_str("no straggler finding (docs/findings.md, `straggler`)\n");
+        }
+        for u in &self.undecided {
+            s.push_str(&format!("{u}\n"));
+        }
+        s
     }
 }
 
@@ -464,53 +642,7 @@ impl RanksSummary {
             s.push_str(&format!("  {id}: {answer}\n"));
         }
         if !self.collectives.is_empty() {
-            let mut t = table(&[
-                "collective",
-                "ranks",
-                "duration (ref)",
-                "arrival skew",
-                "transfer after last arrival",
-                "last rank",
-                "late by",
-            ]);
-            for c in &self.collectives {
-                t.add_row(vec![
-                    c.instance.clone(),
-                    c.ranks.to_string(),
-                    wide(i128::from(c.duration_ns)),
-                    c.skew.text(),
-                    c.transfer.text(),
-                    c.last
-                        .map_or_else(|| "ambiguous".to_owned(), |r| r.to_string()),
-                    c.lateness.as_ref().map_or_else(String::new, Split::text),
-                ]);
-            }
-            s.push_str(&format!("\ncollectives: arrival skew and transfer (bounded; unknown where the bound is too wide to split)\n{t}\n"));
-            let mut whys: Vec<&str> = self
-                .collectives
-                .iter()
-                .flat_map(|c| [&c.skew, &c.transfer])
-                .filter_map(|x| match x {
-                    Split::Unknown { why } => Some(why.as_str()),
-                    Split::Bounded { .. } => None,
-                })
-                .collect();
-            whys.dedup();
-            for why in whys.iter().take(3) {
-                s.push_str(&format!("  unknown: {why}\n"));
-            }
-            let mut t = table(&["rank", "arrived last (certainly)", "late by"]);
-            for r in &self.stragglers {
-                t.add_row(vec![
-                    r.rank.to_string(),
-                    format!("{} of {}", r.last, self.collectives.len()),
-                    r.lateness.as_ref().map_or_else(String::new, Split::text),
-                ]);
-            }
-            s.push_str(&format!(
-                "\nstragglers ({} instance(s) with no certain last rank)\n{t}\n",
-                self.ambiguous_last
-            ));
+            s.push_str(&self.collectives_text());
         }
         if !self.breakdown.is_empty() {
             let mut t = table(&[
@@ -543,6 +675,9 @@ impl RanksSummary {
         }
         for n in &self.notes {
             s.push_str(&format!("note: {n}\n"));
+        }
+        for n in &self.suggestions {
+            s.push_str(&format!("{n}\n"));
         }
         s
     }
