@@ -82,6 +82,10 @@ pub enum Measurement {
         /// Worker threads (default: the available parallelism).
         #[serde(default)]
         threads: Option<u32>,
+        /// Pinned passes per job (default: calibrated for `target_ms`); `lesson start
+        /// --passes N` sets it too.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        passes: Option<u64>,
     },
     /// `worksheet lab streams`: on a CUDA GPU with the `cuda` feature, else `--simulate`.
     LabStreams {

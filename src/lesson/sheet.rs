@@ -146,6 +146,10 @@ pub struct HandoutContext<'a> {
     pub simulated: bool,
     /// The data files written beside the case.
     pub files: Vec<&'a str>,
+    /// Why the run may not have measured what the lesson asked for (empty: no caution).
+    pub cautions: &'a [String],
+    /// What to do about the cautions (a rerun command, a pinned rerun command).
+    pub rerun_advice: Option<String>,
 }
 
 /// A small text timeline of the case (zoomed where the lesson says), or why there is none.
@@ -185,6 +189,16 @@ pub fn handout(lesson: &Lesson, ctx: &HandoutContext<'_>) -> String {
              the same; the durations are invented. Run it again with the `cuda` feature on a GPU \
              for real numbers.\n\n",
         );
+    }
+    if !ctx.cautions.is_empty() {
+        s.push_str("> **CAUTION: this run may not have measured what the lesson asked for.**\n");
+        for c in ctx.cautions {
+            let _ = writeln!(s, "> - {c}");
+        }
+        if let Some(advice) = &ctx.rerun_advice {
+            let _ = writeln!(s, ">\n> What to do: {advice}");
+        }
+        s.push('\n');
     }
     s.push_str("## Goals\n\n");
     for g in &r.goals {
