@@ -32,7 +32,7 @@ use crate::output::write_output;
 
 use self::grade::{answer_key, grade, rerun_reasons, Graded, KeyItem, Mark};
 use self::measure::{measure, Bench, HostBench, MeasureError};
-use self::model::{parse_lesson, Lesson, Measurement, Statistic};
+use self::model::{parse_lesson, Lesson, Measurement, Part, Statistic};
 
 /// The built-in lessons: `(id, file text)`, embedded from `lessons/`.
 pub const BUILT_IN: [(&str, &str); 6] = [
@@ -409,9 +409,19 @@ pub fn start_with(
         sheet::blank_sheet(&lesson).as_bytes(),
         force,
     )?;
-    if !measured.report.is_empty() {
-        writeln!(out, "{}", measured.report.trim_end())?;
-        writeln!(out)?;
+    // The lab's report holds the values the questions ask for: it stays in the folder for
+    // part 2, and is not printed here (UX N10).
+    if !measured.command.is_empty() {
+        writeln!(
+            out,
+            "measured: {}{} (its report is in the folder, for part 2)",
+            measured.command,
+            if measured.simulated {
+                " (SIMULATED)"
+            } else {
+                ""
+            }
+        )?;
     }
     writeln!(
         out,
@@ -701,18 +711,39 @@ pub fn write_check(r: &CheckResult, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "what to do: {a}")?;
         }
     }
+    let mut part = None;
     for g in &r.graded {
+        if part != Some(g.part) {
+            part = Some(g.part);
+            writeln!(
+                out,
+                "{}",
+                match g.part {
+                    Part::Predict => "part 1, predict (from the setup alone):",
+                    Part::Measure => "part 2, measure (from the tool's output):",
+                }
+            )?;
+        }
         match g.mark {
             Mark::Right => writeln!(out, "right    {}: {}", g.id, g.given)?,
             Mark::Wrong => writeln!(out, "WRONG    {}: {}", g.id, g.feedback)?,
             Mark::Missing => writeln!(out, "MISSING  {}: {}", g.id, g.feedback)?,
         }
     }
-    let right = r.graded.iter().filter(|g| g.mark == Mark::Right).count();
+    let count = |p: Part| r.graded.iter().filter(|g| g.part == p).count();
+    let right = |p: Part| {
+        r.graded
+            .iter()
+            .filter(|g| g.part == p && g.mark == Mark::Right)
+            .count()
+    };
     writeln!(
         out,
-        "{right} of {} right (lesson {}, answers from {})",
-        r.graded.len(),
+        "predicted {} of {} right, measured {} of {} right (lesson {}, answers from {})",
+        right(Part::Predict),
+        count(Part::Predict),
+        right(Part::Measure),
+        count(Part::Measure),
         r.lesson,
         r.sheet.display()
     )
@@ -730,21 +761,48 @@ pub fn write_key(folder: &Folder, key: &[KeyItem], out: &mut dyn Write) -> Resul
         folder.dir.display()
     )?;
     let mut t = Table::new();
-    t.load_preset(ASCII_MARKDOWN)
-        .set_header(vec!["question", "answer", "tolerance", "evidence"]);
+    t.load_preset(ASCII_MARKDOWN).set_header(vec![
+        "sheet line",
+        "part",
+        "answer",
+        "tolerance",
+        "misconceptions caught",
+        "evidence",
+    ]);
     for k in key {
+        let caught: Vec<String> = k
+            .misconceptions
+            .iter()
+            .map(|m| match &m.leads_to {
+                Some(v) => format!("{} (answers {v})", m.misconception.code()),
+                None => format!("{} (answers a number)", m.misconception.code()),
+            })
+            .collect();
         t.add_row(vec![
             k.id.clone(),
+            k.part.code().to_owned(),
             k.expected.to_string(),
             if k.tolerance > crate::units::Nanos::ZERO {
                 format!("±{}", k.tolerance)
             } else {
                 "exact".to_owned()
             },
+            if caught.is_empty() {
+                "-".to_owned()
+            } else {
+                caught.join("; ")
+            },
             k.evidence.clone(),
         ]);
     }
     writeln!(out, "{t}")?;
+    writeln!(
+        out,
+        "For the teacher: the handout shows the setup and no answer; predictions are written \
+         from it alone. Measured answers are read off the tool's output in part 2 (so they can \
+         be copied from it, or from the folder's files: case.json and the lab reports hold \
+         every measured value); grade understanding by the predictions."
+    )?;
     let rerun = folder.rerun()?;
     if !rerun.is_empty() {
         writeln!(
