@@ -66,7 +66,9 @@ pub enum LabCommand {
     #[command(
         after_help = "Examples:\n  worksheet lab executor --runs 30 --target-ms 50 --export-csv runs.csv\n  \
 worksheet lab executor --export-json report.json --export-case case.json\n  \
-worksheet lab executor --passes 24 --export-json a.json   (pinned work: comparable runs)\n\n\
+worksheet lab executor --passes 24 --export-json a.json\n\n\
+Two runs with the same --passes do the same work: `worksheet compare` gives\n\
+them verdicts.\n\n\
 Exit codes: 0 every digest matched, 1 a run returned a wrong digest (kept and\n\
 reported), 2 usage error or an export file exists (use --force)."
     )]

@@ -121,6 +121,10 @@ Exit codes: 0 every question offered, 1 the input ended first (answers so far ar
         answers: Option<PathBuf>,
     },
     /// Print the answers a folder's data implies, with the evidence (for the teacher).
+    #[command(after_help = "Example:\n  worksheet lesson key alice\n\n\
+Prints every sheet line (predictions and measurements), its answer from the folder's own\n\
+data, the tolerance, the misconceptions it catches and the evidence.\n\
+Exit codes: 0 printed, 2 the folder or lesson is malformed.")]
     Key {
         /// The lesson folder.
         dir: PathBuf,
