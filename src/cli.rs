@@ -87,7 +87,8 @@ check or law fails, 2 a file cannot be written, 3 CUDA not available (built\n\
 without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed."
     )]
     Capture(CaptureArgs),
-    /// Boundary-declaration forms: print a blank, fill it in, check it, answer it from a capture.
+    /// Boundary-declaration forms: print a blank (`new`), fill it in (`fill`), check it
+    /// (`check`; with `--capture FILE`, answer it from a capture or case).
     Form(crate::form::FormArgs),
     /// Teaching labs that really measure (`worksheet lab executor`, `worksheet lab streams`).
     Lab {

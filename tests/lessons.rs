@@ -46,34 +46,72 @@ fn a_teacher_lists_starts_checks_and_summarizes() {
         "{out}"
     );
     let handout = fs::read_to_string(d.join("alice/handout.md")).unwrap();
+    // The commands that print answers come in part 2, after the predictions.
+    let part2 = handout.find("## Part 2: measure").unwrap();
     assert!(
-        handout.contains("worksheet eval alice/case.json"),
+        handout[part2..].contains("worksheet eval alice/case.json"),
         "{handout}"
     );
+    assert!(!handout[..part2].contains("worksheet eval"), "{handout}");
 
     // The blank sheet: exit 1, every answer missing.
     let (code, out, _) = run(d, &["lesson", "check", "alice"]);
     assert_eq!(code, 1);
-    assert!(out.contains("0 of 5 right"), "{out}");
+    assert!(
+        out.contains("predicted 0 of 5 right, measured 0 of 5 right"),
+        "{out}"
+    );
 
-    // A wrong answer: exit 1 and feedback quoting the evidence.
+    // Two wrong predictions, each a named misconception, and one wrong measurement.
+    let predictions = "predict.submission: known 40 us
+\
+         predict.completion-from-submission: known 40 us
+\
+         predict.host-completion: known 140 us
+\
+         predict.device-interval: known 100 us
+\
+         predict.phases-union: 140 us
+";
+    let measured = "submission: known 40 us\ncompletion-from-submission: 140 us\n\
+         host-completion: known 140 us\ndevice-interval: known 100 us\nphases-union: 100 us\n";
     fs::write(
         d.join("alice/answers.txt"),
-        "submission: known 40 us\ncompletion-from-submission: 140 us\nhost-completion: known 140 us\n\
-         device-interval: known 100 us\nphases-union: 100 us\n",
+        format!("{predictions}{measured}"),
     )
     .unwrap();
     let (code, out, _) = run(d, &["lesson", "check", "alice"]);
     assert_eq!(code, 1);
     assert!(
+        out.contains(
+            "WRONG    predict.phases-union: you predicted `140 us`, but the phases overlap"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("That is the misconception *adding overlapping phases*"),
+        "{out}"
+    );
+    assert!(
+        out.contains("WRONG    predict.completion-from-submission: you predicted `known 40 us`")
+            && out.contains("*submission read as completion*"),
+        "{out}"
+    );
+    assert!(
         out.contains("WRONG    completion-from-submission: you answered `140 us`, but the stopwatch stops before the wait"),
         "{out}"
     );
     assert!(out.contains("so the answer is unknown (no-wait)"), "{out}");
-    assert!(out.contains("4 of 5 right"), "{out}");
+    assert!(
+        out.contains("predicted 3 of 5 right, measured 4 of 5 right"),
+        "{out}"
+    );
     // The README's "For teachers" section shows this very feedback.
     let readme = fs::read_to_string("README.md").unwrap();
-    let line = out.lines().find(|l| l.starts_with("WRONG")).unwrap();
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("WRONG    predict.phases-union"))
+        .unwrap();
     assert!(
         readme.contains(line),
         "README.md shows stale feedback; it is now:\n{line}"
@@ -85,17 +123,32 @@ fn a_teacher_lists_starts_checks_and_summarizes() {
         .replace(
             "completion-from-submission: 140 us",
             "completion-from-submission: unknown (no-wait)",
+        )
+        .replace(
+            "predict.completion-from-submission: known 40 us",
+            "predict.completion-from-submission: unknown (no-wait)",
+        )
+        .replace(
+            "predict.phases-union: 140 us",
+            "predict.phases-union: 100 us",
         );
     fs::write(d.join("alice/answers.txt"), fixed).unwrap();
     let (code, out, _) = run(d, &["lesson", "check", "alice"]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("5 of 5 right"), "{out}");
+    assert!(
+        out.contains("predicted 5 of 5 right, measured 5 of 5 right"),
+        "{out}"
+    );
 
     // The key, for the teacher.
     let (code, out, _) = run(d, &["lesson", "key", "alice"]);
     assert_eq!(code, 0);
     assert!(
-        out.contains("| completion-from-submission | unknown (no-wait) |"),
+        out.contains("| completion-from-submission         | measure | unknown (no-wait) |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("adding-overlapping-phases (answers 140 us)"),
         "{out}"
     );
 
@@ -122,7 +175,14 @@ fn a_teacher_lists_starts_checks_and_summarizes() {
         out.contains("lesson three-boundaries: 2 student folder(s), 2 graded, 0 to re-run"),
         "{out}"
     );
-    assert!(out.contains("`known 40 us` (1×)"), "{out}");
+    assert!(
+        out.contains("| completion-from-submission | 1/2             | 1/2            |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`known 40 us` (1×); submission-read-as-completion (1×)"),
+        "{out}"
+    );
     let csv = fs::read_to_string(d.join("class.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3);
     let (code, _, err) = run(

@@ -152,7 +152,14 @@ fn context_of_case(case: &Case) -> BTreeMap<String, String> {
         let name = tool.split_whitespace().next().unwrap_or(tool);
         ctx.insert("tool".into(), name.to_owned());
     }
-    for key in ["work", "threads", "reference_digest", "importer", "kernel"] {
+    for key in [
+        "work",
+        "passes",
+        "threads",
+        "reference_digest",
+        "importer",
+        "kernel",
+    ] {
         if let Some(v) = prov.get(key) {
             ctx.insert(
                 key.into(),
@@ -310,7 +317,9 @@ fn from_lab_executor(v: &Value, file: String) -> Result<Run, InputError> {
         ("clock domain", "/clock/domain"),
         ("work", "/work"),
         ("threads", "/config/threads"),
-        ("target", "/config/target"),
+        // The work is its pass count (and the digest it implies), not the target it was
+        // calibrated for: two runs pinned to the same passes compare at any target.
+        ("passes", "/calibration/passes"),
         ("reference digest", "/reference/digest"),
     ] {
         if let Some(x) = v.pointer(ptr) {

@@ -311,6 +311,16 @@ fn incomparable(base: &Run, new: &Run) -> Option<String> {
             diffs.push(format!("{k}: {} vs {}", show(b), show(n)));
         }
     }
+    let passes_differ = ["passes"]
+        .iter()
+        .any(|k| base.context.get(*k) != new.context.get(*k));
+    if passes_differ {
+        diffs.push(
+            "the runs did different work (calibration chose the passes on each machine): \
+             run both with the same `--passes N` to compare them"
+                .to_owned(),
+        );
+    }
     (!diffs.is_empty()).then(|| diffs.join("; "))
 }
 

@@ -30,7 +30,9 @@ pub const VERSION: &str = "3";
 /// `worksheet export`'s arguments.
 #[derive(Args, Debug, Clone)]
 #[command(
-    after_help = "Tables (docs/parquet.md): phases, steps, collectives, relations, findings, summary.\n\
+    after_help = "Examples:\n  worksheet export trace.json.gz --parquet tables/\n  \
+worksheet export rank0.json.gz rank1.json.gz --parquet job/ --force\n\n\
+Tables (docs/parquet.md): phases, steps, collectives, relations, findings, summary.\n\
 Exit codes: 0 written, 2 malformed input, an existing file without --force, or a build without the `parquet` feature."
 )]
 pub struct ExportArgs {

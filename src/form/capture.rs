@@ -3,8 +3,11 @@
 //!
 //! The form's `binding` names the ids in the capture: a question id, a host timer, or an
 //! event pair. A bound question is answered by the engine as `worksheet eval` would; a
-//! bound timer or event pair becomes a question of the form's kind. Then the capture's
-//! clocks, streams and waits are compared with the form's.
+//! bound timer or event pair becomes a question of the form's kind. Then everything the
+//! form declares is compared with the capture, each mismatch a `contradiction[...]`: the
+//! boundaries' clock domains and streams, the streams of the timed work (`work_streams`), the
+//! declared cross-stream dependencies (as stream waits), the wait (its scope, event, stream
+//! or device) and what it covers (the engine's completion verdict).
 //!
 //! Clocks: a different **domain** is a contradiction (`capture-clock-mismatch`). A
 //! different **instance** is shown, not failed: a form written before measuring names the
@@ -216,11 +219,16 @@ pub fn answer_from_case(
         (bound_by, ask, answer)
     };
     let boundaries = compare_boundaries(form, case, &ask, &mut findings);
-    let waits = if q.claims_completion() {
+    compare_work_streams(form, case, &ask, &mut findings);
+    compare_dependencies(form, case, &mut findings);
+    let waits = if q.claims_completion() || matches!(ask, Ask::DeviceInterval { .. }) {
         compare_wait(form, case, &ask, &mut findings)
     } else {
         Vec::new()
     };
+    if q.claims_completion() {
+        compare_coverage(form, answer.as_ref(), &mut findings);
+    }
     Ok(CaptureAnswer {
         capture: capture_file.to_owned(),
         case: case.name.clone(),
@@ -330,12 +338,177 @@ fn compare_boundaries(
     out
 }
 
+/// The program ops a question's boundaries enclose, and the region named for people: a
+/// timer's start to stop, or (a device interval) the record of the start event to the end of
+/// the program (the events are read after a wait that follows their record).
+fn region(case: &Case, ask: &Ask) -> Option<(std::ops::Range<usize>, String)> {
+    match ask {
+        Ask::Submission { timer } | Ask::HostCompletion { timer, .. } => {
+            let t = &case.timers[*timer];
+            Some((
+                t.start_op..t.stop_op,
+                format!("between the capture's timer `{}` start and stop", t.id),
+            ))
+        }
+        Ask::DeviceInterval { start, .. } => {
+            let from = case
+                .program
+                .iter()
+                .position(|op| matches!(op, Op::Record(e) if e == start))
+                .unwrap_or(0);
+            Some((
+                from..case.program.len(),
+                format!(
+                    "after the capture records event `{}`",
+                    case.events[*start].id
+                ),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// The streams of the capture's measured work: a completion question's work, else the
+/// phases launched in the question's region; sorted, without repeats.
+fn capture_work_streams(case: &Case, ask: &Ask) -> Vec<String> {
+    let phases: Vec<usize> = match ask {
+        Ask::HostCompletion { work, .. } if !work.is_empty() => work.clone(),
+        _ => match region(case, ask) {
+            Some((ops, _)) => case.program[ops]
+                .iter()
+                .filter_map(|op| match op {
+                    Op::Launch(p) => Some(*p),
+                    _ => None,
+                })
+                .collect(),
+            None => Vec::new(),
+        },
+    };
+    let mut streams: Vec<String> = phases
+        .into_iter()
+        .filter_map(|p| case.phases[p].stream)
+        .map(|s| case.streams[s].id.clone())
+        .collect();
+    streams.sort();
+    streams.dedup();
+    streams
+}
+
+fn quoted(ids: &[String]) -> String {
+    ids.iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The form's `work_streams` against the streams the capture's timed work runs in.
+fn compare_work_streams(form: &Form, case: &Case, ask: &Ask, findings: &mut Vec<Finding>) {
+    let Some(declared) = form.raw().work_streams.as_ref().filter(|w| !w.is_empty()) else {
+        return;
+    };
+    let mut declared: Vec<String> = declared.clone();
+    declared.sort();
+    declared.dedup();
+    let captured = capture_work_streams(case, ask);
+    if captured.is_empty() || captured == declared {
+        return;
+    }
+    findings.push(Finding::new(
+        Problem::CaptureWorkStreamsMismatch,
+        "work_streams",
+        format!(
+            "the form declares the work in stream(s) {}; the capture's work is in stream(s) {}",
+            quoted(&declared),
+            quoted(&captured)
+        ),
+    ));
+}
+
+/// Each dependency the form declares (`stream` waits on an event of `waits_on`) against the
+/// capture's stream waits.
+fn compare_dependencies(form: &Form, case: &Case, findings: &mut Vec<Finding>) {
+    let Some(deps) = &form.raw().dependencies else {
+        return;
+    };
+    for (i, d) in deps.iter().enumerate() {
+        let found = case.program.iter().any(|op| match op {
+            Op::StreamWait { stream, event } => {
+                case.streams[*stream].id == d.stream
+                    && case.streams[case.events[*event].stream].id == d.waits_on
+            }
+            _ => false,
+        });
+        if !found {
+            let waits: Vec<String> = case
+                .program
+                .iter()
+                .filter_map(|op| match op {
+                    Op::StreamWait { stream, event } => Some(format!(
+                        "`{}` waits on `{}` (stream `{}`)",
+                        case.streams[*stream].id,
+                        case.events[*event].id,
+                        case.streams[case.events[*event].stream].id
+                    )),
+                    _ => None,
+                })
+                .collect();
+            findings.push(Finding::new(
+                Problem::CaptureDependencyMissing,
+                format!("dependencies[{i}]"),
+                format!(
+                    "the form declares that stream `{}` waits on an event of stream `{}`; the capture has {}",
+                    d.stream,
+                    d.waits_on,
+                    if waits.is_empty() {
+                        "no stream wait".to_owned()
+                    } else {
+                        format!("only: {}", waits.join(", "))
+                    }
+                ),
+            ));
+        }
+    }
+}
+
+/// A completion form that declares a wait, against the engine's verdict on the capture:
+/// when the engine finds that the capture's wait misses work (or that there is none), the
+/// wait the form declares to cover the work is not the one that ran.
+fn compare_coverage(form: &Form, answer: Option<&Verdict>, findings: &mut Vec<Finding>) {
+    let declared = form
+        .raw()
+        .wait
+        .as_ref()
+        .and_then(|w| w.scope)
+        .is_some_and(|s| s != WaitScope::None);
+    if !declared {
+        return;
+    }
+    if let Some(Verdict::Unknown { reason, detail }) = answer {
+        if matches!(
+            reason,
+            crate::verdict::Reason::WaitMissesWork | crate::verdict::Reason::NoWait
+        ) {
+            findings.push(Finding::new(
+                Problem::CaptureWaitMissesWork,
+                "wait",
+                format!(
+                    "the form's wait is declared to cover the work; in the capture it does not: {reason}{}",
+                    if detail.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({detail})")
+                    }
+                ),
+            ));
+        }
+    }
+}
+
 fn compare_wait(form: &Form, case: &Case, ask: &Ask, findings: &mut Vec<Finding>) -> Vec<String> {
-    let Ask::HostCompletion { timer, .. } = ask else {
+    let Some((ops, where_)) = region(case, ask) else {
         return Vec::new();
     };
-    let t = &case.timers[*timer];
-    let waits: Vec<(&str, &WaitTarget)> = case.program[t.start_op..t.stop_op]
+    let waits: Vec<(&str, &WaitTarget)> = case.program[ops]
         .iter()
         .filter_map(|op| match op {
             Op::HostWait { id, target, .. } => Some((id.as_str(), target)),
@@ -357,9 +530,11 @@ fn compare_wait(form: &Form, case: &Case, ask: &Ask, findings: &mut Vec<Finding>
     let Some(w) = &form.raw().wait else {
         return listed;
     };
+    let event_stream = |e: usize| case.streams[case.events[e].stream].id.as_str();
     let matches = |target: &WaitTarget| match (w.scope, target) {
         (Some(WaitScope::Event), WaitTarget::Event(e)) => {
             w.event.as_deref().is_none_or(|id| case.events[*e].id == id)
+                && w.stream.as_deref().is_none_or(|s| event_stream(*e) == s)
         }
         (Some(WaitScope::Stream), WaitTarget::Stream(s)) => w
             .stream
@@ -382,20 +557,145 @@ fn compare_wait(form: &Form, case: &Case, ask: &Ask, findings: &mut Vec<Finding>
         }
         _ => return listed,
     };
-    if !waits.iter().any(|(_, target)| matches(target)) {
-        findings.push(Finding::new(
+    if waits.iter().any(|(_, target)| matches(target)) {
+        return listed;
+    }
+    // The declared event is waited on, but it lives in another stream than declared.
+    let same_event_other_stream = waits.iter().find_map(|(_, target)| match target {
+        WaitTarget::Event(e)
+            if w.scope == Some(WaitScope::Event)
+                && w.event.as_deref() == Some(case.events[*e].id.as_str()) =>
+        {
+            Some(event_stream(*e))
+        }
+        _ => None,
+    });
+    match same_event_other_stream {
+        Some(actual) => findings.push(Finding::new(
+            Problem::CaptureStreamMismatch,
+            "wait.stream",
+            format!(
+                "the form waits on event `{}` in stream `{}`; in the capture event `{}` is in stream `{actual}`",
+                w.event.as_deref().unwrap_or("?"),
+                w.stream.as_deref().unwrap_or("?"),
+                w.event.as_deref().unwrap_or("?"),
+            ),
+        )),
+        None => findings.push(Finding::new(
             Problem::CaptureWaitMismatch,
             "wait",
             format!(
-                "the form declares {declared}; between the capture's timer `{}` start and stop there is {}",
-                t.id,
+                "the form declares {declared}; {where_} there is {}",
                 if listed.is_empty() {
                     "no host wait".to_owned()
                 } else {
                     listed.join(", ")
                 }
             ),
-        ));
+        )),
     }
     listed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::load_case_file;
+    use crate::form::model::{validate, RawForm};
+
+    fn seed(form: &str) -> RawForm {
+        let text = std::fs::read_to_string(format!("worksheets/{form}.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn codes(raw: RawForm, capture: &str) -> Vec<(&'static str, String)> {
+        let form = validate(raw, "f").unwrap();
+        let case = load_case_file(std::path::Path::new(capture)).unwrap();
+        let a = answer_from_case(&form, &case, capture).unwrap();
+        a.findings
+            .iter()
+            .map(|f| (f.problem.code(), f.field.clone()))
+            .collect()
+    }
+
+    const SEED: &str = "fixtures/cases/three-boundaries.json";
+
+    #[test]
+    fn the_seed_forms_agree_with_the_seed_capture_in_everything_they_declare() {
+        for form in [
+            "seed-host-completion",
+            "seed-device-interval",
+            "seed-submission",
+        ] {
+            assert_eq!(codes(seed(form), SEED), vec![], "{form}");
+        }
+    }
+
+    #[test]
+    fn streams_the_form_declares_are_compared_with_the_capture_n13() {
+        // UX N13: the form says the work and the wait are in stream `main`; the capture's
+        // work is in A and B and its wait is on event `end` in stream A.
+        let mut raw = seed("seed-host-completion");
+        raw.work_streams = Some(vec!["main".into()]);
+        raw.wait.as_mut().unwrap().stream = Some("main".into());
+        raw.dependencies = Some(vec![crate::form::model::RawDependency {
+            stream: "main".into(),
+            waits_on: "B".into(),
+        }]);
+        let found = codes(raw, SEED);
+        assert_eq!(
+            found,
+            vec![
+                ("capture-work-streams-mismatch", "work_streams".to_owned()),
+                ("capture-dependency-missing", "dependencies[0]".to_owned()),
+                ("capture-stream-mismatch", "wait.stream".to_owned()),
+            ]
+        );
+        let form = {
+            let mut raw = seed("seed-host-completion");
+            raw.work_streams = Some(vec!["main".into()]);
+            validate(raw, "f").unwrap()
+        };
+        let case = load_case_file(std::path::Path::new(SEED)).unwrap();
+        let a = answer_from_case(&form, &case, SEED).unwrap();
+        assert_eq!(
+            a.findings[0].detail,
+            "the form declares the work in stream(s) `main`; the capture's work is in stream(s) `A`, `B`"
+        );
+    }
+
+    #[test]
+    fn an_event_wait_in_the_declared_stream_but_on_another_event_is_a_wait_mismatch() {
+        let mut raw = seed("seed-host-completion");
+        raw.wait.as_mut().unwrap().event = Some("phase-2-done".into());
+        raw.wait.as_mut().unwrap().stream = Some("B".into());
+        assert_eq!(
+            codes(raw, SEED),
+            vec![("capture-wait-mismatch", "wait".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_device_interval_form_compares_its_wait() {
+        let mut raw = seed("seed-device-interval");
+        raw.wait.as_mut().unwrap().event = Some("start".into());
+        assert_eq!(
+            codes(raw, SEED),
+            vec![("capture-wait-mismatch", "wait".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_declared_wait_that_misses_work_in_the_capture_is_a_contradiction() {
+        // The seed completion form declares the wait on `end`, which covers both phases; in
+        // this capture the wait targets an earlier event and misses phase 2's work.
+        let found = codes(
+            seed("seed-host-completion"),
+            "fixtures/cases/wait-on-other-event.json",
+        );
+        assert!(
+            found.contains(&("capture-wait-misses-work", "wait".to_owned())),
+            "{found:?}"
+        );
+    }
 }

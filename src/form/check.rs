@@ -65,11 +65,17 @@ pub enum Problem {
     CaptureStreamMismatch,
     /// The capture's wait is not the one the form declares.
     CaptureWaitMismatch,
+    /// The capture's timed work runs in other streams than the form's `work_streams`.
+    CaptureWorkStreamsMismatch,
+    /// A dependency the form declares has no stream wait in the capture.
+    CaptureDependencyMissing,
+    /// The form's wait is declared to cover the work, but in the capture it does not.
+    CaptureWaitMissesWork,
 }
 
 impl Problem {
     /// Every problem, in the order findings are reported.
-    pub const ALL: [Problem; 21] = [
+    pub const ALL: [Problem; 24] = [
         Problem::Unanswered,
         Problem::CompletionWithoutWait,
         Problem::WaitScopeMissesWork,
@@ -91,6 +97,9 @@ impl Problem {
         Problem::CaptureClockMismatch,
         Problem::CaptureStreamMismatch,
         Problem::CaptureWaitMismatch,
+        Problem::CaptureWorkStreamsMismatch,
+        Problem::CaptureDependencyMissing,
+        Problem::CaptureWaitMissesWork,
     ];
 
     /// The stable kebab-case code.
@@ -117,6 +126,9 @@ impl Problem {
             Problem::CaptureClockMismatch => "capture-clock-mismatch",
             Problem::CaptureStreamMismatch => "capture-stream-mismatch",
             Problem::CaptureWaitMismatch => "capture-wait-mismatch",
+            Problem::CaptureWorkStreamsMismatch => "capture-work-streams-mismatch",
+            Problem::CaptureDependencyMissing => "capture-dependency-missing",
+            Problem::CaptureWaitMissesWork => "capture-wait-misses-work",
         }
     }
 
@@ -144,6 +156,9 @@ impl Problem {
             Problem::CaptureClockMismatch => "the capture reads this boundary on a clock of another domain than the form declares",
             Problem::CaptureStreamMismatch => "the capture's event is in another stream than the form declares",
             Problem::CaptureWaitMismatch => "the capture's wait is not the wait the form declares",
+            Problem::CaptureWorkStreamsMismatch => "the capture's timed work runs in other streams than the form declares",
+            Problem::CaptureDependencyMissing => "a cross-stream dependency the form declares is not a stream wait in the capture",
+            Problem::CaptureWaitMissesWork => "the form's wait is declared to cover the work, but the capture's wait does not cover it",
         }
     }
 }

@@ -49,6 +49,9 @@ pub struct LabConfig {
     pub target: Nanos,
     /// Worker threads in the pool.
     pub threads: usize,
+    /// Passes per job given by the user (`--passes`): the work is pinned and calibration
+    /// only predicts its duration. `None`: calibration chooses the passes for `target`.
+    pub passes: Option<u64>,
 }
 
 /// One calibration trial: `passes` passes took `elapsed`.
@@ -60,28 +63,91 @@ pub struct Trial {
     pub elapsed: Nanos,
 }
 
-/// How the work size was chosen.
+/// How the work size was chosen, and the duration it predicts.
 ///
-/// Invariants: `passes >= 1`; `trials` is non-empty unless the passes were given.
+/// Invariants: `passes >= 1`; `trials` is non-empty; the last `median_of` trials all ran
+/// `basis_passes` passes, and `basis_median` is their nearest-rank median.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Calibration {
     /// The target duration.
     pub target: Nanos,
-    /// Trials, in order; the last one is the basis of the estimate.
+    /// Trials, in order: doubling trials, then the repeated trials of the basis.
     pub trials: Vec<Trial>,
-    /// Passes chosen per job.
+    /// Passes per job.
     pub passes: u64,
-    /// Expected duration of `passes` passes, scaled from the last trial.
+    /// Whether the passes were given (`--passes`) rather than chosen.
+    pub pinned: bool,
+    /// The pass count of the trials the prediction rests on.
+    pub basis_passes: u64,
+    /// How many trials of `basis_passes` the median is over.
+    pub median_of: usize,
+    /// Their nearest-rank median duration.
+    pub basis_median: Nanos,
+    /// Predicted duration of one job's work (`passes` passes), scaled exactly from the
+    /// median: `passes × basis_median / basis_passes`, rounded down.
     pub estimate: Nanos,
 }
 
-/// The largest number of calibration trials.
+/// The largest number of doubling trials.
 const MAX_TRIALS: usize = 40;
 /// The largest number of passes calibration will try.
 const MAX_PASSES: u64 = 1 << 40;
+/// Trials of the basis pass count whose median calibration uses (one noisy trial, a
+/// descheduled thread on a busy machine, cannot move a median of five).
+pub const CALIBRATION_REPEATS: usize = 5;
+/// Trials of a pinned pass count whose median predicts its duration.
+pub const PINNED_REPEATS: usize = 3;
+
+fn trial<C: HostClock + ?Sized, W: Work + ?Sized>(
+    clock: &C,
+    work: &W,
+    k: usize,
+    passes: u64,
+) -> Trial {
+    let start = clock.read(Point::new(k, Boundary::CalibrationStart));
+    std::hint::black_box(work.compute(passes, Call::Calibration(k)));
+    let end = clock.read(Point::new(k, Boundary::CalibrationEnd));
+    Trial {
+        passes,
+        elapsed: Nanos::new((end.as_i64() - start.as_i64()).max(0)),
+    }
+}
+
+/// Repeats trials of `passes` until `repeats` of them are the last ones in `trials`, and
+/// returns their nearest-rank median.
+fn repeat_median<C: HostClock + ?Sized, W: Work + ?Sized>(
+    clock: &C,
+    work: &W,
+    trials: &mut Vec<Trial>,
+    passes: u64,
+    repeats: usize,
+) -> Nanos {
+    let have = trials
+        .iter()
+        .rev()
+        .take_while(|t| t.passes == passes)
+        .count()
+        .min(repeats);
+    for _ in have..repeats {
+        let k = trials.len();
+        trials.push(trial(clock, work, k, passes));
+    }
+    let mut last: Vec<Nanos> = trials[trials.len() - repeats..]
+        .iter()
+        .map(|t| t.elapsed)
+        .collect();
+    last.sort();
+    last[crate::stats::nearest_rank(crate::stats::Percentile::MEDIAN, last.len()) - 1]
+}
+
+fn scaled(passes: u64, median: Nanos, basis: u64) -> Nanos {
+    let est = i128::from(passes) * i128::from(median.as_i64()) / i128::from(basis.max(1));
+    Nanos::new(i64::try_from(est).unwrap_or(i64::MAX))
+}
 
 /// Finds the number of passes whose work lasts about `target` on this machine: doubles the
-/// passes until one trial lasts at least a quarter of the target, then scales linearly
+/// passes until one trial lasts at least a quarter of the target, repeats that pass count
+/// until [`CALIBRATION_REPEATS`] trials of it are in, and scales their **median** linearly
 /// (exactly, in integers). Time: O(log(target / one pass)) trials.
 pub fn calibrate<C: HostClock + ?Sized, W: Work + ?Sized>(
     clock: &C,
@@ -92,26 +158,62 @@ pub fn calibrate<C: HostClock + ?Sized, W: Work + ?Sized>(
     let mut passes: u64 = 1;
     let mut trials = Vec::new();
     for k in 0..MAX_TRIALS {
-        let start = clock.read(Point::new(k, Boundary::CalibrationStart));
-        std::hint::black_box(work.compute(passes, Call::Calibration(k)));
-        let end = clock.read(Point::new(k, Boundary::CalibrationEnd));
-        let elapsed = Nanos::new((end.as_i64() - start.as_i64()).max(0));
-        trials.push(Trial { passes, elapsed });
-        if elapsed.as_i64().saturating_mul(4) >= target_ns || passes >= MAX_PASSES {
+        let t = trial(clock, work, k, passes);
+        trials.push(t);
+        if t.elapsed.as_i64().saturating_mul(4) >= target_ns || passes >= MAX_PASSES {
             break;
         }
-        passes = passes.saturating_mul(if elapsed.as_i64() == 0 { 16 } else { 2 });
+        passes = passes.saturating_mul(if t.elapsed.as_i64() == 0 { 16 } else { 2 });
     }
-    let last = *trials.last().expect("at least one trial");
-    let elapsed = i128::from(last.elapsed.as_i64().max(1));
-    let chosen = (i128::from(last.passes) * i128::from(target_ns) / elapsed).max(1);
+    let median = repeat_median(clock, work, &mut trials, passes, CALIBRATION_REPEATS);
+    let elapsed = i128::from(median.as_i64().max(1));
+    let chosen = (i128::from(passes) * i128::from(target_ns) / elapsed).max(1);
     let chosen = u64::try_from(chosen).unwrap_or(MAX_PASSES).min(MAX_PASSES);
-    let estimate = i128::from(chosen) * elapsed / i128::from(last.passes);
     Calibration {
         target,
         trials,
         passes: chosen,
-        estimate: Nanos::new(i64::try_from(estimate).unwrap_or(i64::MAX)),
+        pinned: false,
+        basis_passes: passes,
+        median_of: CALIBRATION_REPEATS,
+        basis_median: median,
+        estimate: scaled(chosen, Nanos::new(elapsed as i64), passes),
+    }
+}
+
+/// The calibration of pinned work (`--passes`): the passes are given, and the median of
+/// [`PINNED_REPEATS`] trials of exactly those passes predicts one job's work.
+pub fn calibrate_pinned<C: HostClock + ?Sized, W: Work + ?Sized>(
+    clock: &C,
+    work: &W,
+    target: Nanos,
+    passes: u64,
+) -> Calibration {
+    let passes = passes.clamp(1, MAX_PASSES);
+    let mut trials = Vec::new();
+    let median = repeat_median(clock, work, &mut trials, passes, PINNED_REPEATS);
+    Calibration {
+        target,
+        trials,
+        passes,
+        pinned: true,
+        basis_passes: passes,
+        median_of: PINNED_REPEATS,
+        basis_median: median,
+        estimate: median,
+    }
+}
+
+/// The calibration `config` asks for: pinned when it gives the passes, else chosen for its
+/// target.
+pub fn calibrate_for<C: HostClock + ?Sized, W: Work + ?Sized>(
+    clock: &C,
+    work: &W,
+    config: &LabConfig,
+) -> Calibration {
+    match config.passes {
+        Some(p) => calibrate_pinned(clock, work, config.target, p),
+        None => calibrate(clock, work, config.target),
     }
 }
 
@@ -222,6 +324,18 @@ pub struct Machine {
     /// `/proc/loadavg`'s 1, 5 and 15 minute load averages when the lab started, if readable:
     /// other processes competing for the cores show up as noise in every interval.
     pub load_average: Option<String>,
+    /// The same when the lab ended (set by [`Machine::ended`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_average_end: Option<String>,
+}
+
+fn read_loadavg() -> Option<String> {
+    std::fs::read_to_string("/proc/loadavg").ok().map(|text| {
+        text.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
 }
 
 impl Machine {
@@ -229,14 +343,97 @@ impl Machine {
     pub fn current() -> Self {
         Machine {
             cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            load_average: std::fs::read_to_string("/proc/loadavg").ok().map(|text| {
-                text.split_whitespace()
-                    .take(3)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            }),
+            load_average: read_loadavg(),
+            load_average_end: None,
         }
     }
+
+    /// The same machine with the load average at the end of the lab read now.
+    pub fn ended(self) -> Self {
+        Machine {
+            load_average_end: read_loadavg(),
+            ..self
+        }
+    }
+
+    /// The highest 1-minute load average recorded (start or end), as written, when it
+    /// exceeds the CPU count: more runnable threads than cores, so every measured interval
+    /// may include time spent waiting for a core.
+    pub fn overloaded(&self) -> Option<String> {
+        let one_minute = |l: &Option<String>| {
+            l.as_deref()
+                .and_then(|t| t.split_whitespace().next())
+                .and_then(|v| v.parse::<f64>().ok().map(|f| (f, v.to_owned())))
+        };
+        let highest = [
+            one_minute(&self.load_average),
+            one_minute(&self.load_average_end),
+        ]
+        .into_iter()
+        .flatten()
+        .max_by(|a, b| a.0.total_cmp(&b.0))?;
+        // Heuristic, labelled as such where it is reported: load above the core count.
+        (highest.0 > self.cpus as f64).then_some(highest.1)
+    }
+}
+
+/// A reason not to trust a lab run's durations as the work that was asked for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Caution {
+    /// Stable code: `work-off-prediction` or `machine-loaded`.
+    pub code: &'static str,
+    /// What was seen, with the numbers.
+    pub message: String,
+}
+
+/// How far the measured work may be from the prediction before a caution: 25 %.
+pub const PREDICTION_TOLERANCE_PERCENT: i64 = 25;
+
+/// The cautions of a lab run: the median measured work more than
+/// [`PREDICTION_TOLERANCE_PERCENT`] from calibration's prediction (exact integer test), and a
+/// machine whose 1-minute load average exceeded its CPU count.
+pub fn cautions(lab: &LabRun, work_median: Option<Nanos>) -> Vec<Caution> {
+    let mut out = Vec::new();
+    let predicted = lab.calibration.estimate.as_i64();
+    if let Some(m) = work_median {
+        let diff = i128::from(m.as_i64()) - i128::from(predicted);
+        if diff.abs() * 100 > i128::from(PREDICTION_TOLERANCE_PERCENT) * i128::from(predicted) {
+            let ratio = if predicted > 0 {
+                format!(
+                    " ({:.2}× the prediction)",
+                    m.as_i64() as f64 / predicted as f64
+                )
+            } else {
+                String::new()
+            };
+            out.push(Caution {
+                code: "work-off-prediction",
+                message: format!(
+                    "the median work per job was {m}, calibration predicted {} for {} passes{ratio}: more than {PREDICTION_TOLERANCE_PERCENT} % apart, so the machine ran the work at a different speed than during calibration",
+                    lab.calibration.estimate, lab.calibration.passes
+                ),
+            });
+        }
+    }
+    if let Some(m) = &lab.machine {
+        if let Some(load) = m.overloaded() {
+            out.push(Caution {
+                code: "machine-loaded",
+                message: format!(
+                    "the 1-minute load average was {load} on {} CPU(s) (more runnable threads than cores): every interval may include time spent waiting for a core",
+                    m.cpus
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// What to do about cautions, for the report and the lesson.
+pub fn caution_advice(passes: u64) -> String {
+    format!(
+        "rerun when the machine is quieter, or pin the work with `--passes {passes}` so that runs compare whatever the load"
+    )
 }
 
 /// A whole lab run: configuration, clock, calibration, reference and every run.
@@ -568,6 +765,8 @@ pub struct Analysis {
     pub failed: Vec<usize>,
     /// The index of a measured successful run whose caller total is the median.
     pub median_run: Option<usize>,
+    /// Why the durations may not be the work asked for (empty: no caution).
+    pub cautions: Vec<Caution>,
 }
 
 impl MeasureStats {
@@ -638,7 +837,12 @@ pub fn analyze(lab: &LabRun) -> Analysis {
             .find(|r| Measure::Total.of(&r.stamps) == m)
             .map(|r| r.index)
     });
+    let work_median = measures
+        .iter()
+        .find(|m| m.measure == Measure::Work)
+        .and_then(MeasureStats::median);
     Analysis {
+        cautions: cautions(lab, work_median),
         share_runs: shares.len(),
         share_median,
         steady_total,
@@ -672,24 +876,130 @@ mod tests {
         )
     }
 
-    #[test]
-    fn calibration_doubles_then_scales_exactly() {
-        // 1 pass: 1 ms, 2: 2 ms, ..., 16: 16 ms ≥ 50/4 → 16 × 50 / 16 = 50 passes.
-        let clock = fake().with_calibration(
-            [1, 2, 4, 8, 16]
-                .iter()
-                .map(|&ms| Nanos::new(ms * 1_000_000))
-                .collect(),
-        );
-        let work = ScriptedWork {
+    fn scripted(ms: &[i64]) -> FakeClock {
+        fake().with_calibration(ms.iter().map(|&ms| Nanos::new(ms * 1_000_000)).collect())
+    }
+
+    fn work() -> ScriptedWork {
+        ScriptedWork {
             digest: Digest(1),
             wrong: vec![],
-        };
-        let c = calibrate(&clock, &work, Nanos::new(50_000_000));
-        assert_eq!(c.trials.len(), 5);
-        assert_eq!(c.trials.last().unwrap().passes, 16);
+        }
+    }
+
+    #[test]
+    fn calibration_doubles_then_scales_the_median_exactly() {
+        // 1 pass: 1 ms, 2: 2 ms, ..., 16: 16 ms ≥ 50/4; four more trials of 16 passes take
+        // 40, 16, 14 and 90 ms (a descheduled thread): the median of 16, 40, 16, 14, 90 is
+        // 16 ms → 16 × 50 / 16 = 50 passes, predicted 50 ms.
+        let clock = scripted(&[1, 2, 4, 8, 16, 40, 16, 14, 90]);
+        let c = calibrate(&clock, &work(), Nanos::new(50_000_000));
+        assert_eq!(c.trials.len(), 9);
+        assert!(c.trials[4..].iter().all(|t| t.passes == 16));
+        assert_eq!((c.basis_passes, c.median_of), (16, CALIBRATION_REPEATS));
+        assert_eq!(c.basis_median, Nanos::new(16_000_000));
+        assert_eq!(c.passes, 50);
+        assert!(!c.pinned);
+        assert_eq!(c.estimate, Nanos::new(50_000_000));
+    }
+
+    #[test]
+    fn the_first_trial_that_passes_is_not_the_basis() {
+        // The trial that reaches a quarter of the target is a slow outlier (40 ms for 8
+        // passes); the others of 8 passes take 8 ms. The old rule (scale the first passing
+        // trial) chose 8 × 50 / 40 = 10 passes, 5× too little work.
+        let clock = scripted(&[1, 2, 4, 40, 8, 8, 8, 8]);
+        let c = calibrate(&clock, &work(), Nanos::new(50_000_000));
+        assert_eq!(c.basis_passes, 8);
+        assert_eq!(c.basis_median, Nanos::new(8_000_000));
         assert_eq!(c.passes, 50);
         assert_eq!(c.estimate, Nanos::new(50_000_000));
+    }
+
+    #[test]
+    fn pinned_passes_are_kept_and_their_median_is_the_prediction() {
+        let clock = scripted(&[30, 10, 12]);
+        let config = LabConfig {
+            runs: 1,
+            warmup: 0,
+            target: Nanos::new(50_000_000),
+            threads: 1,
+            passes: Some(7),
+        };
+        let c = calibrate_for(&clock, &work(), &config);
+        assert!(c.pinned);
+        assert_eq!(c.passes, 7);
+        assert_eq!(c.trials.len(), PINNED_REPEATS);
+        assert!(c.trials.iter().all(|t| t.passes == 7));
+        assert_eq!(c.estimate, Nanos::new(12_000_000));
+    }
+
+    fn lab_with(work_us: i64, machine: Option<Machine>) -> LabRun {
+        let clock = FakeClock::new(
+            Nanos::new(5_000_000_000),
+            Nanos::new(100_000_000),
+            RunScript::micros([20, 21, 35, 35 + work_us, 60 + work_us, 61 + work_us]),
+        )
+        .with_calibration(vec![Nanos::new(20_000_000)]);
+        let config = LabConfig {
+            runs: 5,
+            warmup: 2,
+            target: Nanos::new(20_000_000),
+            threads: 1,
+            passes: None,
+        };
+        let work = Arc::new(work());
+        let cal = calibrate_for(&clock, work.as_ref(), &config);
+        assert_eq!(cal.estimate, Nanos::new(20_000_000));
+        let lab = run_lab(Arc::new(clock), work, &config, cal, &mut |_| {}).unwrap();
+        LabRun { machine, ..lab }
+    }
+
+    #[test]
+    fn work_far_from_the_prediction_gives_a_caution() {
+        // Predicted 20 ms; the jobs took 1.7 ms (N1 of the UX review): 0.09× the prediction.
+        let a = analyze(&lab_with(1_700, None));
+        assert_eq!(a.cautions.len(), 1);
+        assert_eq!(a.cautions[0].code, "work-off-prediction");
+        assert!(
+            a.cautions[0].message.starts_with(
+                "the median work per job was 1.7 ms, calibration predicted 20 ms for 1 passes (0.09×"
+            ),
+            "{}",
+            a.cautions[0].message
+        );
+        // 25 % is the edge: 25.000 ms is within, 25.001 ms is not.
+        assert!(analyze(&lab_with(25_000, None)).cautions.is_empty());
+        assert!(analyze(&lab_with(15_000, None)).cautions.is_empty());
+        assert_eq!(analyze(&lab_with(25_001, None)).cautions.len(), 1);
+        assert_eq!(analyze(&lab_with(14_999, None)).cautions.len(), 1);
+    }
+
+    #[test]
+    fn a_load_above_the_cpu_count_gives_a_caution() {
+        let machine = |start: &str, end: Option<&str>| Machine {
+            cpus: 2,
+            load_average: Some(start.to_owned()),
+            load_average_end: end.map(str::to_owned),
+        };
+        let a = analyze(&lab_with(20_000, Some(machine("5.12 4.00 3.00", None))));
+        assert_eq!(a.cautions.len(), 1);
+        assert_eq!(a.cautions[0].code, "machine-loaded");
+        assert!(a.cautions[0]
+            .message
+            .starts_with("the 1-minute load average was 5.12 on 2 CPU(s)"));
+        // The higher of start and end counts; at or below the core count is no caution.
+        let a = analyze(&lab_with(
+            20_000,
+            Some(machine("0.50 0.4 0.3", Some("2.01 1 1"))),
+        ));
+        assert!(a.cautions[0].message.contains("was 2.01 on 2"));
+        assert!(analyze(&lab_with(
+            20_000,
+            Some(machine("2.00 1 1", Some("0.1 1 1")))
+        ))
+        .cautions
+        .is_empty());
     }
 
     #[test]
@@ -731,13 +1041,14 @@ mod tests {
             warmup: 2,
             target: Nanos::new(50_000_000),
             threads: 2,
+            passes: None,
         };
         let work = Arc::new(ScriptedWork {
             digest: Digest(0xfeed),
             wrong: vec![4],
         });
         let clock = Arc::new(fake());
-        let cal = calibrate(clock.as_ref(), work.as_ref(), config.target);
+        let cal = calibrate_for(clock.as_ref(), work.as_ref(), &config);
         let mut steps = Vec::new();
         let lab = run_lab(clock, work, &config, cal, &mut |s| steps.push(s)).unwrap();
         assert_eq!(lab.runs.len(), 8);

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use comfy_table::{presets::ASCII_MARKDOWN, CellAlignment, Table};
 use serde_json::json;
 
-use super::executor::{Analysis, LabRun, Measure, RunRecord, RunStatus, Share};
+use super::executor::{caution_advice, Analysis, LabRun, Measure, RunRecord, RunStatus, Share};
 use crate::case::raw::{
     RawCase, RawClock, RawEvent, RawEventState, RawExpectDuration, RawExpectIntervals, RawOp,
     RawPhase, RawQuestion, RawSeries, RawSpanExpect, RawStream, RawTime,
@@ -112,9 +112,25 @@ pub fn case_file(lab: &LabRun, name: &str, command: &str) -> RawCase {
         if let Some(l) = &m.load_average {
             prov.insert("load_average_at_start".into(), json!(l));
         }
+        if let Some(l) = &m.load_average_end {
+            prov.insert("load_average_at_end".into(), json!(l));
+        }
     }
     prov.insert("work".into(), json!(lab.work));
     prov.insert("passes".into(), json!(lab.calibration.passes));
+    prov.insert("passes_pinned".into(), json!(lab.calibration.pinned));
+    prov.insert(
+        "predicted_work".into(),
+        json!(lab.calibration.estimate.to_string()),
+    );
+    let analysis = super::executor::analyze(lab);
+    if !analysis.cautions.is_empty() {
+        prov.insert("caution".into(), json!(analysis.cautions));
+        prov.insert(
+            "caution_advice".into(),
+            json!(caution_advice(lab.calibration.passes)),
+        );
+    }
     prov.insert("reference_digest".into(), json!(lab.reference.to_string()));
     prov.insert("os".into(), json!(std::env::consts::OS));
     prov.insert("arch".into(), json!(std::env::consts::ARCH));
@@ -392,23 +408,7 @@ pub fn table(lab: &LabRun, a: &Analysis) -> String {
         "work         {}, {} pass(es) per job",
         lab.work, cal.passes
     );
-    match cal.trials.last() {
-        Some(last) => {
-            let _ = writeln!(
-                out,
-                "calibration  {} pass(es) took {} (trial {}) → {} passes ≈ {} for the {} target",
-                last.passes,
-                last.elapsed,
-                cal.trials.len(),
-                cal.passes,
-                cal.estimate,
-                cal.target
-            );
-        }
-        None => {
-            let _ = writeln!(out, "calibration  none: passes given");
-        }
-    }
+    let _ = writeln!(out, "calibration  {}", calibration_line(lab));
     let _ = writeln!(
         out,
         "reference    digest {}, computed once on the caller thread in {}",
@@ -455,7 +455,42 @@ pub fn table(lab: &LabRun, a: &Analysis) -> String {
         "verdicts     submission: known, makes no completion claim (the job was only queued);\n\
          \x20            completion: known, the caller blocked on this job's own result before the stop"
     );
+    for c in &a.cautions {
+        let _ = writeln!(out, "caution      [{}] {}", c.code, c.message);
+    }
+    if !a.cautions.is_empty() {
+        let _ = writeln!(
+            out,
+            "             these durations may not be the work asked for: {}",
+            caution_advice(cal.passes)
+        );
+    }
     out
+}
+
+/// The calibration in one line: what the prediction rests on, the passes and the predicted
+/// work per job, and how to pin that work.
+pub fn calibration_line(lab: &LabRun) -> String {
+    let cal = &lab.calibration;
+    if cal.pinned {
+        format!(
+            "{} passes pinned by --passes; median of {} trial(s) of them {} → predicted {} per job",
+            cal.passes, cal.median_of, cal.basis_median, cal.estimate
+        )
+    } else {
+        format!(
+            "{} pass(es): median of {} trials {} ({} trials in all) → {} passes, predicted {} per job \
+             for the {} target (pin this work with --passes {})",
+            cal.basis_passes,
+            cal.median_of,
+            cal.basis_median,
+            cal.trials.len(),
+            cal.passes,
+            cal.estimate,
+            cal.target,
+            cal.passes
+        )
+    }
 }
 
 /// The same report as Markdown.
@@ -483,9 +518,20 @@ pub fn markdown(lab: &LabRun, a: &Analysis, command: &str) -> String {
     }
     let _ = writeln!(
         out,
-        "- work: {}, {} passes per job (calibrated ≈ {} for the {} target)",
-        lab.work, lab.calibration.passes, lab.calibration.estimate, lab.calibration.target
+        "- work: {}, {} passes per job",
+        lab.work, lab.calibration.passes
     );
+    let _ = writeln!(out, "- calibration: {}", calibration_line(lab));
+    for c in &a.cautions {
+        let _ = writeln!(out, "- **caution** `{}`: {}", c.code, c.message);
+    }
+    if !a.cautions.is_empty() {
+        let _ = writeln!(
+            out,
+            "- these durations may not be the work asked for: {}",
+            caution_advice(lab.calibration.passes)
+        );
+    }
     let _ = writeln!(
         out,
         "- reference digest `{}`; {} of {} runs match; {} failed (kept)",
@@ -636,6 +682,7 @@ pub fn json(lab: &LabRun, a: &Analysis, command: &str) -> String {
             "warmup": lab.config.warmup,
             "threads": lab.config.threads,
             "target": lab.config.target,
+            "passes": lab.config.passes,
         },
         "clock": {
             "domain": lab.clock.domain,
@@ -654,6 +701,8 @@ pub fn json(lab: &LabRun, a: &Analysis, command: &str) -> String {
             "method": "nearest-rank quantiles over measured runs with a matching digest; MAD unscaled; outliers by Tukey's inner fences, kept",
             "intervals": intervals,
         },
+        "caution": a.cautions,
+        "caution_advice": (!a.cautions.is_empty()).then(|| caution_advice(lab.calibration.passes)),
         "share_after_submission_return": share,
         "steady_state_total": a.steady_total,
         "runs": runs,
@@ -669,7 +718,7 @@ pub(crate) mod tests {
 
     use super::*;
     use crate::lab::clock::{FakeClock, RunScript};
-    use crate::lab::executor::{analyze, calibrate, run_lab, LabConfig};
+    use crate::lab::executor::{analyze, calibrate_for, run_lab, LabConfig};
     use crate::lab::work::{Digest, ScriptedWork};
 
     /// 4 measured runs + 2 warm-ups, scripted: the first warm-up is slow, measured run 3
@@ -698,8 +747,9 @@ pub(crate) mod tests {
             warmup: 2,
             target: Nanos::new(50_000_000),
             threads: 1,
+            passes: None,
         };
-        let cal = calibrate(&clock, &work, config.target);
+        let cal = calibrate_for(&clock, &work, &config);
         run_lab(Arc::new(clock), Arc::new(work), &config, cal, &mut |_| {}).unwrap()
     }
 
@@ -766,5 +816,88 @@ pub(crate) mod tests {
         insta::assert_snapshot!(
             case_file(&lab, "executor-fake", "worksheet lab executor (fake)").to_json_pretty()
         );
+    }
+
+    /// A pinned lab of 8 measured runs whose work lasts `work_us` (the fake clock).
+    fn pinned_lab(passes: u64, work_us: i64, origin_s: i64) -> LabRun {
+        let clock = FakeClock::new(
+            Nanos::new(origin_s * 1_000_000_000),
+            Nanos::new(60_000_000),
+            RunScript::micros([18, 19, 30, 30 + work_us, 52 + work_us, 53 + work_us]),
+        )
+        .with_calibration(vec![Nanos::new(work_us * 1_000)]);
+        let config = LabConfig {
+            runs: 8,
+            warmup: 2,
+            target: Nanos::new(50_000_000),
+            threads: 1,
+            passes: Some(passes),
+        };
+        let work = ScriptedWork {
+            digest: Digest(0x5eed_cafe_f00d_0001),
+            wrong: vec![],
+        };
+        let cal = calibrate_for(&clock, &work, &config);
+        run_lab(Arc::new(clock), Arc::new(work), &config, cal, &mut |_| {}).unwrap()
+    }
+
+    fn write_json(dir: &std::path::Path, name: &str, lab: &LabRun) -> std::path::PathBuf {
+        let path = dir.join(name);
+        let command = format!("worksheet lab executor --passes {}", lab.calibration.passes);
+        std::fs::write(&path, json(lab, &analyze(lab), &command)).unwrap();
+        path
+    }
+
+    #[test]
+    fn two_pinned_runs_compare_and_different_passes_do_not() {
+        use crate::compare::{compare_files, Options, RowVerdict};
+        let dir = tempfile::tempdir().unwrap();
+        // Same passes, two "days" (origins), the second machine 20 % faster at the work.
+        let a = write_json(dir.path(), "a.json", &pinned_lab(24, 50_000, 7));
+        let b = write_json(dir.path(), "b.json", &pinned_lab(24, 40_000, 9));
+        let c = compare_files(&a, &b, Options::default()).unwrap();
+        let work = c.rows.iter().find(|r| r.name == "work").unwrap();
+        assert_eq!(work.verdict, RowVerdict::Faster, "{:#?}", c.rows);
+        assert_eq!(work.change_ppm, Some(-200_000));
+        assert!(c.rows.iter().all(|r| r.verdict != RowVerdict::Unknown));
+
+        // Different passes: one row, incomparable, with the reason and the flag to use.
+        let d = write_json(dir.path(), "d.json", &pinned_lab(30, 50_000, 7));
+        let c = compare_files(&a, &d, Options::default()).unwrap();
+        assert_eq!(c.rows.len(), 1);
+        assert_eq!(c.rows[0].verdict, RowVerdict::Unknown);
+        assert!(
+            c.rows[0].why.starts_with("passes: `24` vs `30`"),
+            "{}",
+            c.rows[0].why
+        );
+        assert!(c.rows[0]
+            .why
+            .contains("run both with the same `--passes N`"));
+    }
+
+    #[test]
+    fn a_pinned_run_says_so_and_its_caution_reaches_table_json_and_case() {
+        // Pinned at 24 passes, predicted 50 ms by its trials, but the jobs took 20 ms.
+        let mut lab = pinned_lab(24, 50_000, 7);
+        for r in &mut lab.runs {
+            r.stamps.work_end = Nanos::new(r.stamps.work_start.as_i64() + 20_000_000);
+        }
+        let a = analyze(&lab);
+        let text = table(&lab, &a);
+        assert!(text.contains(
+            "calibration  24 passes pinned by --passes; median of 3 trial(s) of them 50 ms → predicted 50 ms per job"
+        ), "{text}");
+        assert!(text.contains(
+            "caution      [work-off-prediction] the median work per job was 20 ms, calibration predicted 50 ms for 24 passes (0.40× the prediction)"
+        ), "{text}");
+        assert!(text.contains("pin the work with `--passes 24`"));
+        let v: serde_json::Value = serde_json::from_str(&json(&lab, &a, "x")).unwrap();
+        assert_eq!(v["caution"][0]["code"], "work-off-prediction");
+        assert_eq!(v["calibration"]["pinned"], true);
+        let case = case_file(&lab, "x", "x");
+        let prov = case.provenance.unwrap();
+        assert_eq!(prov["caution"][0]["code"], "work-off-prediction");
+        assert_eq!(prov["passes_pinned"], true);
     }
 }

@@ -56,7 +56,7 @@ use crate::render::{model, text};
 use crate::units::Nanos;
 
 use self::clock::MonotonicClock;
-use self::executor::{analyze, calibrate, run_lab, Analysis, LabConfig, LabRun, Machine, Step};
+use self::executor::{analyze, calibrate_for, run_lab, Analysis, LabConfig, LabRun, Machine, Step};
 use self::work::HashWork;
 
 /// The labs.
@@ -65,7 +65,10 @@ pub enum LabCommand {
     /// Submit a calibrated hash task to a thread pool; time submission, wait and completion.
     #[command(
         after_help = "Examples:\n  worksheet lab executor --runs 30 --target-ms 50 --export-csv runs.csv\n  \
-worksheet lab executor --export-json report.json --export-case case.json\n\n\
+worksheet lab executor --export-json report.json --export-case case.json\n  \
+worksheet lab executor --passes 24 --export-json a.json\n\n\
+Two runs with the same --passes do the same work: `worksheet compare` gives\n\
+them verdicts.\n\n\
 Exit codes: 0 every digest matched, 1 a run returned a wrong digest (kept and\n\
 reported), 2 usage error or an export file exists (use --force)."
     )]
@@ -98,6 +101,12 @@ pub struct ExecutorArgs {
     /// Worker threads in the pool (default: the available parallelism).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
+    /// Pin the work: this many hash passes per job, whatever this machine's speed (the
+    /// calibration line of an earlier run names its count). Runs with the same passes do the
+    /// same work, so `worksheet compare` gives them a verdict; --target-ms is then only
+    /// the label of the prediction.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=(1u64 << 40)))]
+    pub passes: Option<u64>,
     /// Write the raw log, one row per run, as CSV.
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
@@ -121,9 +130,13 @@ pub struct ExecutorArgs {
 impl ExecutorArgs {
     /// The command line that reproduces this run's measurement (exports left out).
     pub fn command_line(&self, threads: usize) -> String {
+        let work = match self.passes {
+            Some(p) => format!("--passes {p}"),
+            None => format!("--target-ms {}", self.target_ms),
+        };
         format!(
-            "worksheet lab executor --runs {} --warmup {} --target-ms {} --threads {threads}",
-            self.runs, self.warmup, self.target_ms
+            "worksheet lab executor --runs {} --warmup {} {work} --threads {threads}",
+            self.runs, self.warmup
         )
     }
 }
@@ -189,6 +202,7 @@ fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure>
         warmup: args.warmup as usize,
         target: Nanos::new(i64::from(args.target_ms) * 1_000_000),
         threads,
+        passes: args.passes,
     };
     let command = args.command_line(threads);
     let clock = Arc::new(MonotonicClock::new());
@@ -197,7 +211,7 @@ fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure>
     let machine = Machine::current();
     let bar = progress_bar((config.runs + config.warmup) as u64, args.quiet);
     bar.set_message("calibrating");
-    let calibration = calibrate(clock.as_ref(), work.as_ref(), config.target);
+    let calibration = calibrate_for(clock.as_ref(), work.as_ref(), &config);
     bar.set_message("reference");
     let lab = run_lab(clock, work, &config, calibration, &mut |step| match step {
         Step::ReferenceDone => bar.set_message("running"),
@@ -209,7 +223,7 @@ fn run_executor(args: &ExecutorArgs, out: &mut dyn Write) -> Result<u8, Failure>
     })?;
     bar.finish_and_clear();
     let lab = LabRun {
-        machine: Some(machine),
+        machine: Some(machine.ended()),
         ..lab
     };
 

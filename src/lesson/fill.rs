@@ -9,7 +9,7 @@
 use std::io::{self, BufRead, Write};
 
 use super::grade::{read_given, Given};
-use super::model::Lesson;
+use super::model::{Lesson, Part};
 
 /// One answer of a sheet: `(question id, answer text)`.
 pub type Answer = (String, String);
@@ -39,25 +39,39 @@ where
     E: From<io::Error>,
     S: FnMut(&[Answer]) -> Result<(), E>,
 {
-    let open: Vec<_> = lesson
-        .questions
+    let items = lesson.sheet_items();
+    let open: Vec<_> = items
         .iter()
-        .filter(|q| {
+        .filter(|i| {
             !answers
                 .iter()
-                .any(|(id, a)| id == &q.raw.id && !a.trim().is_empty())
+                .any(|(id, a)| id == &i.key && !a.trim().is_empty())
         })
         .collect();
     writeln!(
         out,
-        "{} of {} questions to answer (forms: `known 40 us`, `unknown (no-wait)`, `40 us`, `2`; \
+        "{} of {} questions to answer (forms: `known 12.5 us`, `unknown (<reason code>)`, `12.5 us`, `3`; \
          an empty line skips one)",
         open.len(),
-        lesson.questions.len()
+        items.len()
     )?;
+    let mut part = None;
     for q in open {
+        if part != Some(q.part) {
+            part = Some(q.part);
+            writeln!(
+                out,
+                "\n{}",
+                match q.part {
+                    Part::Predict =>
+                        "Part 1, predict: from the handout's setup alone, before running anything.",
+                    Part::Measure =>
+                        "Part 2, measure: run the handout's commands and answer from what they show.",
+                }
+            )?;
+        }
         loop {
-            write!(out, "\n`{}`: {}\n> ", q.raw.id, q.raw.ask)?;
+            write!(out, "\n`{}`: {}\n> ", q.key, q.ask)?;
             out.flush()?;
             let mut line = String::new();
             if input.read_line(&mut line)? == 0 {
@@ -73,8 +87,8 @@ where
                      a duration with its unit, or a count"
                 )?,
                 _ => {
-                    answers.retain(|(id, _)| id != &q.raw.id);
-                    answers.push((q.raw.id.clone(), text.to_owned()));
+                    answers.retain(|(id, _)| id != &q.key);
+                    answers.push((q.key.clone(), text.to_owned()));
                     save(answers)?;
                     break;
                 }

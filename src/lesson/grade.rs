@@ -16,7 +16,9 @@ use crate::stats::{SampleSet, Summary};
 use crate::units::{parse_value, Nanos};
 use crate::verdict::{Reason, Verdict};
 
-use super::model::{AnswerSource, IntervalField, Lesson, Question, Statistic};
+use super::model::{
+    predict_key, AnswerSource, IntervalField, Lesson, Misconception, Part, Question, Statistic,
+};
 
 /// An expected answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,11 +45,27 @@ impl fmt::Display for Expected {
     }
 }
 
+/// A misconception a key item recognizes, with the answer it leads to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MisconceptionKey {
+    /// Which misconception.
+    pub misconception: Misconception,
+    /// The answer the wrong reasoning gives in this data; `None`: any number (the right
+    /// answer is an unknown).
+    pub leads_to: Option<Expected>,
+}
+
 /// One line of the answer key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyItem {
-    /// The question's id.
+    /// The sheet key: `predict.<question>` or `<question>`.
     pub id: String,
+    /// The lesson question it belongs to.
+    pub question: String,
+    /// Predict or measure.
+    pub part: Part,
+    /// Misconceptions a wrong answer may show.
+    pub misconceptions: Vec<MisconceptionKey>,
     /// The answer the data implies.
     pub expected: Expected,
     /// Accepted distance (zero: exact).
@@ -67,34 +85,79 @@ fn missing(path: String, what: String) -> InputError {
     InputError::new(path, "unknown-reference", what)
 }
 
-/// The expected answer of every question, from `case` (the lesson folder's own data).
+/// The expected answer of every sheet line, from `case` (the lesson folder's own data):
+/// every prediction first (part 1), then every measurement (part 2), each in question order.
+/// A prediction expects the same answer as its question: the setup determines it.
 ///
 /// # Errors
-/// An [`InputError`] at `questions[i].answer` when a question names a case question or
-/// series that the case does not have, or one of the wrong kind.
+/// An [`InputError`] at `questions[i].answer` (or `.misconceptions[j].answer`) when a
+/// question names a case question or series that the case does not have, or one of the
+/// wrong kind.
 pub fn answer_key(lesson: &Lesson, case: &Case) -> Result<Vec<KeyItem>, InputError> {
     let report = evaluate(case);
-    lesson
+    let measured: Vec<KeyItem> = lesson
         .questions
         .iter()
         .enumerate()
         .map(|(i, q)| key_item(i, q, case, &report))
-        .collect()
+        .collect::<Result<_, _>>()?;
+    let predicted = lesson
+        .questions
+        .iter()
+        .zip(&measured)
+        .filter(|(q, _)| q.raw.predict.is_some())
+        .map(|(q, k)| KeyItem {
+            id: predict_key(&q.raw.id),
+            part: Part::Predict,
+            ..k.clone()
+        });
+    Ok(predicted.chain(measured.iter().cloned()).collect())
+}
+
+fn expected_of(
+    at: &str,
+    source: &AnswerSource,
+    case: &Case,
+    report: &Report,
+) -> Result<(Expected, String), InputError> {
+    match source {
+        AnswerSource::Verdict { question } => verdict_key(at, report, question),
+        AnswerSource::Intervals { question, field } => intervals_key(at, report, question, *field),
+        AnswerSource::Statistic {
+            series,
+            statistic,
+            with_warmup,
+        } => statistic_key(at, case, series, *statistic, *with_warmup),
+    }
 }
 
 fn key_item(i: usize, q: &Question, case: &Case, report: &Report) -> Result<KeyItem, InputError> {
     let at = format!("questions[{i}].answer");
-    let (expected, evidence) = match &q.raw.answer {
-        AnswerSource::Verdict { question } => verdict_key(&at, report, question)?,
-        AnswerSource::Intervals { question, field } => {
-            intervals_key(&at, report, question, *field)?
-        }
-        AnswerSource::Statistic { series, statistic } => {
-            statistic_key(&at, case, series, *statistic)?
-        }
-    };
+    let (expected, evidence) = expected_of(&at, &q.raw.answer, case, report)?;
+    let misconceptions = q
+        .raw
+        .misconceptions
+        .iter()
+        .enumerate()
+        .map(|(j, m)| {
+            let leads_to = match &m.answer {
+                None => None,
+                Some(source) => {
+                    let at = format!("questions[{i}].misconceptions[{j}].answer");
+                    Some(expected_of(&at, source, case, report)?.0)
+                }
+            };
+            Ok(MisconceptionKey {
+                misconception: m.misconception,
+                leads_to,
+            })
+        })
+        .collect::<Result<_, InputError>>()?;
     Ok(KeyItem {
         id: q.raw.id.clone(),
+        question: q.raw.id.clone(),
+        part: Part::Measure,
+        misconceptions,
         expected,
         tolerance: q.tolerance,
         evidence,
@@ -197,6 +260,7 @@ fn statistic_key(
     case: &Case,
     series: &str,
     statistic: Statistic,
+    with_warmup: bool,
 ) -> Result<(Expected, String), InputError> {
     let s = case.series.iter().find(|s| s.id == series).ok_or_else(|| {
         missing(
@@ -204,8 +268,14 @@ fn statistic_key(
             format!("the case has no series `{series}`"),
         )
     })?;
-    let set = SampleSet::from_runs(&s.warmup, &s.measured)
-        .map_err(|e| InputError::new(format!("{at}.series"), "bad-value", e.to_string()))?;
+    // Only a misconception's answer counts the warm-ups as measured runs.
+    let all: Vec<Nanos> = s.warmup.iter().chain(&s.measured).copied().collect();
+    let set = if with_warmup {
+        SampleSet::from_runs(&[], &all)
+    } else {
+        SampleSet::from_runs(&s.warmup, &s.measured)
+    }
+    .map_err(|e| InputError::new(format!("{at}.series"), "bad-value", e.to_string()))?;
     let summary = Summary::of(&set).ok();
     let value = |f: fn(&Summary) -> Nanos| match &summary {
         Some(sum) => Expected::Duration(f(sum)),
@@ -424,68 +494,118 @@ impl Mark {
 /// One graded answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Graded {
-    /// The question's id.
+    /// The sheet key (`predict.<question>` or `<question>`).
     pub id: String,
+    /// The lesson question.
+    pub question: String,
+    /// Predict or measure.
+    pub part: Part,
     /// The answer as written (empty when blank).
     pub given: String,
     /// The expected answer.
     pub expected: Expected,
     /// The mark.
     pub mark: Mark,
+    /// The misconception a wrong answer shows, when it equals what that reasoning gives.
+    pub misconception: Option<Misconception>,
     /// Feedback for the student (empty when right).
     pub feedback: String,
 }
 
-/// Grades `answers` (question id → text) against `key`.
-pub fn grade(lesson: &Lesson, key: &[KeyItem], answers: &[(String, String)]) -> Vec<Graded> {
-    lesson
-        .questions
+/// The misconception a wrong `given` shows: the first whose answer it equals (within the
+/// item's tolerance), or, for one without an answer, any number where an unknown is right.
+fn misconception_of(given: &Given, k: &KeyItem) -> Option<Misconception> {
+    k.misconceptions
         .iter()
-        .zip(key)
-        .map(|(q, k)| {
-            let text = answers
-                .iter()
-                .find(|(id, _)| id == &k.id)
-                .map(|(_, a)| a.trim().to_owned())
-                .unwrap_or_default();
-            let given = read_given(&text);
-            let tol = if k.tolerance > Nanos::ZERO {
-                format!(" (within ±{} counts as right)", k.tolerance)
-            } else {
-                String::new()
-            };
-            let see = q
-                .raw
-                .see
-                .as_ref()
-                .map(|s| format!(" See {s}."))
-                .unwrap_or_default();
-            let (mark, feedback) = match (&given, judge(&given, k)) {
-                (Given::Blank, _) => (
-                    Mark::Missing,
-                    format!("no answer; the question asks: {}", q.raw.ask),
-                ),
-                (_, Ok(())) => (Mark::Right, String::new()),
-                (_, Err(hint)) => (
-                    Mark::Wrong,
-                    format!(
-                        "you answered `{text}`, but {}, so the answer is {}{tol}{}. Evidence: {}.{see}",
-                        q.raw.why.trim_end_matches('.'),
-                        k.expected,
-                        hint.map(|h| format!(" ({h})")).unwrap_or_default(),
-                        k.evidence
-                    ),
-                ),
-            };
-            Graded {
-                id: k.id.clone(),
-                given: text,
-                expected: k.expected.clone(),
-                mark,
-                feedback,
+        .find(|m| match &m.leads_to {
+            Some(value) => {
+                let as_key = KeyItem {
+                    expected: value.clone(),
+                    ..k.clone()
+                };
+                judge(given, &as_key).is_ok()
+            }
+            None => {
+                matches!(k.expected, Expected::Unknown(_))
+                    && matches!(given, Given::Known(_) | Given::Duration(_))
             }
         })
+        .map(|m| m.misconception)
+}
+
+/// Grades `answers` (sheet key → text) against `key`, one result per key item.
+pub fn grade(lesson: &Lesson, key: &[KeyItem], answers: &[(String, String)]) -> Vec<Graded> {
+    key.iter()
+        .filter_map(|k| {
+            let q = lesson.questions.iter().find(|q| q.raw.id == k.question)?;
+            Some(grade_one(q, k, answers))
+        })
         .collect()
+}
+
+fn grade_one(q: &Question, k: &KeyItem, answers: &[(String, String)]) -> Graded {
+    let text = answers
+        .iter()
+        .find(|(id, _)| id == &k.id)
+        .map(|(_, a)| a.trim().to_owned())
+        .unwrap_or_default();
+    let given = read_given(&text);
+    let tol = if k.tolerance > Nanos::ZERO {
+        format!(" (within ±{} counts as right)", k.tolerance)
+    } else {
+        String::new()
+    };
+    let see = q
+        .raw
+        .see
+        .as_ref()
+        .map(|s| format!(" See {s}."))
+        .unwrap_or_default();
+    let (ask, verb) = match k.part {
+        Part::Predict => (q.raw.predict.as_deref().unwrap_or(&q.raw.ask), "predicted"),
+        Part::Measure => (q.raw.ask.as_str(), "answered"),
+    };
+    let mut misconception = None;
+    let (mark, feedback) = match (&given, judge(&given, k)) {
+        (Given::Blank, _) => (
+            Mark::Missing,
+            format!("no answer; the question asks: {ask}"),
+        ),
+        (_, Ok(())) => (Mark::Right, String::new()),
+        (_, Err(hint)) => {
+            misconception = misconception_of(&given, k);
+            let named = misconception
+                .map(|m| {
+                    format!(
+                        " That is the misconception *{}* (`{}`): {}.",
+                        m.name(),
+                        m.code(),
+                        m.explanation()
+                    )
+                })
+                .unwrap_or_default();
+            (
+                Mark::Wrong,
+                format!(
+                    "you {verb} `{text}`, but {}, so the answer is {}{tol}{}.{named} Evidence: {}.{see}",
+                    q.raw.why.trim_end_matches('.'),
+                    k.expected,
+                    hint.map(|h| format!(" ({h})")).unwrap_or_default(),
+                    k.evidence
+                ),
+            )
+        }
+    };
+    Graded {
+        id: k.id.clone(),
+        question: k.question.clone(),
+        part: k.part,
+        given: text,
+        expected: k.expected.clone(),
+        mark,
+        misconception,
+        feedback,
+    }
 }
 
 /// A normalized answer for counting wrong answers across a class: lower case, single spaces.
@@ -544,6 +664,9 @@ mod tests {
     fn a_tolerance_is_inclusive_and_only_where_stated() {
         let key = |tol: i64| KeyItem {
             id: "q".into(),
+            question: "q".into(),
+            part: Part::Measure,
+            misconceptions: Vec::new(),
             expected: Expected::Duration(Nanos::new(50_060_400)),
             tolerance: Nanos::new(tol),
             evidence: String::new(),

@@ -16,7 +16,7 @@ use crate::capture::streams::{self, StreamsOptions, StreamsRecord};
 use crate::case::load_case_str;
 use crate::error::InputError;
 use crate::lab::clock::{FakeClock, HostClock, MonotonicClock};
-use crate::lab::executor::{analyze, calibrate, run_lab, LabConfig, LabRun, Machine};
+use crate::lab::executor::{analyze, calibrate_for, run_lab, LabConfig, LabRun, Machine};
 use crate::lab::export;
 use crate::lab::work::{HashWork, ScriptedWork, Work};
 use crate::units::Nanos;
@@ -98,7 +98,7 @@ fn run_executor<C: HostClock + 'static, W: Work + 'static>(
     work: Arc<W>,
     config: &LabConfig,
 ) -> Result<LabRun, MeasureError> {
-    let calibration = calibrate(clock.as_ref(), work.as_ref(), config.target);
+    let calibration = calibrate_for(clock.as_ref(), work.as_ref(), config);
     run_lab(clock, work, config, calibration, &mut |_| {})
         .map_err(|e| MeasureError::Failed(e.to_string()))
 }
@@ -111,13 +111,14 @@ fn simulate_streams(options: &StreamsOptions) -> Result<(StreamsRecord, bool), M
 
 impl Bench for HostBench {
     fn executor(&mut self, config: &LabConfig) -> Result<LabRun, MeasureError> {
+        let machine = Machine::current();
         let lab = run_executor(
             Arc::new(MonotonicClock::new()),
             Arc::new(HashWork::default()),
             config,
         )?;
         Ok(LabRun {
-            machine: Some(Machine::current()),
+            machine: Some(machine.ended()),
             ..lab
         })
     }
@@ -191,6 +192,11 @@ pub struct Measured {
     pub command: String,
     /// Whether the numbers come from the simulator.
     pub simulated: bool,
+    /// Why the run may not have measured what the lesson asked for (`[code] message`), and
+    /// the pass count that pins its work; empty when there is no caution.
+    pub cautions: Vec<String>,
+    /// The passes per job of an executor run (to pin the work on a rerun).
+    pub passes: Option<u64>,
 }
 
 /// Runs `lesson`'s measurement on `bench`.
@@ -206,6 +212,7 @@ pub fn measure(lesson: &Lesson, bench: &mut dyn Bench) -> Result<Measured, Measu
             warmup,
             target_ms,
             threads,
+            passes,
         } => {
             let threads = threads.map_or_else(
                 || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -216,10 +223,15 @@ pub fn measure(lesson: &Lesson, bench: &mut dyn Bench) -> Result<Measured, Measu
                 warmup: *warmup as usize,
                 target: Nanos::new(i64::from((*target_ms).max(1)) * 1_000_000),
                 threads,
+                passes: passes.map(|p| p.max(1)),
+            };
+            let work = match config.passes {
+                Some(p) => format!("--passes {p}"),
+                None => format!("--target-ms {target_ms}"),
             };
             let command = format!(
-                "worksheet lab executor --runs {} --warmup {} --target-ms {} --threads {threads}",
-                config.runs, config.warmup, target_ms
+                "worksheet lab executor --runs {} --warmup {} {work} --threads {threads}",
+                config.runs, config.warmup
             );
             executor(lesson.id(), &config, command, bench)?
         }
@@ -274,6 +286,8 @@ fn fixture(case: &str) -> Result<Measured, MeasureError> {
         report: String::new(),
         command: String::new(),
         simulated: false,
+        cautions: Vec::new(),
+        passes: None,
     })
 }
 
@@ -302,6 +316,12 @@ fn executor(
         report: export::table(&lab, &analysis),
         command,
         simulated: false,
+        cautions: analysis
+            .cautions
+            .iter()
+            .map(|c| format!("[{}] {}", c.code, c.message))
+            .collect(),
+        passes: Some(lab.calibration.passes),
     })
 }
 
@@ -322,6 +342,8 @@ fn streams_lab(
         report,
         command: rec.options.command.clone(),
         simulated,
+        cautions: Vec::new(),
+        passes: None,
     })
 }
 

@@ -32,7 +32,7 @@ use crate::output::write_output;
 
 use self::grade::{answer_key, grade, rerun_reasons, Graded, KeyItem, Mark};
 use self::measure::{measure, Bench, HostBench, MeasureError};
-use self::model::{parse_lesson, Lesson, Measurement, Statistic};
+use self::model::{parse_lesson, Lesson, Measurement, Part, Statistic};
 
 /// The built-in lessons: `(id, file text)`, embedded from `lessons/`.
 pub const BUILT_IN: [(&str, &str); 6] = [
@@ -93,6 +93,10 @@ Exit codes: 0 written, 2 a file exists (use --force) or the lesson is malformed,
         /// Overwrite files in the folder that exist.
         #[arg(long)]
         force: bool,
+        /// Pin an executor lesson's work to this many passes per job (its calibration
+        /// line, or a caution, names the count): the run does the same work on any machine.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=(1u64 << 40)))]
+        passes: Option<u64>,
     },
     /// Check a folder's answers against the folder's own data, with feedback.
     #[command(after_help = "Example:\n  worksheet lesson check alice\n\n\
@@ -117,6 +121,10 @@ Exit codes: 0 every question offered, 1 the input ended first (answers so far ar
         answers: Option<PathBuf>,
     },
     /// Print the answers a folder's data implies, with the evidence (for the teacher).
+    #[command(after_help = "Example:\n  worksheet lesson key alice\n\n\
+Prints every sheet line (predictions and measurements), its answer from the folder's own\n\
+data, the tolerance, the misconceptions it catches and the evidence.\n\
+Exit codes: 0 printed, 2 the folder or lesson is malformed.")]
     Key {
         /// The lesson folder.
         dir: PathBuf,
@@ -213,11 +221,12 @@ pub fn run(args: &LessonArgs, out: &mut dyn Write) -> Result<LessonOutcome, Less
             out: dir,
             simulate,
             force,
+            passes,
         } => {
             let mut bench = HostBench {
                 simulate: *simulate,
             };
-            start(lesson, dir, *force, &mut bench, out)
+            start_with(lesson, dir, *force, *passes, &mut bench, out)
         }
         LessonCommand::Check { dir, answers } => {
             let result = check(dir, answers.as_deref())?;
@@ -329,7 +338,39 @@ pub fn start(
     bench: &mut dyn Bench,
     out: &mut dyn Write,
 ) -> Result<LessonOutcome, LessonError> {
-    let (lesson, text) = resolve(name)?;
+    start_with(name, dir, force, None, bench, out)
+}
+
+/// `lesson start` with the work pinned to `passes` per job (an executor lesson; refused for
+/// any other measurement).
+///
+/// # Errors
+/// As [`start`], and an input error when `passes` is given for a lesson that does not run
+/// the executor lab.
+pub fn start_with(
+    name: &str,
+    dir: &Path,
+    force: bool,
+    passes: Option<u64>,
+    bench: &mut dyn Bench,
+    out: &mut dyn Write,
+) -> Result<LessonOutcome, LessonError> {
+    let (mut lesson, text) = resolve(name)?;
+    if let Some(p) = passes {
+        match &mut lesson.raw.measurement {
+            Measurement::LabExecutor { passes, .. } => *passes = Some(p),
+            _ => {
+                return Err(LessonError::Input(InputError::new(
+                    "--passes",
+                    "bad-value",
+                    format!(
+                        "lesson `{}` does not run the executor lab: --passes applies only to an executor lesson",
+                        lesson.id()
+                    ),
+                )))
+            }
+        }
+    }
     let files = folder_files(&lesson);
     if !force {
         if let Some(p) = files.iter().map(|f| dir.join(f)).find(|p| p.exists()) {
@@ -356,6 +397,9 @@ pub fn start(
             },
             simulated: measured.simulated,
             files: measured.files.iter().map(|(n, _)| *n).collect(),
+            cautions: &measured.cautions,
+            rerun_advice: (!measured.cautions.is_empty())
+                .then(|| rerun_advice(lesson.id(), &shown, measured.passes)),
         },
     );
     write_file(&dir.join("lesson.json"), text.as_bytes(), force)?;
@@ -369,9 +413,19 @@ pub fn start(
         sheet::blank_sheet(&lesson).as_bytes(),
         force,
     )?;
-    if !measured.report.is_empty() {
-        writeln!(out, "{}", measured.report.trim_end())?;
-        writeln!(out)?;
+    // The lab's report holds the values the questions ask for: it stays in the folder for
+    // part 2, and is not printed here (UX N10).
+    if !measured.command.is_empty() {
+        writeln!(
+            out,
+            "measured: {}{} (its report is in the folder, for part 2)",
+            measured.command,
+            if measured.simulated {
+                " (SIMULATED)"
+            } else {
+                ""
+            }
+        )?;
     }
     writeln!(
         out,
@@ -384,11 +438,38 @@ pub fn start(
         },
         folder_files(&lesson).join(", ")
     )?;
+    if !measured.cautions.is_empty() {
+        writeln!(
+            out,
+            "CAUTION: this run may not have measured what the lesson asked for:"
+        )?;
+        for c in &measured.cautions {
+            writeln!(out, "  - {c}")?;
+        }
+        writeln!(
+            out,
+            "what to do: {}",
+            rerun_advice(lesson.id(), &shown, measured.passes)
+        )?;
+    }
     writeln!(
         out,
         "next: read {shown}/handout.md, answer in {shown}/answers.txt, then: worksheet lesson check {shown}"
     )?;
     Ok(LessonOutcome::Ok)
+}
+
+/// What a student does about a cautioned run: start again when the machine is quieter, or
+/// pin the work so that the run does the lesson's work whatever the load.
+fn rerun_advice(id: &str, dir: &str, passes: Option<u64>) -> String {
+    let again = format!("worksheet lesson start {id} -o {dir} --force");
+    match passes {
+        Some(p) => format!(
+            "start it again when the machine is quieter (`{again}`), or pin the work \
+             (`{again} --passes {p}`; your teacher may give another count) and answer from that run"
+        ),
+        None => format!("start it again when the machine is quieter (`{again}`)"),
+    }
 }
 
 /// A lesson folder as read back: its own copy of the lesson and its case.
@@ -431,6 +512,26 @@ impl Folder {
     /// An [`InputError`] when the lesson names a question or series the case lacks.
     pub fn key(&self) -> Result<Vec<KeyItem>, InputError> {
         answer_key(&self.lesson, &self.case).map_err(|e| self.in_lesson_file(e))
+    }
+
+    /// The lab's cautions recorded in the case (`[code] message`): the run may not have
+    /// measured what the lesson asked for. Empty when there are none.
+    pub fn cautions(&self) -> Vec<String> {
+        let Some(list) = self
+            .case
+            .provenance
+            .as_ref()
+            .and_then(|p| p.get("caution"))
+            .and_then(serde_json::Value::as_array)
+        else {
+            return Vec::new();
+        };
+        list.iter()
+            .map(|c| {
+                let field = |k: &str| c.get(k).and_then(serde_json::Value::as_str).unwrap_or("");
+                format!("[{}] {}", field("code"), field("message"))
+            })
+            .collect()
     }
 
     /// Why the data must be re-run (empty: grade it).
@@ -522,6 +623,11 @@ pub struct CheckResult {
     pub rerun: Vec<String>,
     /// The graded answers.
     pub graded: Vec<Graded>,
+    /// The lab's cautions about the run (graded anyway: the answers are checked against
+    /// the run's own data, but that run may not be the work the lesson asked for).
+    pub cautions: Vec<String>,
+    /// What to do about them.
+    pub advice: Option<String>,
 }
 
 impl CheckResult {
@@ -557,11 +663,23 @@ pub fn check(dir: &Path, answers: Option<&Path>) -> Result<CheckResult, InputErr
     } else {
         Vec::new()
     };
+    let cautions = folder.cautions();
+    let advice = (!cautions.is_empty()).then(|| {
+        let passes = folder
+            .case
+            .provenance
+            .as_ref()
+            .and_then(|p| p.get("passes"))
+            .and_then(serde_json::Value::as_u64);
+        rerun_advice(folder.lesson.id(), &dir.display().to_string(), passes)
+    });
     Ok(CheckResult {
         lesson: folder.lesson.id().to_owned(),
         sheet,
         rerun,
         graded,
+        cautions,
+        advice,
     })
 }
 
@@ -585,18 +703,51 @@ pub fn write_check(r: &CheckResult, out: &mut dyn Write) -> io::Result<()> {
             r.lesson
         );
     }
+    if !r.cautions.is_empty() {
+        writeln!(
+            out,
+            "CAUTION: graded against your run's own data, but that run may not be the work the lesson asked for:"
+        )?;
+        for c in &r.cautions {
+            writeln!(out, "  - {c}")?;
+        }
+        if let Some(a) = &r.advice {
+            writeln!(out, "what to do: {a}")?;
+        }
+    }
+    let mut part = None;
     for g in &r.graded {
+        if part != Some(g.part) {
+            part = Some(g.part);
+            writeln!(
+                out,
+                "{}",
+                match g.part {
+                    Part::Predict => "part 1, predict (from the setup alone):",
+                    Part::Measure => "part 2, measure (from the tool's output):",
+                }
+            )?;
+        }
         match g.mark {
             Mark::Right => writeln!(out, "right    {}: {}", g.id, g.given)?,
             Mark::Wrong => writeln!(out, "WRONG    {}: {}", g.id, g.feedback)?,
             Mark::Missing => writeln!(out, "MISSING  {}: {}", g.id, g.feedback)?,
         }
     }
-    let right = r.graded.iter().filter(|g| g.mark == Mark::Right).count();
+    let count = |p: Part| r.graded.iter().filter(|g| g.part == p).count();
+    let right = |p: Part| {
+        r.graded
+            .iter()
+            .filter(|g| g.part == p && g.mark == Mark::Right)
+            .count()
+    };
     writeln!(
         out,
-        "{right} of {} right (lesson {}, answers from {})",
-        r.graded.len(),
+        "predicted {} of {} right, measured {} of {} right (lesson {}, answers from {})",
+        right(Part::Predict),
+        count(Part::Predict),
+        right(Part::Measure),
+        count(Part::Measure),
         r.lesson,
         r.sheet.display()
     )
@@ -614,21 +765,48 @@ pub fn write_key(folder: &Folder, key: &[KeyItem], out: &mut dyn Write) -> Resul
         folder.dir.display()
     )?;
     let mut t = Table::new();
-    t.load_preset(ASCII_MARKDOWN)
-        .set_header(vec!["question", "answer", "tolerance", "evidence"]);
+    t.load_preset(ASCII_MARKDOWN).set_header(vec![
+        "sheet line",
+        "part",
+        "answer",
+        "tolerance",
+        "misconceptions caught",
+        "evidence",
+    ]);
     for k in key {
+        let caught: Vec<String> = k
+            .misconceptions
+            .iter()
+            .map(|m| match &m.leads_to {
+                Some(v) => format!("{} (answers {v})", m.misconception.code()),
+                None => format!("{} (answers a number)", m.misconception.code()),
+            })
+            .collect();
         t.add_row(vec![
             k.id.clone(),
+            k.part.code().to_owned(),
             k.expected.to_string(),
             if k.tolerance > crate::units::Nanos::ZERO {
                 format!("±{}", k.tolerance)
             } else {
                 "exact".to_owned()
             },
+            if caught.is_empty() {
+                "-".to_owned()
+            } else {
+                caught.join("; ")
+            },
             k.evidence.clone(),
         ]);
     }
     writeln!(out, "{t}")?;
+    writeln!(
+        out,
+        "For the teacher: the handout shows the setup and no answer; predictions are written \
+         from it alone. Measured answers are read off the tool's output in part 2 (so they can \
+         be copied from it, or from the folder's files: case.json and the lab reports hold \
+         every measured value); grade understanding by the predictions."
+    )?;
     let rerun = folder.rerun()?;
     if !rerun.is_empty() {
         writeln!(

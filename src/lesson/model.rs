@@ -82,6 +82,10 @@ pub enum Measurement {
         /// Worker threads (default: the available parallelism).
         #[serde(default)]
         threads: Option<u32>,
+        /// Pinned passes per job (default: calibrated for `target_ms`); `lesson start
+        /// --passes N` sets it too.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        passes: Option<u64>,
     },
     /// `worksheet lab streams`: on a CUDA GPU with the `cuda` feature, else `--simulate`.
     LabStreams {
@@ -128,6 +132,83 @@ pub struct RawQuestion {
     /// Where to look (a picture, a section, a command).
     #[serde(default)]
     pub see: Option<String>,
+    /// The question's *predict* part, asked before anything is run: what the student
+    /// answers from the setup alone (the sheet's `predict.<id>`). Its expected answer is the
+    /// question's. `None`: the question is measured only.
+    #[serde(default)]
+    pub predict: Option<String>,
+    /// Wrong lines of reasoning this question catches: a wrong answer (predicted or
+    /// measured) that equals what the reasoning gives is named in the feedback.
+    #[serde(default)]
+    pub misconceptions: Vec<RawMisconception>,
+}
+
+/// A misconception a question catches, and the answer it leads to.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMisconception {
+    /// Which misconception.
+    pub misconception: Misconception,
+    /// The engine answer the wrong reasoning gives (the sum where the union is asked, the
+    /// submission where completion is asked); `None`: any number, where the right answer
+    /// is an unknown (a number across clocks, a steady state after one warm-up).
+    #[serde(default)]
+    pub answer: Option<AnswerSource>,
+}
+
+/// The wrong lines of reasoning the lessons teach against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Misconception {
+    /// Overlapping phases added: the sum read as covered time.
+    AddingOverlappingPhases,
+    /// A submission timer (or its return) read as the work's completion.
+    SubmissionReadAsCompletion,
+    /// Two timestamps of different clocks (boots, domains) subtracted.
+    SubtractingAcrossClocks,
+    /// Warm-up runs counted as measured runs or as evidence of a steady state.
+    #[serde(rename = "warm-up-counted")]
+    WarmupCounted,
+}
+
+impl Misconception {
+    /// The kebab-case code.
+    pub fn code(self) -> &'static str {
+        match self {
+            Misconception::AddingOverlappingPhases => "adding-overlapping-phases",
+            Misconception::SubmissionReadAsCompletion => "submission-read-as-completion",
+            Misconception::SubtractingAcrossClocks => "subtracting-across-clocks",
+            Misconception::WarmupCounted => "warm-up-counted",
+        }
+    }
+
+    /// The name for people.
+    pub fn name(self) -> &'static str {
+        match self {
+            Misconception::AddingOverlappingPhases => "adding overlapping phases",
+            Misconception::SubmissionReadAsCompletion => "submission read as completion",
+            Misconception::SubtractingAcrossClocks => "subtracting across clocks",
+            Misconception::WarmupCounted => "warm-up counted",
+        }
+    }
+
+    /// What is wrong with the reasoning, as a sentence.
+    pub fn explanation(self) -> &'static str {
+        match self {
+            Misconception::AddingOverlappingPhases => {
+                "time covered by two phases at once counts once in the covered time, so covered time is the union, not the sum of the lengths"
+            }
+            Misconception::SubmissionReadAsCompletion => {
+                "a launch or submit call returns when the work is queued, not when it is done; only a wait that covers the work, before the stop, proves completion"
+            }
+            Misconception::SubtractingAcrossClocks => {
+                "two timestamps of different clocks (another boot, another domain) have no common origin, so their difference is not a duration"
+            }
+            Misconception::WarmupCounted => {
+                "warm-up runs are recorded but left out of the statistics, and one warm-up run cannot show that start-up effects are over"
+            }
+        }
+    }
 }
 
 /// Which engine answer a question expects.
@@ -153,6 +234,10 @@ pub enum AnswerSource {
         series: String,
         /// Which statistic.
         statistic: Statistic,
+        /// Count the warm-up runs as measured ones (only to name the `warm-up-counted`
+        /// misconception; a lesson's own answer never does).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        with_warmup: bool,
     },
 }
 
@@ -269,6 +354,43 @@ pub struct Question {
     pub tolerance: Nanos,
 }
 
+/// Which part of a lesson an answer belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Part {
+    /// From the setup alone, before anything is run.
+    Predict,
+    /// Read from the tool's output, then compared with the prediction.
+    Measure,
+}
+
+impl Part {
+    /// `predict` or `measure`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Part::Predict => "predict",
+            Part::Measure => "measure",
+        }
+    }
+}
+
+/// One line of the answer sheet: a question's predict or measure part.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SheetItem {
+    /// The sheet key: `predict.<id>` or `<id>`.
+    pub key: String,
+    /// The question's id.
+    pub question: String,
+    /// Which part.
+    pub part: Part,
+    /// What the student reads.
+    pub ask: String,
+}
+
+/// The sheet key of a question's prediction.
+pub fn predict_key(question: &str) -> String {
+    format!("predict.{question}")
+}
+
 /// A validated lesson.
 #[derive(Clone, Debug)]
 pub struct Lesson {
@@ -282,6 +404,36 @@ impl Lesson {
     /// The lesson's id.
     pub fn id(&self) -> &str {
         &self.raw.id
+    }
+
+    /// The answer sheet's lines: every prediction (part 1), then every measurement (part 2),
+    /// each in question order.
+    pub fn sheet_items(&self) -> Vec<SheetItem> {
+        let predictions = self.questions.iter().filter_map(|q| {
+            q.raw.predict.as_ref().map(|ask| SheetItem {
+                key: predict_key(&q.raw.id),
+                question: q.raw.id.clone(),
+                part: Part::Predict,
+                ask: ask.clone(),
+            })
+        });
+        let measures = self.questions.iter().map(|q| SheetItem {
+            key: q.raw.id.clone(),
+            question: q.raw.id.clone(),
+            part: Part::Measure,
+            ask: q.raw.ask.clone(),
+        });
+        predictions.chain(measures).collect()
+    }
+
+    /// The sheet key `key` names, read leniently: `measure.<id>` is `<id>`. `None` when
+    /// the lesson has no such line.
+    pub fn sheet_key(&self, key: &str) -> Option<String> {
+        let key = key.strip_prefix("measure.").unwrap_or(key);
+        self.sheet_items()
+            .into_iter()
+            .find(|i| i.key == key)
+            .map(|i| i.key)
     }
 }
 

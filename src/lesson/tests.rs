@@ -5,8 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::grade::{Expected, Mark};
+use super::grade::{Expected, Graded, Mark};
 use super::measure::ScriptedBench;
+use super::model::Part;
 use super::*;
 use crate::lab::clock::{FakeClock, RunScript};
 use crate::lab::work::{Digest, ScriptedWork};
@@ -47,6 +48,16 @@ fn write_answers(dir: &Path, answers: &[(String, String)]) -> PathBuf {
     let path = dir.join("answers.txt");
     std::fs::write(&path, text).unwrap();
     path
+}
+
+/// The key item of sheet line `id`.
+fn item<'a>(key: &'a [KeyItem], id: &str) -> &'a KeyItem {
+    key.iter().find(|k| k.id == id).unwrap()
+}
+
+/// The graded answer of sheet line `id`.
+fn graded<'a>(r: &'a CheckResult, id: &str) -> &'a Graded {
+    r.graded.iter().find(|g| g.id == id).unwrap()
 }
 
 fn right_answers(key: &[KeyItem]) -> Vec<(String, String)> {
@@ -98,10 +109,15 @@ fn run_lesson_end_to_end(lesson: &str) -> Vec<KeyItem> {
         for (j, g) in r.graded.iter().enumerate() {
             if j == i {
                 assert_eq!(g.mark, Mark::Wrong, "{lesson} {}", g.id);
-                let why = &resolve(lesson).unwrap().0.questions[i].raw.why;
+                let l = resolve(lesson).unwrap().0;
+                let q = l.questions.iter().find(|q| q.raw.id == k.question).unwrap();
+                let verb = match k.part {
+                    Part::Predict => "predicted",
+                    Part::Measure => "answered",
+                };
                 assert!(
                     g.feedback
-                        .starts_with(&format!("you answered `{}`, but {why}", answers[i].1)),
+                        .starts_with(&format!("you {verb} `{}`, but {}", answers[i].1, q.raw.why)),
                     "{}",
                     g.feedback
                 );
@@ -117,23 +133,63 @@ fn run_lesson_end_to_end(lesson: &str) -> Vec<KeyItem> {
             }
         }
     }
-    // The handout has every part.
+    // The handout has every part, and the predictions come before any command.
     let handout = std::fs::read_to_string(folder.join("handout.md")).unwrap();
     for part in [
         "## Goals",
-        "## What to run",
-        "## Timeline",
+        "## The setup",
         "timeline: ",
-        "## Questions",
+        "## Part 1: predict",
+        "## Part 2: measure",
         "worksheet lesson check",
     ] {
         assert!(handout.contains(part), "{lesson}: {part}");
     }
+    let part2 = handout.find("## Part 2: measure").unwrap();
+    assert!(handout.find("## Part 1: predict").unwrap() < part2);
+    assert!(!handout[..part2].contains("worksheet eval"), "{lesson}");
+    assert!(!handout[..part2].contains("cat "), "{lesson}");
+    // The handout never prints an answer: no answers lane, no covered-time caption, no
+    // statistics table, and no `question: value` label for any expected value.
+    for line in handout.lines() {
+        assert!(!line.starts_with("answers "), "{lesson}: {line}");
+        assert!(!line.contains(": union "), "{lesson}: {line}");
+        assert!(!line.contains("| caller total"), "{lesson}: {line}");
+    }
+    for k in &key {
+        let value = match &k.expected {
+            Expected::Known(v) | Expected::Duration(v) => v.to_string(),
+            other => other.to_string(),
+        };
+        assert!(
+            !handout.contains(&format!("{}: {value}", k.question)),
+            "{lesson}: the handout prints the answer of {}",
+            k.id
+        );
+        if let Expected::Unknown(_) = k.expected {
+            assert!(
+                !handout.contains(&k.expected.to_string()),
+                "{lesson}: the handout prints the verdict of {}",
+                k.id
+            );
+        }
+    }
+    // Every prediction expects its question's answer.
+    for p in key.iter().filter(|k| k.part == Part::Predict) {
+        assert_eq!(p.id, format!("predict.{}", p.question));
+        assert_eq!(p.expected, item(&key, &p.question).expected);
+    }
+    assert!(
+        key.iter().any(|k| k.part == Part::Predict),
+        "{lesson} has a predict part"
+    );
     key
 }
 
+/// The measure part of the key, in question order.
 fn expected(key: &[KeyItem]) -> Vec<(&str, String)> {
     key.iter()
+        .filter(|k| k.part == Part::Measure)
         .map(|k| (k.id.as_str(), k.expected.to_string()))
         .collect()
 }
@@ -230,31 +286,56 @@ fn warmup_statistics_reads_median_p90_and_max_by_nearest_rank() {
             ]),
         );
     }
+    // The warm-up (index 0) is slow: 52 ms.
+    b.clock = b
+        .clock
+        .with_run(0, RunScript::micros([20, 21, 35, 51_975, 52_000, 52_001]));
     let dir = tempfile::tempdir().unwrap();
     started("warmup-statistics", dir.path(), &mut b);
     let key = key_of(dir.path());
     // Ranks ceil(0.5·20) = 10, ceil(0.9·20) = 18, 20.
-    assert_eq!(key[1].expected, Expected::Duration(Nanos::new(50_160_000)));
-    assert_eq!(key[2].expected, Expected::Duration(Nanos::new(50_240_000)));
-    assert_eq!(key[3].expected, Expected::Duration(Nanos::new(50_260_000)));
+    let of = |id: &str| item(&key, id).expected.clone();
+    assert_eq!(of("median"), Expected::Duration(Nanos::new(50_160_000)));
+    assert_eq!(of("p90"), Expected::Duration(Nanos::new(50_240_000)));
+    assert_eq!(of("max"), Expected::Duration(Nanos::new(50_260_000)));
     // "To the us": 50.1604 ms is within 1 us, 50.1611 ms is not.
     let mut answers = right_answers(&key);
-    answers[1].1 = "50.1604 ms".into();
+    let median = answers.iter().position(|(k, _)| k == "median").unwrap();
+    answers[median].1 = "50.1604 ms".into();
     write_answers(dir.path(), &answers);
     assert_eq!(
         check(dir.path(), None).unwrap().outcome(),
         LessonOutcome::Ok
     );
-    answers[1].1 = "50.1611 ms".into();
+    answers[median].1 = "50.1611 ms".into();
     write_answers(dir.path(), &answers);
     let r = check(dir.path(), None).unwrap();
-    assert_eq!(r.graded[1].mark, Mark::Wrong);
+    assert_eq!(graded(&r, "median").mark, Mark::Wrong);
+    // Counting the slow warm-up as a 21st run moves the median to rank 11, 50.17 ms: that
+    // answer is named as the `warm-up-counted` misconception.
+    answers[median].1 = "50.17 ms".into();
+    write_answers(dir.path(), &answers);
+    let r = check(dir.path(), None).unwrap();
+    let g = graded(&r, "median");
+    assert_eq!(
+        g.misconception,
+        Some(super::model::Misconception::WarmupCounted)
+    );
+    assert!(
+        g.feedback
+            .contains("That is the misconception *warm-up counted*"),
+        "{}",
+        g.feedback
+    );
 }
 
 #[test]
 fn cuda_streams_end_to_end_on_the_simulator() {
     let key = run_lesson_end_to_end("cuda-streams");
-    assert_eq!(key[5].expected, Expected::Unknown(Reason::CrossStream));
+    assert_eq!(
+        item(&key, "join-s1-to-join-s2").expected,
+        Expected::Unknown(Reason::CrossStream)
+    );
     // The engine's sum, union and overlap are the numbers the lab's own report prints.
     let dir = tempfile::tempdir().unwrap();
     let out = started("cuda-streams", dir.path(), &mut bench(0));
@@ -263,7 +344,12 @@ fn cuda_streams_end_to_end_on_the_simulator() {
     assert!(handout.contains("**SIMULATED.**"), "{handout}");
     assert!(handout.contains("--simulate"), "{handout}");
     let report = std::fs::read_to_string(dir.path().join("report.txt")).unwrap();
-    for k in &key[2..5] {
+    for id in [
+        "concurrent-busy",
+        "concurrent-covered",
+        "concurrent-overlap",
+    ] {
+        let k = item(&key, id);
         assert!(report.contains(&k.expected.to_string()), "{}", k.expected);
     }
 }
@@ -299,7 +385,12 @@ fn the_feedback_of_a_wrong_answer_quotes_the_evidence() {
     )
     .unwrap();
     let r = check(dir.path(), None).unwrap();
-    let marks: Vec<Mark> = r.graded.iter().map(|g| g.mark).collect();
+    let marks: Vec<Mark> = r
+        .graded
+        .iter()
+        .filter(|g| g.part == Part::Measure)
+        .map(|g| g.mark)
+        .collect();
     assert_eq!(
         marks,
         [
@@ -310,24 +401,38 @@ fn the_feedback_of_a_wrong_answer_quotes_the_evidence() {
             Mark::Wrong
         ]
     );
+    let g = graded(&r, "completion-from-submission");
     assert_eq!(
-        r.graded[1].feedback,
+        g.misconception,
+        Some(super::model::Misconception::SubmissionReadAsCompletion)
+    );
+    assert_eq!(
+        g.feedback,
         "you answered `140 us`, but the stopwatch stops before the wait, and a timestamp alone is \
-         not a completion marker, so the answer is unknown (no-wait). Evidence: the engine answers \
+         not a completion marker, so the answer is unknown (no-wait). That is the misconception \
+         *submission read as completion* (`submission-read-as-completion`): a launch or submit \
+         call returns when the work is queued, not when it is done; only a wait that covers the \
+         work, before the stop, proves completion. Evidence: the engine answers \
          `completion-from-submission` (host-completion): unknown (no-wait), because timer \
          `submission` stops with no host wait between its start and stop: a timestamp alone is not \
          a completion marker. See the three-boundaries picture (the `v submission returned` mark \
          comes before the wait `*`)."
     );
+    // The union answered with the sum: adding overlapping phases.
+    let g = graded(&r, "phases-union");
+    assert_eq!(
+        g.misconception,
+        Some(super::model::Misconception::AddingOverlappingPhases)
+    );
     assert!(
-        r.graded[3]
+        graded(&r, "device-interval")
             .feedback
             .starts_with("you answered `unknown`, but both events are timing-enabled")
-            && r.graded[3]
+            && graded(&r, "device-interval")
                 .feedback
                 .contains("so the answer is known 100 us. Evidence:"),
         "{}",
-        r.graded[3].feedback
+        graded(&r, "device-interval").feedback
     );
     let mut out = Vec::new();
     write_check(&r, &mut out).unwrap();
@@ -339,7 +444,7 @@ fn the_feedback_of_a_wrong_answer_quotes_the_evidence() {
     );
     assert!(
         text.ends_with(&format!(
-            "2 of 5 right (lesson three-boundaries, answers from {})\n",
+            "predicted 0 of 5 right, measured 2 of 5 right (lesson three-boundaries, answers from {})\n",
             dir.path().join("answers.txt").display()
         )),
         "{text}"
@@ -356,18 +461,23 @@ fn an_unknown_without_its_reason_is_wrong_with_a_hint() {
     )
     .unwrap();
     let r = check(dir.path(), None).unwrap();
-    assert_eq!(r.graded[1].mark, Mark::Wrong);
+    let g = graded(&r, "completion-from-submission");
+    assert_eq!(g.mark, Mark::Wrong);
     assert!(
-        r.graded[1]
-            .feedback
+        g.feedback
             .contains("so the answer is unknown (no-wait) (an unknown answer names its reason code, e.g. `unknown (no-wait)`)"),
         "{}",
-        r.graded[1].feedback
+        g.feedback
     );
-    assert_eq!(r.graded[0].mark, Mark::Missing);
-    assert!(r.graded[0]
+    assert_eq!(g.misconception, None, "a bare unknown is not a number");
+    assert_eq!(graded(&r, "submission").mark, Mark::Missing);
+    assert!(graded(&r, "submission")
         .feedback
         .starts_with("no answer; the question asks: How long did submission take"));
+    // A prediction left blank is asked with its own wording.
+    assert!(graded(&r, "predict.submission")
+        .feedback
+        .starts_with("no answer; the question asks: From the host program's"));
 }
 
 #[test]
@@ -376,7 +486,9 @@ fn a_csv_sheet_is_read_like_the_text_sheet() {
     started("overlap-arithmetic", dir.path(), &mut bench(0));
     std::fs::write(
         dir.path().join("answers.csv"),
-        "question,answer\nsum,140 us\nunion,100 us\noverlap,40 us\nmax-depth,2\nphase-1-length,80us\n",
+        "question,answer\npredict.sum,140 us\npredict.union,100 us\npredict.overlap,40 us\n\
+         predict.max-depth,2\npredict.phase-1-length,80 us\n\
+         sum,140 us\nunion,100 us\nmeasure.overlap,40 us\nmax-depth,2\nphase-1-length,80us\n",
     )
     .unwrap();
     let r = check(dir.path(), None).unwrap();
@@ -567,54 +679,81 @@ fn a_class_of_30_gives_the_expected_summary() {
         started("executor-lab", &dir, &mut bench(s));
         let key = key_of(&dir);
         let mut answers = right_answers(&key);
+        let mut set = |id: &str, v: &str| {
+            answers.iter_mut().find(|(k, _)| k == id).unwrap().1 = v.into();
+        };
         if (20..25).contains(&s) {
-            answers[1].1 = "50 ms".into(); // the target, not the measurement
+            set("total-median", "50 ms"); // the target, not the measurement
         }
         if s >= 25 {
-            answers[2].1 = "known 20 us".into(); // submission taken as completion
+            set("completion-from-submission", "known 20 us"); // submission taken as completion
+            set("predict.completion-from-submission", "known 20 us");
         }
         if s == 24 {
-            answers[2].1 = "Unknown  (NO-WAIT)".into(); // right, however written
+            set("completion-from-submission", "Unknown  (NO-WAIT)"); // right, however written
+        }
+        if (10..13).contains(&s) {
+            set("predict.jobs", "10"); // the warm-ups forgotten
+        }
+        if s == 29 {
+            set("completion-from-submission", "known 50.06 ms");
         }
         if s >= 28 {
             answers.retain(|(id, _)| id != "jobs"); // left out
-        }
-        if s == 29 {
-            answers[2].1 = "known 50.06 ms".into();
         }
         write_answers(&dir, &answers);
         dirs.push(dir);
     }
     let summary = class_summary(&dirs).unwrap();
-    type Row<'a> = (&'a str, usize, usize, usize, Option<(&'a str, usize)>);
-    let rows: Vec<Row> = summary
+    type Part<'a> = (
+        usize,
+        usize,
+        usize,
+        Option<(&'a str, usize)>,
+        Vec<(&'a str, usize)>,
+    );
+    fn part(p: &class::PartSummary) -> Part<'_> {
+        (
+            p.right,
+            p.wrong,
+            p.missing,
+            p.most_common_wrong.as_ref().map(|(a, n)| (a.as_str(), *n)),
+            p.misconceptions.clone(),
+        )
+    }
+    let rows: Vec<(&str, Option<Part>, Part)> = summary
         .questions
         .iter()
         .map(|q| {
             (
                 q.id.as_str(),
-                q.right,
-                q.wrong,
-                q.missing,
-                q.most_common_wrong.as_ref().map(|(a, n)| (a.as_str(), *n)),
+                q.predicted.as_ref().map(part),
+                part(&q.measured),
             )
         })
         .collect();
+    let src = "submission-read-as-completion";
     assert_eq!(
         rows,
         [
-            ("submission-median", 30, 0, 0, None),
-            ("total-median", 25, 5, 0, Some(("50 ms", 5))),
+            ("submission-median", None, (30, 0, 0, None, vec![])),
+            ("total-median", None, (25, 5, 0, Some(("50 ms", 5)), vec![])),
             (
                 "completion-from-submission",
-                25,
-                5,
-                0,
-                Some(("known 20 us", 4))
+                Some((25, 5, 0, Some(("known 20 us", 5)), vec![(src, 5)])),
+                (25, 5, 0, Some(("known 20 us", 4)), vec![(src, 5)])
             ),
-            ("completion-1", 30, 0, 0, None),
-            ("jobs", 28, 0, 2, None),
-            ("jobs-depth", 30, 0, 0, None),
+            ("completion-1", None, (30, 0, 0, None, vec![])),
+            (
+                "jobs",
+                Some((27, 3, 0, Some(("10", 3)), vec![])),
+                (28, 0, 2, None, vec![])
+            ),
+            (
+                "jobs-depth",
+                Some((30, 0, 0, None, vec![])),
+                (30, 0, 0, None, vec![])
+            ),
         ]
     );
     // Every student's own numbers: the median (= P90, all runs alike) is 50.06 ms + s us.
@@ -623,8 +762,14 @@ fn a_class_of_30_gives_the_expected_summary() {
         assert_eq!((st.median, st.p90), (own, own), "{}", st.name);
         assert_eq!(st.name, format!("student-{s:02}"));
     }
-    assert_eq!(summary.students[0].right(), 6);
-    assert_eq!(summary.students[29].right(), 4);
+    assert_eq!(summary.students[0].right(), 9);
+    assert_eq!(
+        (
+            summary.students[29].right_in(super::model::Part::Predict),
+            summary.students[29].right_in(super::model::Part::Measure)
+        ),
+        (2, 4)
+    );
     let mut out = Vec::new();
     class::write_text(&summary, &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
@@ -633,20 +778,25 @@ fn a_class_of_30_gives_the_expected_summary() {
         "{text}"
     );
     assert!(
-        text.contains("| total-median               | 25/30 | 5     | 0       | `50 ms` (5×)"),
+        text.contains("| completion-from-submission | 25/30           | 25/30          | `known 20 us` (5×); submission-read-as-completion (5×)"),
+        "{text}"
+    );
+    // N11: the series is named in the headers.
+    assert!(
+        text.contains("| student    | predicted | measured  | `total` median | `total` P90 |"),
         "{text}"
     );
     assert!(
-        text.contains("| student-07 | 6/6 right | 50.067 ms    | 50.067 ms |"),
+        text.contains("| student-07 | 3/3 right | 6/6 right | 50.067 ms      | 50.067 ms   |"),
         "{text}"
     );
     let csv = String::from_utf8(class::csv(&summary).unwrap()).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 31);
-    assert!(lines[0].starts_with("student,status,right,questions,median,median_ns,p90,p90_ns,submission-median_answer,submission-median_mark"));
+    assert!(lines[0].starts_with("student,status,right,questions,median,median_ns,p90,p90_ns,predict.completion-from-submission_answer,predict.completion-from-submission_mark"), "{}", lines[0]);
     assert!(
         lines[21].starts_with(
-            "student-20,graded,5,6,50.08 ms,50080000,50.08 ms,50080000,20 us,right,50 ms,wrong,"
+            "student-20,graded,8,9,50.08 ms,50080000,50.08 ms,50080000,unknown (no-wait),right,13,right,1,right,20 us,right,50 ms,wrong,"
         ),
         "{}",
         lines[21]
@@ -723,16 +873,31 @@ fn answers_given_at_prompts_are_saved_after_each_and_resume() {
     assert!(text.contains("`about 140` cannot be read"), "{text}");
     let sheet = std::fs::read_to_string(dir.path().join("answers.txt")).unwrap();
     assert!(
-        sheet.contains("sum: 140 us\nunion: \noverlap: 40us\nmax-depth: \n"),
+        sheet.contains(
+            "predict.sum: 140 us\npredict.union: \npredict.overlap: 40us\npredict.max-depth: \n"
+        ),
         "{sheet}"
     );
-    // Resumed: only the open questions are asked.
+    assert!(
+        text.contains("Part 1, predict: from the handout's setup alone"),
+        "{text}"
+    );
+    // Resumed: only the open lines are asked, the predictions first.
     let mut out = Vec::new();
-    let end = answer_folder(dir.path(), None, &mut &b"100 us\n2\n80 us\n"[..], &mut out).unwrap();
+    let end = answer_folder(
+        dir.path(),
+        None,
+        &mut &b"100 us\n2\n80 us\n140 us\n100 us\n40 us\n2\n80 us\n"[..],
+        &mut out,
+    )
+    .unwrap();
     assert_eq!(end, fill::AnswerEnd::Complete);
-    assert!(String::from_utf8(out)
-        .unwrap()
-        .starts_with("3 of 5 questions to answer"));
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("8 of 10 questions to answer"), "{text}");
+    assert!(
+        text.find("`predict.phase-1-length`").unwrap() < text.find("`sum`").unwrap(),
+        "{text}"
+    );
     assert_eq!(
         check(dir.path(), None).unwrap().outcome(),
         LessonOutcome::Ok
@@ -751,10 +916,14 @@ fn a_class_counts_a_re_run_apart_and_grades_nobody_on_it() {
     started("executor-lab", &bad, &mut b);
     write_answers(&bad, &right_answers(&key_of(&bad)));
     let summary = class_summary(&[good, bad]).unwrap();
-    assert!(summary
-        .questions
-        .iter()
-        .all(|q| (q.right, q.wrong, q.missing) == (1, 0, 0)));
+    assert!(summary.questions.iter().all(|q| (
+        q.measured.right,
+        q.measured.wrong,
+        q.measured.missing
+    ) == (1, 0, 0)
+        && q.predicted
+            .as_ref()
+            .is_none_or(|p| (p.right, p.wrong) == (1, 0))));
     assert_eq!(summary.students[1].rerun.len(), 1);
     let mut out = Vec::new();
     class::write_text(&summary, &mut out).unwrap();
@@ -763,10 +932,13 @@ fn a_class_counts_a_re_run_apart_and_grades_nobody_on_it() {
         text.starts_with("lesson executor-lab: 2 student folder(s), 1 graded, 1 to re-run"),
         "{text}"
     );
-    assert!(text.contains("| bad     | re-run (not graded) |"), "{text}");
+    assert!(
+        text.contains("| bad     | re-run (not graded) | -         |"),
+        "{text}"
+    );
     let csv = String::from_utf8(class::csv(&summary).unwrap()).unwrap();
     assert!(
-        csv.lines().nth(2).unwrap().starts_with("bad,re-run,0,6,"),
+        csv.lines().nth(2).unwrap().starts_with("bad,re-run,0,9,"),
         "{csv}"
     );
 }

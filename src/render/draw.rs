@@ -120,7 +120,20 @@ fn label_in(label: &str, size: f64, room: f64, answer: bool) -> Option<String> {
             return Some(s.clone());
         }
     }
-    fit_middle(short.as_deref().unwrap_or(label), size, room).filter(|s| s.chars().count() >= 8)
+    fit_middle(short.as_deref().unwrap_or(label), size, room)
+        .filter(|s| s.chars().count() >= 8)
+        .or_else(|| run_number(label).filter(|n| text_w(n, size) <= room))
+}
+
+/// The run number ending a label (`run 7` → `7`, `warm-up w1` → `w1`): a last word of at
+/// most 4 letters and digits with a digit in it. What a narrow bar of a lab shows (UX N16).
+fn run_number(label: &str) -> Option<String> {
+    let last = label.split_whitespace().last()?;
+    (last != label.trim()
+        && last.chars().count() <= 4
+        && last.chars().all(|c| c.is_ascii_alphanumeric())
+        && last.chars().any(|c| c.is_ascii_digit()))
+    .then(|| last.to_owned())
 }
 
 /// Draws one bar (or bracket) with its tooltip and, where it fits, its label.
@@ -401,4 +414,28 @@ pub fn legend(out: &mut String, timeline: &Timeline, width: f64, y: &mut f64, cr
         x += w;
     }
     *y += 10.0;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_narrow_run_bar_keeps_its_run_number() {
+        // 20 px: neither `run 30` nor a middle cut fits; the number does.
+        assert_eq!(label_in("run 30", 11.0, 20.0, false), Some("30".to_owned()));
+        assert_eq!(
+            label_in("warm-up w1", 11.0, 20.0, false),
+            Some("w1".to_owned())
+        );
+        // Room enough: the whole label.
+        assert_eq!(
+            label_in("run 30", 11.0, 200.0, false),
+            Some("run 30".to_owned())
+        );
+        // Not a number, or no room even for it: nothing.
+        assert_eq!(label_in("copy-in of it)", 11.0, 20.0, false), None);
+        assert_eq!(label_in("run 30", 11.0, 5.0, false), None);
+        assert_eq!(run_number("12345"), None);
+    }
 }

@@ -18,6 +18,7 @@ pub mod density;
 pub(crate) mod draw;
 pub mod font;
 pub mod input;
+pub mod labels;
 pub mod model;
 pub mod png;
 pub mod svg;
@@ -56,9 +57,10 @@ the extension is unknown, or the output exists (use --force)."
 pub struct RenderArgs {
     /// The case file (a fixture, a capture, or a lab's case file), or a trace (Kineto JSON /
     /// .json.gz, Nsight Systems .sqlite), imported in memory first.
+    #[arg(value_name = "INPUT")]
     pub file: PathBuf,
     /// Where to write the picture (default: standard output). Never overwritten without --force.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// Picture format (default: from the output's extension; SVG on standard output).
     #[arg(long, value_enum)]

@@ -643,7 +643,7 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
     );
     svg.push_str(&body);
     svg.push_str("</svg>\n");
-    svg
+    super::labels::place(svg)
 }
 
 #[cfg(test)]
@@ -745,5 +745,24 @@ mod tests {
     #[test]
     fn overlapping_phases_svg_snapshot() {
         insta::assert_snapshot!(svg_of("fixtures/cases/overlapping-phases.json", None));
+    }
+
+    #[test]
+    fn no_two_labels_overlap_on_the_lab_pictures() {
+        // UX P5, P9: the lab pictures, as committed in labs/ and docs/.
+        for (path, focus) in [
+            ("labs/executor/case.json", None),
+            ("labs/executor/case.json", Some("complete-27")),
+            ("labs/executor/case.json", Some("complete-23")),
+            ("fixtures/captures/h200-lab-streams.json", None),
+            ("fixtures/cases/three-boundaries.json", None),
+        ] {
+            let svg = svg_of(path, focus);
+            let pairs = crate::render::labels::overlapping(&svg);
+            assert!(pairs.is_empty(), "{path} {focus:?}: {pairs:?}");
+            // The placer moved or hid labels only where two met: the run labels are there.
+            let shown = crate::render::labels::label_boxes(&svg).len();
+            assert!(shown > 20, "{path} {focus:?}: {shown} labels");
+        }
     }
 }

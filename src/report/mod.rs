@@ -31,7 +31,7 @@ pub struct ReportArgs {
     /// Systems .sqlite), which is imported first.
     pub input: PathBuf,
     /// Where to write the page (an .html file). Never overwritten without --force.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
     /// Overwrite the output file if it exists.
     #[arg(long)]
