@@ -692,7 +692,7 @@ fn the_kernel_table_holds_every_activity_once_on_every_trace() {
         let a = audit(&trace, &rel, &AuditOptions::default());
         let count: u64 = a.kernels.iter().map(|k| k.count).sum();
         assert_eq!(count, trace.activities.len() as u64, "{rel}");
-        let total: i128 = a.kernels.iter().map(|k| i128::from(k.total_ns)).sum();
+        let total: i128 = a.kernels.iter().map(|k| k.total_ns).sum();
         let durations: i128 = trace
             .activities
             .iter()

@@ -37,14 +37,15 @@ pub struct KernelRow {
     pub stream: String,
     /// How many activities.
     pub count: u64,
-    /// Σ durations, ns.
-    pub total_ns: i64,
+    /// Σ durations, ns (`i128`: the sum of 64-bit durations, or one duration spanning the whole
+    /// 64-bit range, need not fit in 64 bits).
+    pub total_ns: i128,
     /// `total_ns / count`, rounded to the nearest ns (halves up): the one rounded figure.
-    pub mean_ns: i64,
+    pub mean_ns: i128,
     /// The shortest, ns.
-    pub min_ns: i64,
+    pub min_ns: i128,
     /// The longest, ns.
-    pub max_ns: i64,
+    pub max_ns: i128,
     /// `total_ns` over the device's busy time (union of its activities), in tenths of a
     /// percent, rounded half up; `None` when the device was never busy.
     pub share_of_busy_permille: Option<i64>,
@@ -56,7 +57,7 @@ pub fn kernel_rows(trace: &Trace) -> Vec<KernelRow> {
     let mut rows: BTreeMap<(i64, i64, &str), KernelRow> = BTreeMap::new();
     for a in &trace.activities {
         busy.entry(a.device).or_default().push((a.start, a.end));
-        let len = a.end - a.start;
+        let len = i128::from(a.end) - i128::from(a.start);
         let row = rows
             .entry((a.device, a.stream, a.name.as_str()))
             .or_insert_with(|| KernelRow {
@@ -72,7 +73,7 @@ pub fn kernel_rows(trace: &Trace) -> Vec<KernelRow> {
                 share_of_busy_permille: None,
             });
         row.count += 1;
-        row.total_ns = row.total_ns.saturating_add(len);
+        row.total_ns += len;
         row.min_ns = row.min_ns.min(len);
         row.max_ns = row.max_ns.max(len);
     }
@@ -87,12 +88,12 @@ pub fn kernel_rows(trace: &Trace) -> Vec<KernelRow> {
         .into_iter()
         .map(|((device, _, _), mut row)| {
             let count = i128::from(row.count.max(1));
-            let total = i128::from(row.total_ns);
-            row.mean_ns = i64::try_from((2 * total + count) / (2 * count)).unwrap_or(i64::MAX);
+            let total = row.total_ns;
+            row.mean_ns = (2 * total + count) / (2 * count);
             row.share_of_busy_permille = busy
                 .get(&device)
                 .filter(|&&b| b > 0)
-                .map(|&b| i64::try_from((total * 2000 + b) / (2 * b)).unwrap_or(i64::MAX));
+                .and_then(|&b| i64::try_from((total * 2000 + b) / (2 * b)).ok());
             row
         })
         .collect();
@@ -135,7 +136,7 @@ mod tests {
             ..Trace::default()
         };
         let rows = kernel_rows(&trace);
-        let names: Vec<(&str, u64, i64)> = rows
+        let names: Vec<(&str, u64, i128)> = rows
             .iter()
             .map(|r| (r.name.as_str(), r.count, r.total_ns))
             .collect();

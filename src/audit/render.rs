@@ -195,10 +195,10 @@ fn kernels_table(audit: &Audit, top: usize) -> Table {
             format!("{:?}", k.class).to_ascii_lowercase(),
             k.stream.clone(),
             k.count.to_string(),
-            Nanos::new(k.total_ns).to_string(),
-            Nanos::new(k.mean_ns).to_string(),
-            Nanos::new(k.min_ns).to_string(),
-            Nanos::new(k.max_ns).to_string(),
+            wide(k.total_ns),
+            wide(k.mean_ns),
+            wide(k.min_ns),
+            wide(k.max_ns),
             k.share_of_busy_permille
                 .map_or_else(|| "-".to_owned(), |p| format!("{}.{}%", p / 10, p % 10)),
         ]);
@@ -220,7 +220,7 @@ pub fn kernels_text(audit: &Audit, top: usize) -> String {
     let rest = &audit.kernels[shown..];
     if !rest.is_empty() {
         let count: u64 = rest.iter().map(|k| k.count).sum();
-        let total: i128 = rest.iter().map(|k| i128::from(k.total_ns)).sum();
+        let total: i128 = rest.iter().map(|k| k.total_ns).sum();
         s.push_str(&format!(
             "… and {} more row(s): {count} activities, {} in all (--top N shows more)\n",
             rest.len(),
