@@ -87,7 +87,8 @@ pub enum Command {
 Exit codes: 0 all cases pass, 1 an expected value disagrees, 2 a file is malformed or missing."
     )]
     Check {
-        /// Case files or folders (searched recursively for *.json and *.json.gz). Default: fixtures/
+        /// Case files or folders (searched recursively for *.json and *.json.gz); `-` reads
+        /// standard input. Default: fixtures/
         paths: Vec<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -99,7 +100,7 @@ Exit codes: 0 all cases pass, 1 an expected value disagrees, 2 a file is malform
 Exit codes: 0 evaluated, 2 the file is malformed or missing."
     )]
     Eval {
-        /// The case file.
+        /// The case file (plain or gzipped; `-` reads standard input).
         file: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -252,7 +253,10 @@ where
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    match run(&cli, &mut out).and_then(|code| out.flush().map(|_| code).map_err(Failure::from)) {
+    let result =
+        run(&cli, &mut out).and_then(|code| out.flush().map(|_| code).map_err(Failure::from));
+    crate::input::release_stdin();
+    match result {
         Ok(code) => code,
         Err(failure) => {
             if !failure.message.is_empty() {

@@ -143,3 +143,189 @@ fn version_names_the_enabled_features() {
         assert_eq!(stdout, expected);
     }
 }
+
+/// Runs worksheet with `args` and `stdin` as its standard input.
+fn run_with_stdin(args: &[&str], stdin: Vec<u8>) -> (i32, Vec<u8>, String) {
+    let out = worksheet()
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().expect("exited normally"),
+        out.stdout,
+        String::from_utf8(out.stderr).expect("utf-8 stderr"),
+    )
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut text = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .read_to_end(&mut text)
+        .unwrap();
+    text
+}
+
+const CASE: &str = "fixtures/cases/three-boundaries.json";
+
+#[test]
+fn eval_and_check_read_a_case_from_stdin_plain_or_gzipped() {
+    let case = std::fs::read(CASE).unwrap();
+    let (code, from_file, _) = run(&["eval", CASE, "--format", "json"]);
+    assert_eq!(code, 0);
+    for stdin in [case.clone(), gzip(&case)] {
+        let (code, stdout, stderr) = run_with_stdin(&["eval", "-", "--format", "json"], stdin);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(String::from_utf8(stdout).unwrap(), from_file);
+    }
+    let (code, stdout, stderr) = run_with_stdin(&["check", "-"], case);
+    assert_eq!(code, 0, "{stderr}");
+    let stdout = String::from_utf8(stdout).unwrap();
+    assert!(stdout.contains("passed, 0 failed"), "{stdout}");
+}
+
+#[test]
+fn stdin_errors_are_the_errors_of_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // Empty, and not JSON: the same code and message as the same bytes in a file.
+    for bytes in [&b""[..], &b"{ nope"[..]] {
+        let file = dir.path().join("x.json");
+        std::fs::write(&file, bytes).unwrap();
+        let (file_code, _, file_err) = run(&["eval", file.to_str().unwrap()]);
+        let (code, _, err) = run_with_stdin(&["eval", "-"], bytes.to_vec());
+        assert_eq!((code, file_code), (2, 2));
+        assert_eq!(err, file_err.replace(&file.display().to_string(), "-"));
+    }
+    // The size cap of a form (1 MiB) holds for standard input too.
+    let over = vec![b' '; (1 << 20) + 1];
+    let (code, _, err) = run_with_stdin(&["form", "check", "-"], over);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("-: $: error[too-large]: the file is larger than 1048576 bytes"),
+        "{err}"
+    );
+    // No reader takes more than standard input holds.
+    assert!(worksheet::input::MAX_STDIN_BYTES >= worksheet::import::MAX_TRACE_BYTES);
+    assert!(worksheet::input::MAX_STDIN_BYTES >= worksheet::case::MAX_CASE_BYTES);
+    assert!(worksheet::input::MAX_STDIN_BYTES >= worksheet::form::MAX_FORM_BYTES);
+}
+
+#[test]
+fn form_check_reads_stdin_and_form_fill_refuses_it() {
+    let form = "worksheets/seed-host-completion.json";
+    let (file_code, from_file, _) = run(&["form", "check", form]);
+    let (code, stdout, _) = run_with_stdin(&["form", "check", "-"], std::fs::read(form).unwrap());
+    assert_eq!(code, file_code);
+    assert_eq!(
+        String::from_utf8(stdout).unwrap().replace("-", ""),
+        from_file.replace(form, "").replace("-", "")
+    );
+    let (code, _, err) = run_with_stdin(&["form", "fill", "-"], Vec::new());
+    assert_eq!(code, 2);
+    assert!(err.contains("error[not-a-file]"), "{err}");
+}
+
+/// The case JSON of an import, without its name (a trace on stdin is named `stdin`).
+fn case_without_name(bytes: &[u8]) -> serde_json::Value {
+    let mut case: serde_json::Value = serde_json::from_slice(bytes).expect("a case");
+    assert_eq!(case["format"], "worksheet-case");
+    case.as_object_mut().unwrap().remove("name");
+    case
+}
+
+#[test]
+fn import_reads_stdin_and_writes_the_case_to_stdout() {
+    let trace = "tests/data/traces/event_sync_trace.json.gz";
+    let gz = std::fs::read(trace).unwrap();
+    let (code, from_file, _) = run_with_stdin(&["import", trace, "-o", "-"], Vec::new());
+    assert_eq!(code, 0);
+    let expected = case_without_name(&from_file);
+    // The trace gzipped or plain on stdin; the case on stdout, the summary on stderr.
+    for stdin in [gz.clone(), gunzip(&gz)] {
+        let (code, stdout, stderr) = run_with_stdin(&["import", "-", "-o", "-"], stdin);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(case_without_name(&stdout), expected);
+        assert!(
+            stderr.contains("case stdin"),
+            "the summary is on stderr: {stderr}"
+        );
+    }
+    let (code, audit, stderr) = run_with_stdin(&["audit", "-"], gz);
+    assert_eq!(code, 0, "{stderr}");
+    let audit = String::from_utf8(audit).unwrap();
+    assert!(audit.starts_with("audit of - (kineto)"), "{audit}");
+    let (_, from_file, _) = run(&["audit", trace]);
+    assert_eq!(
+        audit.replacen("audit of - ", "", 1),
+        from_file.replacen(&format!("audit of {trace} "), "", 1)
+    );
+    // `-o /dev/null` is written into, twice, without --force.
+    for _ in 0..2 {
+        let (code, _, stderr) = run(&["import", trace, "-o", "/dev/null"]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+}
+
+#[test]
+fn an_nsys_export_is_read_from_stdin() {
+    let export = "tests/data/nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite";
+    let (code, from_file, _) = run(&["import", export, "--format", "json"]);
+    assert_eq!(code, 0);
+    let (code, stdout, stderr) = run_with_stdin(
+        &["import", "-", "--format", "json"],
+        std::fs::read(export).unwrap(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let file: serde_json::Value = serde_json::from_str(&from_file).unwrap();
+    let stdin: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(stdin["audit"]["input"], "-");
+    // The same numbers, facts, answers and findings as the file gives.
+    for key in [
+        "sets",
+        "completion",
+        "facts",
+        "hta",
+        "trace_format",
+        "clock",
+        "notes",
+    ] {
+        assert_eq!(stdin[key], file[key], "{key}");
+    }
+    assert_eq!(stdin["audit"]["findings"], file["audit"]["findings"]);
+    assert_eq!(stdin["sets"][0]["ns"]["busy"], 373_273_080);
+}
+
+#[test]
+fn render_and_report_write_to_stdout_and_dev_null() {
+    let case = std::fs::read(CASE).unwrap();
+    let (code, text, stderr) = run_with_stdin(
+        &[
+            "render", "-", "-o", "-", "--format", "text", "--width", "60",
+        ],
+        case.clone(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let (_, from_file, _) = run(&["render", CASE, "--format", "text", "--width", "60"]);
+    assert_eq!(String::from_utf8(text).unwrap(), from_file);
+    let (code, page, stderr) = run_with_stdin(&["report", "-", "-o", "-"], case);
+    assert_eq!(code, 0, "{stderr}");
+    let page = String::from_utf8(page).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"), "{}", &page[..40]);
+    assert!(page.trim_end().ends_with("</html>"));
+    for args in [
+        &["render", CASE, "-o", "/dev/null"][..],
+        &["report", CASE, "-o", "/dev/null"],
+        &["form", "new", "-o", "/dev/null"],
+    ] {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+    }
+}

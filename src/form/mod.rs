@@ -250,6 +250,11 @@ pub fn fill_file(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let label = file.display().to_string();
+    if crate::input::is_stdin(file) {
+        return Err(Failure::input(
+            "-: error[not-a-file]: `form fill` saves the form after every answer, so it needs a file; `-` (standard input) cannot be saved to",
+        ));
+    }
     let fmt = FileFormat::from_path(file);
     let name = format::default_name(&label);
     // Held until this function returns: one filler at a time.
