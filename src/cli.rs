@@ -367,7 +367,7 @@ fn lesson_failure(e: crate::lesson::LessonError) -> Failure {
     }
 }
 
-use crate::table::{new_table, word_cell};
+use crate::table::{glue, new_table, word_cell};
 use comfy_table::Cell;
 
 impl From<Format> for crate::check::CheckFormat {
@@ -507,7 +507,21 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
                     Cell::new(safe(&why)),
                 ]);
             }
-            writeln!(out, "{table}")?;
+            // On a narrow terminal: `question (kind): answer — why`, the prose wrapped.
+            let record = |c: &[String]| {
+                let why = if c[3].is_empty() {
+                    String::new()
+                } else {
+                    format!(" — {}", c[3].replace('\n', " "))
+                };
+                format!(
+                    "{} ({}): {}{why}",
+                    glue(&c[0]),
+                    c[1],
+                    crate::table::glue_items(&c[2])
+                )
+            };
+            writeln!(out, "{}", crate::table::fitted(&table, &record))?;
             Ok(())
         }
     }

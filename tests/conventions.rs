@@ -329,3 +329,181 @@ fn render_and_report_write_to_stdout_and_dev_null() {
         assert_eq!(code, 0, "{args:?}: {stderr}");
     }
 }
+
+/// Runs worksheet with `COLUMNS` set (stdout is a pipe here, so `COLUMNS` is the width).
+fn run_at(columns: Option<u16>, args: &[&str]) -> String {
+    let mut cmd = worksheet();
+    cmd.args(args).env_remove("COLUMNS").env("NO_COLOR", "1");
+    if let Some(c) = columns {
+        cmd.env("COLUMNS", c.to_string());
+    }
+    let out = cmd.output().expect("runs");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+fn lines_wider_than(text: &str, columns: u16) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.chars().count() > usize::from(columns))
+        .collect()
+}
+
+/// The records of a one-record-per-line layout: each line that does not start with the
+/// four-space continuation indent begins a record; its continuation lines follow.
+fn records(text: &str) -> Vec<Vec<&str>> {
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    for line in text.lines() {
+        match line.strip_prefix("    ") {
+            Some(rest) if !out.is_empty() => out.last_mut().unwrap().push(rest),
+            _ => out.push(vec![line]),
+        }
+    }
+    out
+}
+
+#[test]
+fn check_prints_one_record_per_line_when_the_table_does_not_fit() {
+    let json = run_at(None, &["check", "fixtures/", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let mut expected = Vec::new();
+    for case in report["cases"].as_array().unwrap() {
+        for c in case["checks"].as_array().unwrap() {
+            let question = if c["field"] == "verdict" {
+                c["question"].as_str().unwrap().to_owned()
+            } else {
+                format!(
+                    "{}.{}",
+                    c["question"].as_str().unwrap(),
+                    c["field"].as_str().unwrap()
+                )
+            };
+            let word = if c["passed"] == true { "pass" } else { "FAIL" };
+            expected.push((
+                case["case"].as_str().unwrap().to_owned(),
+                question,
+                c["expected"].as_str().unwrap().to_owned(),
+                c["actual"].as_str().unwrap().to_owned(),
+                word,
+            ));
+        }
+    }
+    assert!(expected.len() > 200, "{} checks", expected.len());
+    for columns in [60, 80] {
+        let text = run_at(Some(columns), &["check", "fixtures/"]);
+        assert_eq!(lines_wider_than(&text, columns), Vec::<&str>::new());
+        let body: Vec<Vec<&str>> = records(&text)
+            .into_iter()
+            .filter(|r| r[0].contains(" ·"))
+            .collect();
+        assert_eq!(
+            body.len(),
+            expected.len(),
+            "{columns}: one record per check"
+        );
+        for (record, (case, question, want, actual, word)) in body.iter().zip(&expected) {
+            // Joined back, the record is the line; the breaks fell only between pieces.
+            let joined = record.join(" ");
+            let one_line = format!("{case} · {question}: {want} → {actual} {word}");
+            assert_eq!(
+                joined.split_whitespace().collect::<Vec<_>>().join(" "),
+                one_line
+            );
+            // Each value (with its unit) and each identifier stands whole on one line.
+            for piece in [case.as_str(), question, want, actual] {
+                assert!(
+                    record.iter().any(|line| line.contains(piece)),
+                    "{columns}: `{piece}` split in {record:?}"
+                );
+            }
+        }
+    }
+    // Piped with no COLUMNS: the full table, whatever its width.
+    let text = run_at(None, &["check", "fixtures/"]);
+    assert!(text.starts_with("| case "), "{}", &text[..80]);
+    assert!(!lines_wider_than(&text, 120).is_empty());
+    // A width the table fits: the table.
+    let text = run_at(Some(80), &["check", "fixtures/cases/three-boundaries.json"]);
+    assert!(text.starts_with("| case "), "{text}");
+}
+
+#[test]
+fn eval_and_compare_fit_60_and_80_columns_without_splitting_values() {
+    let capture = "fixtures/captures/h200-capture.json";
+    for columns in [60, 80] {
+        for file in std::fs::read_dir("fixtures/cases").unwrap() {
+            let file = file.unwrap().path();
+            let file = file.to_str().unwrap();
+            let text = run_at(Some(columns), &["eval", file]);
+            assert_eq!(
+                lines_wider_than(&text, columns),
+                Vec::<&str>::new(),
+                "{file}"
+            );
+            // Every answer's value is whole on one line.
+            let json = run_at(None, &["eval", file, "--format", "json"]);
+            let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+            for answer in report["answers"].as_array().unwrap() {
+                let id = answer["id"].as_str().unwrap();
+                assert!(
+                    text.lines().any(|l| l.contains(&format!("{id} ("))),
+                    "{file}: {id}"
+                );
+            }
+        }
+        let text = run_at(Some(columns), &["compare", capture, capture]);
+        assert_eq!(lines_wider_than(&text, columns), Vec::<&str>::new());
+        let first = records(&text)
+            .into_iter()
+            .find(|r| r[0].starts_with("boundary spin-10us-idle-submission"))
+            .expect("the record of one boundary");
+        let joined = first.join(" ");
+        assert_eq!(
+            joined.split_whitespace().collect::<Vec<_>>().join(" "),
+            "boundary spin-10us-idle-submission: 6.228 us (n=200) → 6.228 us (n=200) \
+             +0.0 % (noise ±0.0 %) same — identical samples"
+        );
+        assert!(first.iter().any(|l| l.contains("6.228 us (n=200)")));
+    }
+}
+
+/// `text` with every run of whitespace made one space.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn import_summary_prose_wraps_without_splitting_tokens() {
+    let trace = "tests/data/traces/nccl_data.json.gz";
+    let json = run_at(None, &["import", trace, "--format", "json"]);
+    let summary: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let mut prose: Vec<String> = summary["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| one_line(n.as_str().unwrap()))
+        .collect();
+    for finding in summary["audit"]["findings"].as_array().unwrap() {
+        prose.push(one_line(finding["message"].as_str().unwrap()));
+    }
+    assert!(prose.len() > 5, "{prose:?}");
+    let wide = run_at(None, &["import", trace]);
+    assert!(
+        !lines_wider_than(&wide, 200).is_empty(),
+        "piped, the lines are whole"
+    );
+    for columns in [60, 80] {
+        let text = run_at(Some(columns), &["import", trace]);
+        // A line is wider only when it is one token longer than the line (kept whole).
+        for line in lines_wider_than(&text, columns) {
+            assert_eq!(line.split_whitespace().count(), 1, "{columns}: {line}");
+        }
+        // Every note and finding is there, its tokens whole (a split token would add a space).
+        let flat = one_line(&text);
+        for p in &prose {
+            assert!(
+                flat.contains(p.as_str()),
+                "{columns}: `{p}` is split or missing"
+            );
+        }
+        assert!(text.lines().count() > wide.lines().count());
+    }
+}
