@@ -507,3 +507,40 @@ fn import_summary_prose_wraps_without_splitting_tokens() {
         assert!(text.lines().count() > wide.lines().count());
     }
 }
+
+#[test]
+fn lesson_feedback_wraps_at_the_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let lesson = |columns: Option<u16>, args: &[&str]| {
+        let mut cmd = worksheet();
+        cmd.current_dir(d).args(args).env_remove("COLUMNS");
+        if let Some(c) = columns {
+            cmd.env("COLUMNS", c.to_string());
+        }
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    lesson(
+        None,
+        &["lesson", "start", "three-boundaries", "-o", "alice"],
+    );
+    std::fs::write(
+        d.join("alice/answers.txt"),
+        "submission: known 40 us\ncompletion-from-submission: 140 us\n",
+    )
+    .unwrap();
+    let whole = lesson(None, &["lesson", "check", "alice"]);
+    let feedback = whole.lines().find(|l| l.starts_with("WRONG")).unwrap();
+    assert!(feedback.chars().count() > 200, "{feedback}");
+    for columns in [60, 80] {
+        let text = lesson(Some(columns), &["lesson", "check", "alice"]);
+        assert_eq!(lines_wider_than(&text, columns), Vec::<&str>::new());
+        assert!(one_line(&text).contains(&one_line(feedback)));
+        let key = lesson(Some(columns), &["lesson", "key", "alice"]);
+        assert_eq!(lines_wider_than(&key, columns), Vec::<&str>::new(), "{key}");
+        assert!(
+            key.contains("completion-from-submission · answer: unknown (no-wait)"),
+            "{key}"
+        );
+    }
+}

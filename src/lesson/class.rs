@@ -136,7 +136,7 @@ pub fn write_text(c: &ClassSummary, out: &mut dyn Write) -> io::Result<()> {
                 .map_or_else(|| "-".to_owned(), |(a, n)| format!("`{a}` ({n}×)")),
         ]);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::table::fitted_records(&t))?;
     let series = c.series.as_deref().unwrap_or("-");
     let mut t = Table::new();
     t.load_preset(ASCII_MARKDOWN).set_header(vec![
@@ -153,7 +153,7 @@ pub fn write_text(c: &ClassSummary, out: &mut dyn Write) -> io::Result<()> {
         };
         t.add_row(vec![s.name.clone(), result, opt(s.median), opt(s.p90)]);
     }
-    writeln!(out, "{t}")
+    writeln!(out, "{}", crate::table::fitted_records(&t))
 }
 
 /// One row per student: name, status, right, questions, median and P90 (text and ns), then

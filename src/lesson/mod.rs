@@ -23,6 +23,7 @@ pub mod sheet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use crate::table::wrap_prose;
 use clap::{Args, Subcommand};
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
@@ -577,29 +578,34 @@ pub fn write_check(r: &CheckResult, out: &mut dyn Write) -> io::Result<()> {
             r.lesson
         )?;
         for why in &r.rerun {
-            writeln!(out, "  - {why}")?;
+            writeln!(out, "{}", wrap_prose(&format!("  - {why}"), "    "))?;
         }
         return writeln!(
             out,
-            "Start the lesson again in a new folder (worksheet lesson start {} -o NEW-FOLDER) and answer from the new data.",
-            r.lesson
+            "{}",
+            wrap_prose(&format!(
+                "Start the lesson again in a new folder (worksheet lesson start {} -o NEW-FOLDER) and answer from the new data.",
+                r.lesson
+            ), "")
         );
     }
+    // Feedback wraps at the terminal's width, under the answer (never inside a word).
     for g in &r.graded {
-        match g.mark {
-            Mark::Right => writeln!(out, "right    {}: {}", g.id, g.given)?,
-            Mark::Wrong => writeln!(out, "WRONG    {}: {}", g.id, g.feedback)?,
-            Mark::Missing => writeln!(out, "MISSING  {}: {}", g.id, g.feedback)?,
-        }
+        let line = match g.mark {
+            Mark::Right => format!("right    {}: {}", g.id, g.given),
+            Mark::Wrong => format!("WRONG    {}: {}", g.id, g.feedback),
+            Mark::Missing => format!("MISSING  {}: {}", g.id, g.feedback),
+        };
+        writeln!(out, "{}", wrap_prose(&line, "         "))?;
     }
     let right = r.graded.iter().filter(|g| g.mark == Mark::Right).count();
-    writeln!(
-        out,
+    let total = format!(
         "{right} of {} right (lesson {}, answers from {})",
         r.graded.len(),
         r.lesson,
         r.sheet.display()
-    )
+    );
+    writeln!(out, "{}", wrap_prose(&total, "  "))
 }
 
 /// Renders the answer key for the teacher.
@@ -628,7 +634,7 @@ pub fn write_key(folder: &Folder, key: &[KeyItem], out: &mut dyn Write) -> Resul
             k.evidence.clone(),
         ]);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::table::fitted_records(&t))?;
     let rerun = folder.rerun()?;
     if !rerun.is_empty() {
         writeln!(
@@ -636,7 +642,7 @@ pub fn write_key(folder: &Folder, key: &[KeyItem], out: &mut dyn Write) -> Resul
             "this folder's run must be re-run; check will not grade it:"
         )?;
         for why in rerun {
-            writeln!(out, "  - {why}")?;
+            writeln!(out, "{}", wrap_prose(&format!("  - {why}"), "    "))?;
         }
     }
     Ok(())
@@ -726,7 +732,7 @@ fn write_list(out: &mut dyn Write) -> io::Result<()> {
         };
         t.add_row(vec![id.to_owned(), minutes, measures, title]);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::table::fitted_records(&t))?;
     writeln!(
         out,
         "start one: worksheet lesson start <lesson> -o <folder>   (a lesson file's path works too)"
