@@ -544,3 +544,113 @@ fn lesson_feedback_wraps_at_the_width() {
         );
     }
 }
+
+/// Every argument of every (sub)command: (command path, long name, short, aliases).
+fn every_argument() -> Vec<(String, String, Option<char>, Vec<String>)> {
+    fn walk(
+        cmd: &clap::Command,
+        path: &str,
+        out: &mut Vec<(String, String, Option<char>, Vec<String>)>,
+    ) {
+        for arg in cmd.get_arguments() {
+            if let Some(long) = arg.get_long() {
+                let aliases = arg
+                    .get_all_aliases()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                out.push((path.to_owned(), long.to_owned(), arg.get_short(), aliases));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            walk(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+    let mut out = Vec::new();
+    let cli = <worksheet::cli::Cli as clap::CommandFactory>::command();
+    walk(&cli, "worksheet", &mut out);
+    out
+}
+
+#[test]
+fn one_spelling_per_concept_across_commands() {
+    let args = every_argument();
+    assert!(args.len() > 60, "{} arguments", args.len());
+    let with_o: Vec<&str> = args
+        .iter()
+        .filter(|a| a.2 == Some('o'))
+        .map(|a| a.0.as_str())
+        .collect();
+    assert_eq!(
+        with_o,
+        [
+            "worksheet capture",
+            "worksheet form new",
+            "worksheet lab streams",
+            "worksheet render",
+            "worksheet report",
+            "worksheet import",
+            "worksheet lesson start"
+        ]
+    );
+    for (command, long, short, aliases) in &args {
+        // `-o` is always `--output` (older spellings stay as aliases).
+        if *short == Some('o') {
+            assert_eq!(long, "output", "{command}: -o is --{long}");
+        }
+        assert_ne!(long, "out", "{command}: --out is an alias of --output");
+        // The other shared concepts have one name, and no command has a second name for them.
+        for (concept, wrong) in [
+            ("force", &["overwrite", "clobber", "yes"][..]),
+            ("format", &["fmt", "output-format"]),
+            ("quiet", &["silent", "no-progress"]),
+        ] {
+            assert!(
+                !wrong.contains(&long.as_str()),
+                "{command}: --{long} should be --{concept}"
+            );
+        }
+        if long == "quiet" {
+            assert_eq!(*short, Some('q'), "{command}: --quiet is -q");
+        }
+        if long == "output" && command != "worksheet form new" {
+            // Where an older spelling existed, it is kept as an alias.
+            assert!(
+                aliases.is_empty() || aliases == &["out".to_owned()],
+                "{command}: {aliases:?}"
+            );
+        }
+    }
+    // The lesson folder takes -o/--output, and --out still works.
+    let out = worksheet()
+        .args(["lesson", "start", "three-boundaries", "--out"])
+        .arg(tempfile::tempdir().unwrap().path().join("a"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_readme_clippy_line_is_the_one_ci_runs() {
+    let ci = std::fs::read_to_string(".ci/run").unwrap();
+    let ci_line = ci
+        .lines()
+        .find(|l| l.starts_with("cargo clippy"))
+        .expect("CI runs clippy");
+    for doc in ["README.md", "CONTRIBUTING.md"] {
+        let text = std::fs::read_to_string(doc).unwrap();
+        assert!(text.contains(ci_line), "{doc} does not show `{ci_line}`");
+        for line in text.lines().filter(|l| l.contains("cargo clippy")) {
+            assert!(
+                line.contains(ci_line),
+                "{doc}: `{line}` differs from .ci/run"
+            );
+        }
+    }
+}

@@ -86,7 +86,7 @@ Exit codes: 0 written, 2 a file exists (use --force) or the lesson is malformed,
         /// A built-in lesson id (see `lesson list`) or a lesson file.
         lesson: String,
         /// The lesson folder to write (created if missing).
-        #[arg(short = 'o', long = "out", value_name = "DIR")]
+        #[arg(short = 'o', long = "output", alias = "out", value_name = "DIR")]
         out: PathBuf,
         /// Run CUDA lessons on the built-in simulator (labelled simulated in the handout).
         #[arg(long)]
