@@ -133,7 +133,7 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
     /// Write a trace's or several ranks' phases, collectives, clock relations and summary
-    /// numbers as Parquet tables for an existing engine (needs the `parquet` feature).
+    /// numbers as Parquet tables for an existing engine, or as a Perfetto (Chrome trace) file.
     Export(crate::export::ExportArgs),
     /// Compare two runs (captures, lab reports, cases, imported traces): same, faster,
     /// slower or ambiguous per measurement, with the change and the noise.
