@@ -148,8 +148,8 @@ pub fn fitted_records(table: &Table) -> String {
 const GLUED_CELL_CHARS: usize = 30;
 
 /// A record line for any table: the first cell, then `header: value` for each other non-empty
-/// cell, separated by ` · ` (the header and each short value [`glue`]d; see
-/// [`GLUED_CELL_CHARS`]).
+/// cell, separated by ` · ` (the header and each value of at most 30 characters [`glue`]d;
+/// a longer one is prose and wraps).
 pub fn record_with_headers(header: &[&str], cells: &[String]) -> String {
     let mut parts = Vec::new();
     for (i, cell) in cells.iter().enumerate() {

@@ -59,6 +59,8 @@ use format::{blank, load_form_str, render, FileFormat};
 
 /// The largest form file read, in bytes (1 MiB).
 pub const MAX_FORM_BYTES: u64 = 1024 * 1024;
+// Standard input (`-`) is copied up to its own cap, so this cap must not exceed it.
+const _: () = assert!(crate::input::MAX_STDIN_BYTES >= MAX_FORM_BYTES);
 
 /// `worksheet form ...`
 #[derive(Debug, Args)]

@@ -90,6 +90,8 @@ pub use summary::{summarize, summarize_owned, Summary};
 /// exhausting memory. (Real Kineto traces reach hundreds of MB; the largest the project
 /// knows of is 474 MB.)
 pub const MAX_TRACE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+// Standard input (`-`) is copied up to its own cap, so this cap must not exceed it.
+const _: () = assert!(crate::input::MAX_STDIN_BYTES >= MAX_TRACE_BYTES);
 
 /// Output format of the summary `import` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -106,10 +106,11 @@ fn choose_format(
 ) -> Result<RenderFormat, Failure> {
     // Standard output (`-`, or no -o) and a device or FIFO (`/dev/null`) have no extension
     // to go by: --format, or SVG.
-    let Some(path) = output.filter(|p| {
-        !crate::output::is_stdout(p)
-            && !(p.extension().is_none() && crate::output::is_stream_target(p))
-    }) else {
+    let stream = |p: &Path| {
+        crate::output::is_stdout(p)
+            || (p.extension().is_none() && crate::output::is_stream_target(p))
+    };
+    let Some(path) = output.filter(|p| !stream(p)) else {
         return Ok(asked.unwrap_or(RenderFormat::Svg));
     };
     let ext = path
