@@ -23,8 +23,8 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::tables::{Input, Table, Values};
-use crate::case::validate;
-use crate::engine::{evaluate, Outcome};
+use crate::case::{validate, Case};
+use crate::engine::{evaluate, Outcome, Report};
 use crate::exit::{Failure, EXIT_INPUT};
 use crate::interval::SetAnalysis;
 
@@ -107,42 +107,61 @@ fn union_pieces(a: &SetAnalysis) -> Vec<(i64, i64)> {
     pieces
 }
 
-/// The Chrome trace-event JSON of `input` (`tables` are the export's own, from
-/// [`super::build`]).
-///
-/// # Errors
-/// `internal` when the case does not validate.
-pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Failure> {
-    let case = validate(input.imported.case.clone(), "export").map_err(|e| Failure {
-        message: format!("error[internal]: the case to export does not validate ({e})"),
-        code: EXIT_INPUT,
-    })?;
-    let report = evaluate(&case);
-    let empty = Table {
-        name: "",
-        columns: Vec::new(),
-    };
-    let table = |name: &str| tables.iter().find(|t| t.name == name).unwrap_or(&empty);
-    let (phases, steps) = (table("phases"), table("steps"));
+/// A complete (`X`) slice `[start, end)` on thread `tid` of `p`, its times from the clock's
+/// origin.
+fn slice(
+    p: &Process,
+    tid: usize,
+    name: String,
+    cat: &'static str,
+    span: (i64, i64),
+    args: Value,
+) -> Event {
+    let (start, end) = span;
+    Event {
+        name,
+        ph: "X",
+        pid: p.pid,
+        tid,
+        cat: Some(cat),
+        ts: raw(i128::from(start) - i128::from(p.origin)),
+        dur: raw(i128::from(end) - i128::from(start)),
+        args,
+    }
+}
 
-    // One process per clock; its origin is its earliest phase or step start.
-    let mut processes: BTreeMap<String, Process> = BTreeMap::new();
-    for (i, clock) in case.clocks.iter().enumerate() {
-        processes.insert(
-            clock.id.clone(),
-            Process {
+/// A metadata (`M`) event: a process's or thread's name or sort index.
+fn meta(name: &str, pid: usize, tid: usize, args: Value) -> Event {
+    Event {
+        name: name.to_owned(),
+        ph: "M",
+        pid,
+        tid,
+        cat: None,
+        ts: None,
+        dur: None,
+        args,
+    }
+}
+
+/// One process per clock of `case`; its origin is its earliest phase or step start (0 when
+/// it has none).
+fn processes(case: &Case, phases: &Table, steps: &Table) -> BTreeMap<String, Process> {
+    let mut processes: BTreeMap<String, Process> = case
+        .clocks
+        .iter()
+        .enumerate()
+        .map(|(i, clock)| {
+            let p = Process {
                 pid: i + 1,
                 origin: i64::MAX,
                 threads: BTreeMap::new(),
-            },
-        );
-    }
-    let starts = [
-        (texts(phases, "clock"), ints(phases, "start_ns")),
-        (texts(steps, "clock"), ints(steps, "start_ns")),
-    ];
-    for (clocks, start) in starts {
-        for (clock, start) in clocks.iter().zip(start) {
+            };
+            (clock.id.clone(), p)
+        })
+        .collect();
+    for t in [phases, steps] {
+        for (clock, start) in texts(t, "clock").iter().zip(ints(t, "start_ns")) {
             if let (Some(p), Some(s)) = (clock.as_ref().and_then(|c| processes.get_mut(c)), start) {
                 p.origin = p.origin.min(*s);
             }
@@ -153,20 +172,15 @@ pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Failure> {
             p.origin = 0;
         }
     }
+    processes
+}
 
-    let mut events = Vec::new();
-    let slice = |p: &Process, tid, name: String, cat, start: i64, end: i64, args| Event {
-        name,
-        ph: "X",
-        pid: p.pid,
-        tid,
-        cat: Some(cat),
-        ts: raw(i128::from(start) - i128::from(p.origin)),
-        dur: raw(i128::from(end) - i128::from(start)),
-        args,
-    };
-
-    // The work per stream, and the host ranges.
+/// The work per stream and the host ranges (phases on no stream), one slice per phase.
+fn phase_events(
+    phases: &Table,
+    processes: &mut BTreeMap<String, Process>,
+    events: &mut Vec<Event>,
+) {
     let (clock, stream, kind) = (
         texts(phases, "clock"),
         texts(phases, "stream"),
@@ -186,21 +200,14 @@ pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Failure> {
             .map_or_else(|| "host ranges".to_owned(), |s| format!("stream {s}"));
         let tid = p.tid(&thread);
         let cat = if stream[i].is_some() { "work" } else { "range" };
-        let args = json!({
-            "id": id[i], "kind": kind[i], "start_ns": s, "end_ns": e
-        });
-        events.push(slice(
-            p,
-            tid,
-            name[i].clone().unwrap_or_default(),
-            cat,
-            s,
-            e,
-            args,
-        ));
+        let args = json!({"id": id[i], "kind": kind[i], "start_ns": s, "end_ns": e});
+        let label = name[i].clone().unwrap_or_default();
+        events.push(slice(p, tid, label, cat, (s, e), args));
     }
+}
 
-    // The audit's steps, one slice per step and device.
+/// The audit's steps, one slice per step and device.
+fn step_events(steps: &Table, processes: &mut BTreeMap<String, Process>, events: &mut Vec<Event>) {
     let (clock, device, name) = (
         texts(steps, "clock"),
         texts(steps, "device"),
@@ -219,18 +226,18 @@ pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Failure> {
         let tid = p.tid(&format!("steps {device}"));
         let args = json!({"device": device, "busy_ns": busy[i], "idle_ns": idle[i],
                           "start_ns": s, "end_ns": e});
-        events.push(slice(
-            p,
-            tid,
-            name[i].clone().unwrap_or_default(),
-            "step",
-            s,
-            e,
-            args,
-        ));
+        let label = name[i].clone().unwrap_or_default();
+        events.push(slice(p, tid, label, "step", (s, e), args));
     }
+}
 
-    // Interval answers: the union's pieces, per clock.
+/// Interval answers as the pieces of their union, per clock; returns the duration answers
+/// (no position of their own) as `{question, kind, answer}`.
+fn answer_events(
+    report: &Report,
+    processes: &mut BTreeMap<String, Process>,
+    events: &mut Vec<Event>,
+) -> Vec<Value> {
     let mut durations = Vec::new();
     for answer in &report.answers {
         let set = match &answer.outcome {
@@ -246,71 +253,70 @@ pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Failure> {
                 continue;
             };
             let tid = p.tid(&format!("answer {}", answer.id));
+            let union = crate::engine::wide(group.analysis.union_ns);
             let title = match set.combined_unknown {
-                None => format!(
-                    "{}: union {}",
-                    answer.id,
-                    crate::engine::wide(group.analysis.union_ns)
-                ),
+                None => format!("{}: union {union}", answer.id),
                 Some(reason) => format!(
-                    "{}: unknown ({reason}) across clocks; this clock's union {}",
-                    answer.id,
-                    crate::engine::wide(group.analysis.union_ns)
+                    "{}: unknown ({reason}) across clocks; this clock's union {union}",
+                    answer.id
                 ),
             };
             let args = json!({"question": answer.id, "union_ns": group.analysis.union_ns as i64,
                               "count": group.analysis.count, "max_depth": group.analysis.max_depth});
-            for (s, e) in union_pieces(&group.analysis) {
-                events.push(slice(p, tid, title.clone(), "answer", s, e, args.clone()));
+            for piece in union_pieces(&group.analysis) {
+                events.push(slice(p, tid, title.clone(), "answer", piece, args.clone()));
             }
         }
     }
+    durations
+}
 
-    // Names: processes and threads, as metadata events.
-    for (clock_id, p) in &processes {
-        events.push(Event {
-            name: "process_name".to_owned(),
-            ph: "M",
-            pid: p.pid,
-            tid: 0,
-            cat: None,
-            ts: None,
-            dur: None,
-            args: json!({"name": format!("{clock_id} (own clock; t = 0 at {} ns)", p.origin)}),
-        });
-        events.push(Event {
-            name: "process_sort_index".to_owned(),
-            ph: "M",
-            pid: p.pid,
-            tid: 0,
-            cat: None,
-            ts: None,
-            dur: None,
-            args: json!({"sort_index": p.pid}),
-        });
+/// The names and order of the processes and their threads.
+fn name_events(processes: &BTreeMap<String, Process>, events: &mut Vec<Event>) {
+    for (clock_id, p) in processes {
+        let name = format!("{clock_id} (own clock; t = 0 at {} ns)", p.origin);
+        events.push(meta("process_name", p.pid, 0, json!({"name": name})));
+        events.push(meta(
+            "process_sort_index",
+            p.pid,
+            0,
+            json!({"sort_index": p.pid}),
+        ));
         for (thread, tid) in &p.threads {
-            events.push(Event {
-                name: "thread_name".to_owned(),
-                ph: "M",
-                pid: p.pid,
-                tid: *tid,
-                cat: None,
-                ts: None,
-                dur: None,
-                args: json!({"name": thread}),
-            });
-            events.push(Event {
-                name: "thread_sort_index".to_owned(),
-                ph: "M",
-                pid: p.pid,
-                tid: *tid,
-                cat: None,
-                ts: None,
-                dur: None,
-                args: json!({"sort_index": tid}),
-            });
+            events.push(meta("thread_name", p.pid, *tid, json!({"name": thread})));
+            events.push(meta(
+                "thread_sort_index",
+                p.pid,
+                *tid,
+                json!({"sort_index": tid}),
+            ));
         }
     }
+}
+
+/// The Chrome trace-event JSON of `input` (`tables` are the export's own, from
+/// [`super::build`]).
+///
+/// # Errors
+/// `internal` when the case does not validate.
+pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Failure> {
+    let case = validate(input.imported.case.clone(), "export").map_err(|e| Failure {
+        message: format!("error[internal]: the case to export does not validate ({e})"),
+        code: EXIT_INPUT,
+    })?;
+    let report = evaluate(&case);
+    let empty = Table {
+        name: "",
+        columns: Vec::new(),
+    };
+    let table = |name: &str| tables.iter().find(|t| t.name == name).unwrap_or(&empty);
+    let (phases, steps) = (table("phases"), table("steps"));
+    let mut processes = processes(&case, phases, steps);
+    let mut events = Vec::new();
+    phase_events(phases, &mut processes, &mut events);
+    step_events(steps, &mut processes, &mut events);
+    let durations = answer_events(&report, &mut processes, &mut events);
+    name_events(&processes, &mut events);
     let origins: BTreeMap<&str, i64> = processes
         .iter()
         .map(|(c, p)| (c.as_str(), p.origin))
