@@ -132,6 +132,31 @@ fn perfetto_export_parses_and_agrees_with_the_engine() {
         .map(|(_, n)| n)
         .sum();
     assert_eq!(steps, 16);
+    // The collectives: each of the 40 all-reduces on both ranks, with the arrival bounds of
+    // `import`'s JSON (rank 0 is the reference: [0, 0]).
+    assert_eq!(count["collectives"], 80);
+    let collectives: Vec<&Value> = events.iter().filter(|e| e["cat"] == "collective").collect();
+    let skews: BTreeMap<&str, &Value> = ws["ranks"]["collectives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["instance"].as_str().unwrap(), &c["skew"]))
+        .collect();
+    for e in &collectives {
+        let skew = skews[e["name"].as_str().unwrap()];
+        if skew["verdict"] == "bounded" {
+            assert_eq!(e["args"]["skew_lo_ns"], skew["lo_ns"], "{e}");
+            assert_eq!(e["args"]["skew_hi_ns"], skew["hi_ns"], "{e}");
+        } else {
+            assert!(e["args"]["skew_lo_ns"].is_null(), "{e}");
+        }
+        if e["args"]["rank"] == 0 {
+            assert_eq!(
+                (&e["args"]["arrival_lo_ns"], &e["args"]["arrival_hi_ns"]),
+                (&Value::from(0), &Value::from(0))
+            );
+        }
+    }
     let durations = trace["otherData"]["duration_answers"].as_array().unwrap();
     assert!(durations
         .iter()

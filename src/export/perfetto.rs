@@ -7,6 +7,8 @@
 //! audit's `ProfilerStep#N` windows, one per device), and one `answer …` thread per interval
 //! question the engine answered on that clock, whose slices are the pieces of the union (a
 //! set that mixes clocks has no single union: its per-clock pieces are named with the reason).
+//! A multi-rank import adds a `collectives` thread per rank: each matched collective instance
+//! as the rank's kernel, with the rank's bounded arrival and the instance's skew.
 //! Duration answers (submission, completion, …) have no position of their own in the
 //! engine's report; they are listed, with their verdicts, in the file's `otherData`.
 //!
@@ -231,6 +233,43 @@ fn step_events(steps: &Table, processes: &mut BTreeMap<String, Process>, events:
     }
 }
 
+/// The collectives of a multi-rank import: on each rank's process a `collectives` thread,
+/// one slice per matched instance (the rank's kernel, on its own clock), with the rank's
+/// bounded arrival and the instance's skew in `args` (null where unknown).
+fn collective_events(
+    collectives: &Table,
+    phases: &Table,
+    processes: &mut BTreeMap<String, Process>,
+    events: &mut Vec<Event>,
+) {
+    // Each rank's clock, from the phases.
+    let clock_of: BTreeMap<i64, &str> = ints(phases, "rank")
+        .iter()
+        .zip(texts(phases, "clock"))
+        .filter_map(|(r, c)| Some(((*r)?, c.as_deref()?)))
+        .collect();
+    let (instance, rank) = (texts(collectives, "instance"), ints(collectives, "rank"));
+    let (start, end) = (ints(collectives, "start_ns"), ints(collectives, "end_ns"));
+    let column = |name| ints(collectives, name);
+    for i in 0..instance.len() {
+        let (Some(r), Some(s), Some(e)) = (rank[i], start[i], end[i]) else {
+            continue;
+        };
+        let Some(p) = clock_of.get(&r).and_then(|c| processes.get_mut(*c)) else {
+            continue;
+        };
+        let tid = p.tid("collectives");
+        let args = json!({
+            "instance": instance[i], "rank": r, "start_ns": s, "end_ns": e,
+            "arrival_lo_ns": column("arrival_lo_ns")[i], "arrival_hi_ns": column("arrival_hi_ns")[i],
+            "skew_lo_ns": column("skew_lo_ns")[i], "skew_hi_ns": column("skew_hi_ns")[i],
+            "last_rank": column("last_rank")[i],
+        });
+        let label = instance[i].clone().unwrap_or_default();
+        events.push(slice(p, tid, label, "collective", (s, e), args));
+    }
+}
+
 /// Interval answers as the pieces of their union, per clock; returns the duration answers
 /// (no position of their own) as `{question, kind, answer}`.
 fn answer_events(
@@ -315,6 +354,7 @@ pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Failure> {
     let mut events = Vec::new();
     phase_events(phases, &mut processes, &mut events);
     step_events(steps, &mut processes, &mut events);
+    collective_events(table("collectives"), phases, &mut processes, &mut events);
     let durations = answer_events(&report, &mut processes, &mut events);
     name_events(&processes, &mut events);
     let origins: BTreeMap<&str, i64> = processes
