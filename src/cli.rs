@@ -29,10 +29,38 @@ cross-instance, timing-disabled, event-incomplete, cross-stream, empty-set,
 not-causal, single-warmup, drift, overflow, incomparable, dependency-unrecorded,
 inconsistent-relation.";
 
+/// The cargo features this binary was built with, in a fixed order (`parquet`, `cuda`,
+/// `proptest`); empty when none.
+pub fn enabled_features() -> Vec<&'static str> {
+    let mut features = Vec::new();
+    if cfg!(feature = "parquet") {
+        features.push("parquet");
+    }
+    if cfg!(feature = "cuda") {
+        features.push("cuda");
+    }
+    if cfg!(feature = "proptest") {
+        features.push("proptest");
+    }
+    features
+}
+
+/// What `--version` prints after the name: `0.1.0 (features: parquet, cuda)`, or
+/// `(features: none)`, so a bug report says which build it came from.
+static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let features = enabled_features();
+    let list = if features.is_empty() {
+        "none".to_string()
+    } else {
+        features.join(", ")
+    };
+    format!("{} (features: {list})", env!("CARGO_PKG_VERSION"))
+});
+
 /// Honest GPU and async timing: exact per-clock interval algebra, and "unknown, with a
 /// reason" wherever the evidence does not support a claim.
 #[derive(Debug, Parser)]
-#[command(name = "worksheet", version, about, after_help = AFTER_HELP, max_term_width = 80)]
+#[command(name = "worksheet", version = VERSION.as_str(), about, after_help = AFTER_HELP, max_term_width = 80)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
@@ -59,7 +87,8 @@ pub enum Command {
 Exit codes: 0 all cases pass, 1 an expected value disagrees, 2 a file is malformed or missing."
     )]
     Check {
-        /// Case files or folders (searched recursively for *.json and *.json.gz). Default: fixtures/
+        /// Case files or folders (searched recursively for *.json and *.json.gz); `-` reads
+        /// standard input. Default: fixtures/
         paths: Vec<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -71,7 +100,7 @@ Exit codes: 0 all cases pass, 1 an expected value disagrees, 2 a file is malform
 Exit codes: 0 evaluated, 2 the file is malformed or missing."
     )]
     Eval {
-        /// The case file.
+        /// The case file (plain or gzipped; `-` reads standard input).
         file: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -105,7 +134,7 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::import::ImportArgs),
     /// Write a trace's or several ranks' phases, collectives, clock relations and summary
-    /// numbers as Parquet tables for an existing engine (needs the `parquet` feature).
+    /// numbers as Parquet tables for an existing engine, or as a Perfetto (Chrome trace) file.
     Export(crate::export::ExportArgs),
     /// Compare two runs (captures, lab reports, cases, imported traces): same, faster,
     /// slower or ambiguous per measurement, with the change and the noise.
@@ -116,6 +145,25 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     Audit(crate::cmd::audit::AuditArgs),
     /// Lessons to hand out: a measurement, a handout, answers checked against it.
     Lesson(crate::lesson::LessonArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    #[command(after_help = "Examples:\n  \
+worksheet completions bash > ~/.local/share/bash-completion/completions/worksheet\n  \
+worksheet completions zsh > ~/.zfunc/_worksheet\n  \
+worksheet completions fish > ~/.config/fish/completions/worksheet.fish")]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) of worksheet, or of one command (`worksheet-import`).
+    #[command(after_help = "Examples:\n  \
+worksheet man > ~/.local/share/man/man1/worksheet.1\n  \
+worksheet man import | man -l -")]
+    Man {
+        /// The command whose page to print (default: the page of worksheet itself).
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+    },
 }
 
 const COMPARE_HELP: &str = "\
@@ -206,7 +254,10 @@ where
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    match run(&cli, &mut out).and_then(|code| out.flush().map(|_| code).map_err(Failure::from)) {
+    let result =
+        run(&cli, &mut out).and_then(|code| out.flush().map(|_| code).map_err(Failure::from));
+    crate::input::release_stdin();
+    match result {
         Ok(code) => code,
         Err(failure) => {
             if !failure.message.is_empty() {
@@ -273,7 +324,37 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Lesson(args) => crate::lesson::run(args, out)
             .map(crate::lesson::LessonOutcome::exit_code)
             .map_err(lesson_failure),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                *shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "worksheet",
+                out,
+            );
+            Ok(EXIT_OK)
+        }
+        Command::Man { command } => write_man(command.as_deref(), out),
     }
+}
+
+/// Writes the roff manual page of `worksheet`, or of its subcommand `command` (named
+/// `worksheet-COMMAND`, as `clap_mangen::generate_to` names the pages it writes).
+fn write_man(command: Option<&str>, out: &mut dyn Write) -> Result<u8, Failure> {
+    let mut cli = <Cli as clap::CommandFactory>::command().disable_help_subcommand(true);
+    cli.build();
+    let page = match command {
+        None => cli,
+        Some(name) => cli.find_subcommand(name).cloned().ok_or_else(|| {
+            let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+            Failure::input(format!(
+                "error: `{}` is not a command; one of: {}",
+                crate::output::printable(name),
+                names.join(", ")
+            ))
+        })?,
+    };
+    clap_mangen::Man::new(page).render(out)?;
+    Ok(EXIT_OK)
 }
 
 /// A lesson command's error as a failure: its message and exit code (a closed pipe is exit 0).
@@ -287,7 +368,7 @@ fn lesson_failure(e: crate::lesson::LessonError) -> Failure {
     }
 }
 
-use crate::table::{new_table, word_cell};
+use crate::table::{glue, new_table, word_cell};
 use comfy_table::Cell;
 
 impl From<Format> for crate::check::CheckFormat {
@@ -427,7 +508,21 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
                     Cell::new(safe(&why)),
                 ]);
             }
-            writeln!(out, "{table}")?;
+            // On a narrow terminal: `question (kind): answer — why`, the prose wrapped.
+            let record = |c: &[String]| {
+                let why = if c[3].is_empty() {
+                    String::new()
+                } else {
+                    format!(" — {}", c[3].replace('\n', " "))
+                };
+                format!(
+                    "{} ({}): {}{why}",
+                    glue(&c[0]),
+                    c[1],
+                    crate::table::glue_items(&c[2])
+                )
+            };
+            writeln!(out, "{}", crate::table::fitted(&table, &record))?;
             Ok(())
         }
     }

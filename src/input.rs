@@ -8,17 +8,93 @@
 //! The file is also opened with `O_NONBLOCK`, so a FIFO swapped in after the check cannot
 //! block either, and the opened descriptor is checked once more.
 //!
+//! `-` is standard input, for every reader, through the same functions: the first read of
+//! `-` copies standard input into a temporary file (up to [`MAX_STDIN_BYTES`]), and every
+//! later open of `-` opens that copy, so a reader that opens its input twice (the importer's
+//! fast path, then its careful one) or hands a path to a library (SQLite) reads the same bytes
+//! a file would give, under the same caps and with the same errors; gzip is detected by its
+//! magic bytes as for a file. [`release_stdin`] removes the copy (the CLI calls it on exit).
+//!
 //! [`walk`] lists the files under folders for `check` and `form check`: it remembers every
 //! folder it entered by (device, inode), so a symbolic link back to a folder already walked
 //! (a loop, or a second name for one folder) is never entered twice; a link that leads back
 //! to a folder being walked is reported once as `error[symlink-loop]`. A folder that cannot
 //! be listed is an `io` error, never silently skipped.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::{File, FileType, Metadata};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::error::InputError;
+
+/// The most standard input that `-` takes: the largest cap of any reader (a trace's, 2 GiB),
+/// so each reader's own, smaller cap then applies to the copy as it does to a file.
+pub const MAX_STDIN_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
+/// Whether `path` is `-`, standard input (or, as an output, standard output).
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The copy of standard input, made at the first read of `-` (an error is kept too, so a
+/// second reader gets the same answer rather than an empty stream).
+static STDIN_COPY: Mutex<Option<Result<tempfile::TempPath, InputError>>> = Mutex::new(None);
+
+/// Copies everything from `source` into a new temporary file, refusing more than `max`
+/// bytes (`too-large`, naming what was expected of standard input).
+fn spool(source: &mut impl std::io::Read, max: u64) -> Result<tempfile::TempPath, InputError> {
+    let mut file = tempfile::Builder::new()
+        .prefix(".worksheet-stdin-")
+        .tempfile()
+        .map_err(|e| {
+            InputError::new(
+                "$",
+                "io",
+                format!("cannot copy standard input to a temporary file: {e}"),
+            )
+        })?;
+    let copied = std::io::copy(&mut std::io::Read::take(source, max + 1), &mut file)
+        .map_err(|e| InputError::new("$", "io", format!("cannot read standard input: {e}")))?;
+    if copied > max {
+        return Err(InputError::new(
+            "$",
+            "too-large",
+            format!("standard input is larger than {max} bytes, the most any reader takes"),
+        ));
+    }
+    Ok(file.into_temp_path())
+}
+
+/// The path at which the bytes of `path` can be read: `path` itself, or for `-` the copy of
+/// standard input (made on the first call). For readers that hand a path to a library
+/// (SQLite); others use [`open_file`], which calls it.
+///
+/// # Errors
+/// For `-`: `io` (standard input unreadable, no temporary file) or `too-large`. No file named.
+pub fn source_path(path: &Path) -> Result<Cow<'_, Path>, InputError> {
+    if !is_stdin(path) {
+        return Ok(Cow::Borrowed(path));
+    }
+    let mut copy = STDIN_COPY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let copy = copy.get_or_insert_with(|| spool(&mut std::io::stdin().lock(), MAX_STDIN_BYTES));
+    match copy {
+        Ok(temp) => Ok(Cow::Owned(temp.to_path_buf())),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+/// Removes the copy of standard input, if one was made. Best effort; a later read of `-`
+/// reads standard input again (which by then is at its end).
+pub fn release_stdin() {
+    let mut copy = STDIN_COPY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    *copy = None;
+}
 
 /// What a path is, in words: `a FIFO (named pipe)`, `a folder`, ...
 pub fn describe(kind: FileType) -> &'static str {
@@ -70,7 +146,8 @@ fn io_error(e: &std::io::Error) -> InputError {
 /// # Errors
 /// `io` (missing, unreadable), `not-a-file`. The error names no file: callers add it.
 pub fn require_file(path: &Path) -> Result<Metadata, InputError> {
-    let meta = std::fs::metadata(path).map_err(|e| io_error(&e))?;
+    let path = source_path(path)?;
+    let meta = std::fs::metadata(&path).map_err(|e| io_error(&e))?;
     if !meta.is_file() {
         return Err(not_a_file(meta.file_type()));
     }
@@ -83,6 +160,8 @@ pub fn require_file(path: &Path) -> Result<Metadata, InputError> {
 /// `io` (missing, unreadable), `not-a-file` (a FIFO, device, socket or folder). The error
 /// names no file: callers add it with [`InputError::in_file`].
 pub fn open_file(path: &Path) -> Result<File, InputError> {
+    let path = source_path(path)?;
+    let path = path.as_ref();
     require_file(path)?;
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -158,6 +237,10 @@ pub fn walk(paths: &[PathBuf], wanted: &dyn Fn(&Path) -> bool) -> Walk {
     let mut out = Walk::default();
     let mut seen = HashSet::new();
     for path in paths {
+        if is_stdin(path) {
+            out.files.push(path.clone());
+            continue;
+        }
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_dir() => {
                 let mut stack = Vec::new();
@@ -278,6 +361,30 @@ mod tests {
         let w = walk(&[PathBuf::from("/nonexistent/x")], &|_| true);
         assert!(w.files.is_empty());
         assert_eq!(w.errors[0].code, "io");
+    }
+
+    #[test]
+    fn stdin_is_copied_whole_up_to_the_cap() {
+        let copy = spool(&mut std::io::Cursor::new(b"abc".to_vec()), 3).unwrap();
+        assert_eq!(std::fs::read(&copy).unwrap(), b"abc");
+        assert_eq!(read_capped(&copy, 3, "x").unwrap(), b"abc");
+        let err = spool(&mut std::io::Cursor::new(b"abcd".to_vec()), 3).unwrap_err();
+        assert_eq!(err.code, "too-large");
+        assert!(
+            err.message
+                .contains("standard input is larger than 3 bytes"),
+            "{}",
+            err.message
+        );
+        let path = copy.to_path_buf();
+        drop(copy);
+        assert!(!path.exists(), "the copy is removed when dropped");
+        assert!(is_stdin(Path::new("-")));
+        assert!(!is_stdin(Path::new("./-")));
+        assert_eq!(
+            source_path(Path::new("x.json")).unwrap(),
+            Path::new("x.json")
+        );
     }
 
     #[test]

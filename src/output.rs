@@ -4,6 +4,11 @@
 //! [`write_output`], so the rule holds in one place: the bytes go to a temporary file in the
 //! target's folder and are renamed into place, so a reader never sees half a file, and an
 //! existing file (even one created meanwhile) is replaced only with `force`.
+//!
+//! Two outputs are not files: `-` is standard output ([`is_stdout`]), and an existing
+//! character device or FIFO (`/dev/null`, `/dev/stdout`, a shell's `>(gzip > x.gz)`) is
+//! written into as it is, with no temporary file and no `--force`, since nothing the user
+//! keeps is replaced. A FIFO with no reader is an error at once, never a hang.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -17,6 +22,9 @@ use crate::exit::{Failure, EXIT_INPUT};
 /// # Errors
 /// A [`Failure`] with exit code 2: `exists` or `not-a-file`.
 pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
+    if is_stdout(path) || is_stream_target(path) {
+        return Ok(());
+    }
     if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !dir.is_dir() {
             return Err(Failure {
@@ -52,6 +60,62 @@ pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
         });
     }
     Ok(())
+}
+
+/// Whether the output `path` is `-`, standard output.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Whether `path` (links followed) exists as a character device or a FIFO: a stream that
+/// is written into, not a file that is replaced.
+pub fn is_stream_target(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(path).is_ok_and(|m| {
+            let kind = m.file_type();
+            kind.is_char_device() || kind.is_fifo()
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// Writes `bytes` into the device or FIFO at `path`. The open does not wait for a reader:
+/// a FIFO nobody reads is `ENXIO` at once; after the open, writes block as usual.
+fn write_stream(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let mut file = options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ENXIO) {
+            return io::Error::other(
+                "nobody reads this FIFO (named pipe); start its reader first (it is written into, never replaced)",
+            );
+        }
+        e
+    })?;
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        let fd = file.as_raw_fd();
+        // SAFETY: fcntl on a descriptor this function owns; only O_NONBLOCK is cleared.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    file.write_all(bytes)?;
+    file.flush()
 }
 
 /// `text` made safe for a terminal: control characters (ESC, NUL, carriage return, ...;
@@ -120,7 +184,8 @@ fn process_runs(_pid: i32) -> bool {
 /// Writes `bytes` to `path` atomically: into a temporary file in the same folder, then
 /// renamed into place, so a reader never sees half a file. Without `force` an existing file
 /// is never replaced (not even one created meanwhile); with it, only a regular file is
-/// (never a device, FIFO, folder or link). Temporary files left by a killed writer in the
+/// (never a folder or link). `-` is standard output, and an existing character device or
+/// FIFO is written into directly (see the module's note). Temporary files left by a killed writer in the
 /// same folder are removed first.
 ///
 /// # Errors
@@ -133,6 +198,22 @@ pub fn write_output(path: &Path, bytes: &[u8], force: bool) -> Result<(), Failur
         ),
         code: EXIT_INPUT,
     };
+    if is_stdout(path) {
+        let stdout = io::stdout();
+        let mut lock = stdout.lock();
+        return match lock.write_all(bytes).and_then(|()| lock.flush()) {
+            Ok(()) => Ok(()),
+            // A reader that stopped early (`| head`) is not an error.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            Err(e) => Err(Failure {
+                message: format!("-: error[io]: cannot write to standard output: {e}"),
+                code: EXIT_INPUT,
+            }),
+        };
+    }
+    if is_stream_target(path) {
+        return write_stream(path, bytes).map_err(|e| fail(e.to_string()));
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -186,18 +267,52 @@ mod tests {
     #[test]
     fn force_replaces_only_a_regular_file() {
         let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("pipe");
-        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let err = write_output(&fifo, b"x", true).unwrap_err();
-        assert!(err.message.contains("error[not-a-file]"), "{}", err.message);
+        let target = dir.path().join("kept");
+        std::fs::write(&target, b"mine").unwrap();
         let link = dir.path().join("link");
-        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
         let err = write_output(&link, b"x", true).unwrap_err();
         assert!(err.message.contains("symbolic link"), "{}", err.message);
         let err = write_output(dir.path(), b"x", true).unwrap_err();
         assert!(err.message.contains("a folder"), "{}", err.message);
+        assert_eq!(std::fs::read(&target).unwrap(), b"mine");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_and_fifos_are_written_into_without_force() {
+        write_output(Path::new("/dev/null"), b"gone", false).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        // A link to a device is followed: the device is written into.
+        let link = dir.path().join("null");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        write_output(&link, b"gone", false).unwrap();
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // Nobody reads the FIFO: an error at once, not a hang.
+        let err = write_output(&fifo, b"x", true).unwrap_err();
+        assert!(
+            err.message.contains("error[io]") && err.message.contains("nobody reads this FIFO"),
+            "{}",
+            err.message
+        );
+        // With a reader, the bytes arrive and the FIFO stays a FIFO.
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        let mut written = Err(Failure::input("not yet"));
+        for _ in 0..200 {
+            written = write_output(&fifo, b"through the pipe", false);
+            if written.is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        written.unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
         use std::os::unix::fs::FileTypeExt;
         assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     }

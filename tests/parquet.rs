@@ -269,3 +269,152 @@ fn export_refuses_to_overwrite_without_force() {
         before
     );
 }
+
+/// Runs every `docs/sql/*.sql` file with DuckDB in the folder of the tables (the files name
+/// the tables by relative path, as a user runs them there); prints `{file: rows}` as JSON.
+const RUN_SQL_FILES: &str = r#"
+import duckdb, glob, json, os, sys
+sql_dir = os.path.abspath(sys.argv[1])
+os.chdir(sys.argv[2])
+out = {}
+for path in sorted(glob.glob(os.path.join(sql_dir, "*.sql"))):
+    out[os.path.basename(path)] = duckdb.sql(open(path).read()).fetchall()
+print(json.dumps(out))
+"#;
+
+/// A bounded answer's `[lo, hi]` from worksheet's JSON, or `[null, null]` for an unknown.
+fn bound(v: &Value) -> [Value; 2] {
+    if v["verdict"] == "bounded" {
+        [v["lo_ns"].clone(), v["hi_ns"].clone()]
+    } else {
+        [Value::Null, Value::Null]
+    }
+}
+
+#[test]
+fn the_shipped_sql_files_reproduce_worksheets_json() {
+    let python = match duckdb_python() {
+        Ok(p) => p,
+        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("CI=true and DuckDB is missing: {why} (.ci/run installs it)")
+        }
+        Err(why) => {
+            eprintln!("skipped: {why}; set WORKSHEET_DUCKDB_PYTHON to a Python with duckdb");
+            return;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(["export", RANKS, "--parquet"])
+        .arg(&tables)
+        .assert()
+        .success();
+    let out = Process::new(&python)
+        .args(["-c", RUN_SQL_FILES, "docs/sql"])
+        .arg(&tables)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sql: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files: Vec<&String> = sql.as_object().unwrap().keys().collect();
+    assert_eq!(
+        files,
+        [
+            "busy_per_rank.sql",
+            "collective_skew.sql",
+            "steps.sql",
+            "stragglers.sql"
+        ],
+        "every shipped file is checked here"
+    );
+    let ws = import_json();
+
+    // Busy per rank and device: `import`'s `device:<device>` sets.
+    let busy: Vec<Value> = ws["case"]["sets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|set| {
+            let device = set["question"].as_str()?.strip_prefix("device:")?;
+            let rank: i64 = device.strip_prefix('r')?.split('.').next()?.parse().ok()?;
+            Some(serde_json::json!([rank, device, set["ns"]["busy"]]))
+        })
+        .collect();
+    assert_eq!(
+        busy,
+        serde_json::json!([[0, "r0.gpu0", 14_778_782], [1, "r1.gpu1", 11_727_934]])
+            .as_array()
+            .unwrap()
+            .clone()
+    );
+    assert_eq!(sql["busy_per_rank.sql"], Value::Array(busy));
+
+    // The step table: `audit`'s per-step rows of each rank's file, recomputed from the
+    // phases clipped to the step windows.
+    let mut steps = Vec::new();
+    for rank in [0_i64, 1] {
+        let audit = audit_json(&format!("{RANKS}/rank{rank}.json.gz"));
+        for row in audit["steps"].as_array().unwrap() {
+            let step: i64 = row["step"].as_str().unwrap()["ProfilerStep#".len()..]
+                .parse()
+                .unwrap();
+            let device = format!("r{rank}.{}", row["device"].as_str().unwrap());
+            steps.push(serde_json::json!([
+                rank,
+                step,
+                device,
+                row["host_ns"],
+                row["busy_ns"],
+                row["idle_ns"],
+                row["compute_ns"],
+                row["communication_ns"],
+                row["memory_ns"]
+            ]));
+        }
+    }
+    assert_eq!(steps.len(), 16, "8 steps on each of 2 ranks");
+    assert_eq!(sql["steps.sql"], Value::Array(steps));
+
+    // Per collective instance: skew and transfer, bounded or unknown (null).
+    let collectives: Vec<Value> = ws["ranks"]["collectives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let [skew_lo, skew_hi] = bound(&c["skew"]);
+            let [transfer_lo, transfer_hi] = bound(&c["transfer"]);
+            serde_json::json!([c["instance"], skew_lo, skew_hi, transfer_lo, transfer_hi])
+        })
+        .collect();
+    assert_eq!(collectives.len(), 40);
+    let unknown = collectives.iter().filter(|c| c[1].is_null()).count();
+    assert!(
+        unknown > 0 && unknown < 40,
+        "both kinds are compared: {unknown} unknown"
+    );
+    assert_eq!(sql["collective_skew.sql"], Value::Array(collectives));
+
+    // Stragglers.
+    let stragglers: Vec<Value> = ws["ranks"]["stragglers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let [lo, hi] = bound(&s["lateness"]);
+            serde_json::json!([s["rank"], s["last"], lo, hi])
+        })
+        .collect();
+    assert_eq!(
+        sql["stragglers.sql"],
+        serde_json::json!([[1, 30, 12_090, 2_150_918], [0, 10, 9_778, 434_422]])
+    );
+    let mut sorted = stragglers;
+    sorted.sort_by_key(|s| (-s[1].as_i64().unwrap(), s[0].as_i64().unwrap()));
+    assert_eq!(sql["stragglers.sql"], Value::Array(sorted));
+}

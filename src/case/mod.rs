@@ -35,6 +35,8 @@ use crate::verdict::Reason;
 /// a failed streamed parse exactly. `check`, `eval` and `render` stream larger cases, up to
 /// [`MAX_CASE_TEXT_BYTES`].
 pub const MAX_CASE_BYTES: u64 = 64 * 1024 * 1024;
+// Standard input (`-`) is copied up to its own cap, so this cap must not exceed it.
+const _: () = assert!(crate::input::MAX_STDIN_BYTES >= MAX_CASE_BYTES);
 
 /// JSON paths longer than this are cut (deeply nested garbage would print pages).
 const MAX_PATH_CHARS: usize = 80;

@@ -24,7 +24,7 @@ use serde::{Serialize, Serializer};
 
 use super::{check_file, is_case_file_name, CaseCheck, CheckReport};
 use crate::case::CaseError;
-use crate::table::{new_table, word_cell};
+use crate::table::{fitted, glue, new_table, word_cell};
 
 /// The most rows one text table holds before it is printed and a new one begun.
 pub const TABLE_ROWS: usize = 4096;
@@ -302,10 +302,21 @@ impl TextTables {
         }
     }
 
-    /// Prints the table if it has rows, and begins a new one.
+    /// Prints the table if it has rows (one record per line when it does not fit the
+    /// terminal: `case · question: expected → actual  pass`), and begins a new one.
     fn flush(&mut self, out: &mut dyn Write) -> io::Result<()> {
         if self.rows > 0 {
-            writeln!(out, "{}", self.table)?;
+            let record = |c: &[String]| {
+                format!(
+                    "{} · {}: {} → {}  {}",
+                    glue(&c[0]),
+                    glue(&c[1]),
+                    glue(&c[2]),
+                    glue(&c[3]),
+                    c[4]
+                )
+            };
+            writeln!(out, "{}", fitted(&self.table, &record))?;
             *self = TextTables::new();
         }
         Ok(())

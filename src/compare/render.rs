@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::{Comparison, Row, RowVerdict};
-use crate::table::{new_table, word_cell};
+use crate::table::{glue, new_table, word_cell};
 
 /// The output formats of `worksheet compare`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,7 +77,22 @@ pub fn write(c: &Comparison, format: CompareFormat, out: &mut dyn Write) -> io::
                     comfy_table::Cell::new(&r.why),
                 ]);
             }
-            writeln!(out, "{t}")?;
+            // On a narrow terminal: `what: base → new  change (noise)  verdict — why`.
+            let record = |c: &[String]| {
+                let mut line = format!("{}: {} → {}", c[0], glue(&c[1]), glue(&c[2]));
+                if !c[3].is_empty() {
+                    line += &format!("  {}", glue(&c[3]));
+                }
+                if !c[4].is_empty() {
+                    line += &format!(" ({})", glue(&format!("noise {}", c[4])));
+                }
+                line += &format!("  {}", glue(&c[5]));
+                if !c[6].is_empty() {
+                    line += &format!(" — {}", c[6].replace('\n', " "));
+                }
+                line
+            };
+            writeln!(out, "{}", crate::table::fitted(&t, &record))?;
             writeln!(out, "{}", summary_line(c))
         }
         CompareFormat::Markdown => {

@@ -10,6 +10,7 @@
 
 #[cfg(feature = "parquet")]
 mod parquet;
+pub mod perfetto;
 pub mod tables;
 
 use std::io::Write;
@@ -32,9 +33,12 @@ pub const VERSION: &str = "3";
 #[command(
     after_help = "Examples:\n  worksheet export trace.json.gz --parquet tables/\n  \
 worksheet export rank0.json.gz rank1.json.gz --parquet job/ --force\n\n\
+worksheet export trace.json.gz --perfetto trace.perfetto.json\n\n\
 Tables (docs/parquet.md): phases, steps, collectives, relations, findings, summary.\n\
+Perfetto (docs/perfetto.md): a Chrome trace-event JSON file for ui.perfetto.dev.\n\
 Exit codes: 0 written, 2 malformed input, an existing file without --force, or a build without the `parquet` feature."
 )]
+#[command(group(clap::ArgGroup::new("to").required(true).multiple(true).args(["parquet", "perfetto"])))]
 pub struct ExportArgs {
     /// What to export: a Kineto trace, several (ranks of one job), a folder of rank traces
     /// (as `worksheet import` takes them), or a case file.
@@ -42,7 +46,10 @@ pub struct ExportArgs {
     pub inputs: Vec<PathBuf>,
     /// Write Parquet tables into this folder (created when missing), one file per table.
     #[arg(long, value_name = "DIR")]
-    pub parquet: PathBuf,
+    pub parquet: Option<PathBuf>,
+    /// Write a Chrome trace-event JSON file that ui.perfetto.dev opens (`-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub perfetto: Option<PathBuf>,
     /// Overwrite files that exist.
     #[arg(long)]
     pub force: bool,
@@ -66,31 +73,59 @@ pub fn table_path(dir: &Path, table: &str) -> PathBuf {
 /// A [`Failure`] with exit code 2: malformed input, a file that exists without `--force`, or
 /// a build without the `parquet` feature.
 pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
-    if !cfg!(feature = "parquet") {
+    if args.parquet.is_some() && !cfg!(feature = "parquet") {
         return Err(Failure {
             message: "error[unsupported]: this worksheet was built without the `parquet` feature; build it with `cargo build --features parquet`".to_owned(),
             code: EXIT_INPUT,
         });
     }
-    // A folder that does not exist yet holds no file to refuse; it is created below.
-    if args.parquet.is_dir() {
+    // Every file is refused before any work; a folder that does not exist yet holds no file
+    // to refuse (it is created below).
+    if let Some(dir) = args.parquet.as_ref().filter(|d| d.is_dir()) {
         for name in tables::NAMES {
-            refuse_existing(&table_path(&args.parquet, name), args.force)?;
+            refuse_existing(&table_path(dir, name), args.force)?;
         }
     }
+    if let Some(path) = &args.perfetto {
+        refuse_existing(path, args.force)?;
+    }
+    // With `--perfetto -` the trace goes to standard output, so the messages go to stderr.
+    let mut stderr = std::io::stderr();
+    let out: &mut dyn Write = match &args.perfetto {
+        Some(path) if crate::output::is_stdout(path) => &mut stderr,
+        _ => out,
+    };
     let input = tables::load(&args.inputs, args.round_sub_ns, &args.clocks_within)?;
     let tables = build(&input)?;
-    std::fs::create_dir_all(&args.parquet).map_err(|e| Failure {
+    if let Some(dir) = &args.parquet {
+        write_parquet(dir, &tables, args.force, out)?;
+    }
+    if let Some(path) = &args.perfetto {
+        let text = perfetto::trace_json(&input, &tables)?;
+        crate::output::write_output(path, text.as_bytes(), args.force)?;
+        writeln!(out, "{}: {} byte(s)", path.display(), text.len())?;
+    }
+    Ok(EXIT_OK)
+}
+
+/// Writes each table as `DIR/<table>.parquet`, creating `DIR` when missing.
+fn write_parquet(
+    dir: &Path,
+    tables: &[Table],
+    force: bool,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir).map_err(|e| Failure {
         message: format!(
             "{}: error[io]: cannot create the folder: {e}",
-            args.parquet.display()
+            dir.display()
         ),
         code: EXIT_INPUT,
     })?;
-    for t in &tables {
-        let path = table_path(&args.parquet, t.name);
+    for t in tables {
+        let path = table_path(dir, t.name);
         let bytes = encode(t)?;
-        crate::output::write_output(&path, &bytes, args.force)?;
+        crate::output::write_output(&path, &bytes, force)?;
         writeln!(
             out,
             "{}: {} row(s), {} byte(s)",
@@ -99,7 +134,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
             bytes.len()
         )?;
     }
-    Ok(EXIT_OK)
+    Ok(())
 }
 
 #[cfg(feature = "parquet")]

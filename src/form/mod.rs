@@ -59,6 +59,8 @@ use format::{blank, load_form_str, render, FileFormat};
 
 /// The largest form file read, in bytes (1 MiB).
 pub const MAX_FORM_BYTES: u64 = 1024 * 1024;
+// Standard input (`-`) is copied up to its own cap, so this cap must not exceed it.
+const _: () = assert!(crate::input::MAX_STDIN_BYTES >= MAX_FORM_BYTES);
 
 /// `worksheet form ...`
 #[derive(Debug, Args)]
@@ -250,6 +252,11 @@ pub fn fill_file(
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
     let label = file.display().to_string();
+    if crate::input::is_stdin(file) {
+        return Err(Failure::input(
+            "-: error[not-a-file]: `form fill` saves the form after every answer, so it needs a file; `-` (standard input) cannot be saved to",
+        ));
+    }
     let fmt = FileFormat::from_path(file);
     let name = format::default_name(&label);
     // Held until this function returns: one filler at a time.

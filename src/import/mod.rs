@@ -90,6 +90,8 @@ pub use summary::{summarize, summarize_owned, Summary};
 /// exhausting memory. (Real Kineto traces reach hundreds of MB; the largest the project
 /// knows of is 474 MB.)
 pub const MAX_TRACE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+// Standard input (`-`) is copied up to its own cap, so this cap must not exceed it.
+const _: () = assert!(crate::input::MAX_STDIN_BYTES >= MAX_TRACE_BYTES);
 
 /// Output format of the summary `import` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -115,14 +117,16 @@ exists (use --force)."
 )]
 pub struct ImportArgs {
     /// The trace file: Kineto `*.json` / `*.json.gz`, or an Nsight Systems `*.sqlite` export.
-    /// A folder, or several files, are the ranks of one job: one multi-rank case.
+    /// A folder, or several files, are the ranks of one job: one multi-rank case. `-` reads
+    /// standard input (any of these formats, gzipped or not).
     pub file: PathBuf,
     /// More trace files: with FILE, the ranks of one job (Kineto traces; rank from
     /// `distributedInfo`, else the argument order), imported as one case with one clock per
     /// rank, related by their collectives.
     #[arg(value_name = "MORE")]
     pub more: Vec<PathBuf>,
-    /// Write the case here (gzipped when the name ends in `.gz`). Never overwritten without --force.
+    /// Write the case here (gzipped when the name ends in `.gz`; `-`: to standard output, and
+    /// the summary to standard error). Never overwritten without --force.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Overwrite the output file if it exists.
@@ -444,6 +448,9 @@ const EXPLAIN_MAX_BYTES: u64 = 64 << 20;
 
 /// The case name for a trace file: its name without `.gz`, `.json` and `.pt.trace`.
 pub fn case_name(path: &Path) -> String {
+    if crate::input::is_stdin(path) {
+        return "stdin".to_owned();
+    }
     let name = path
         .file_name()
         .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
@@ -467,6 +474,12 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     if let Some(path) = &args.output {
         refuse_existing(path, args.force)?;
     }
+    // With `-o -` the case goes to standard output, so the summary goes to standard error.
+    let mut stderr = std::io::stderr();
+    let out: &mut dyn Write = match &args.output {
+        Some(path) if crate::output::is_stdout(path) => &mut stderr,
+        _ => out,
+    };
     let options = ImportOptions {
         round_sub_ns: args.round_sub_ns,
     };

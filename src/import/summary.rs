@@ -459,17 +459,29 @@ fn cut(text: &str, max: usize) -> String {
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
-    crate::table::fit(&mut t);
     t.load_preset(ASCII_MARKDOWN).set_header(header.to_vec());
     t
+}
+
+/// `t` as text: the table, or one record per line where it does not fit the terminal.
+fn show(t: &Table) -> String {
+    crate::table::fitted_records(t)
+}
+
+/// A line of prose, wrapped at the terminal's width (unchanged when piped).
+fn prose(text: &str) -> String {
+    crate::table::wrap_prose(text, "  ")
 }
 
 impl Summary {
     /// The summary as text: tables for people.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
-        s.push_str(&format!("case {} — {}\n", self.case, self.format));
-        s.push_str(&format!("clock {}\n\n", self.clock));
+        s.push_str(&format!(
+            "{}\n",
+            prose(&format!("case {} — {}", self.case, self.format))
+        ));
+        s.push_str(&format!("{}\n\n", prose(&format!("clock {}", self.clock))));
         let mut t = table(&[
             "question",
             "count",
@@ -492,11 +504,12 @@ impl Summary {
                 r.span.clone(),
             ]);
         }
-        s.push_str(&format!("{t}\n"));
+        s.push_str(&format!("{}\n", show(&t)));
         if !self.overlaps.is_empty() {
-            s.push_str(
-                "\ncompute ∩ communication, exact: |A ∩ B| = |A| + |B| − |A ∪ B| (unions)\n",
-            );
+            s.push_str(&format!(
+                "\n{}\n",
+                prose("compute ∩ communication, exact: |A ∩ B| = |A| + |B| − |A ∪ B| (unions)")
+            ));
             let mut t = table(&[
                 "device",
                 "compute",
@@ -515,16 +528,17 @@ impl Summary {
                     o.of_communication.clone(),
                 ]);
             }
-            s.push_str(&format!("{t}\n"));
+            s.push_str(&format!("{}\n", show(&t)));
         }
         if !self.hta.is_empty() {
-            s.push_str(if self.format.starts_with("nsys") {
+            let title = if self.format.starts_with("nsys") {
                 // HTA reads Kineto traces only: the breakdown uses its definitions, but no HTA
                 // number exists to compare with.
-                "\nTemporal breakdown by HTA's definitions (exact ns; HTA itself reads PyTorch profiler traces, not Nsight Systems exports)\n"
+                "Temporal breakdown by HTA's definitions (exact ns; HTA itself reads PyTorch profiler traces, not Nsight Systems exports)"
             } else {
-                "\nHTA-comparable temporal breakdown (exact ns; HTA rounds to µs, drops the last ProfilerStep and uncorrelated events, counts cuda_sync as busy)\n"
-            });
+                "HTA-comparable temporal breakdown (exact ns; HTA rounds to µs, drops the last ProfilerStep and uncorrelated events, counts cuda_sync as busy)"
+            };
+            s.push_str(&format!("\n{}\n", prose(title)));
             let mut t = table(&[
                 "device",
                 "kernel time (span)",
@@ -547,10 +561,13 @@ impl Summary {
                     percent(h.non_compute_ns, h.kernel_time_ns),
                 ]);
             }
-            s.push_str(&format!("{t}\n"));
+            s.push_str(&format!("{}\n", show(&t)));
         }
         if !self.completion.is_empty() {
-            s.push_str("\ncompletion: do the trace's host waits cover the work it launched?\n");
+            s.push_str(&format!(
+                "\n{}\n",
+                prose("completion: do the trace's host waits cover the work it launched?")
+            ));
             let mut t = table(&["question", "answer", "why / notes (eval prints them whole)"]);
             for c in &self.completion {
                 t.add_row(vec![
@@ -559,7 +576,7 @@ impl Summary {
                     cut(&c.why, WHY_CHARS),
                 ]);
             }
-            s.push_str(&format!("{t}\n"));
+            s.push_str(&format!("{}\n", show(&t)));
         }
         if !self.facts.is_empty() {
             s.push('\n');
@@ -567,25 +584,36 @@ impl Summary {
             for (k, v) in &self.facts {
                 t.add_row(vec![k.clone(), v.clone()]);
             }
-            s.push_str(&format!("{t}\n"));
+            s.push_str(&format!("{}\n", show(&t)));
         }
         if !self.notes.is_empty() {
             s.push_str("\nnotes:\n");
             for n in &self.notes {
-                s.push_str(&format!("- {n}\n"));
+                s.push_str(&format!("{}\n", prose(&format!("- {n}"))));
             }
         }
+        let written = match &self.written {
+            Some((path, bytes)) => format!("written to {path} ({bytes} bytes)"),
+            None => "not written (pass -o FILE)".to_owned(),
+        };
         s.push_str(&format!(
-            "\ncase: {} phases, {} program ops, {} questions, {} bytes of JSON; ",
-            self.size.phases, self.size.program_ops, self.size.questions, self.size.json_bytes
+            "\n{}\n",
+            prose(&format!(
+                "case: {} phases, {} program ops, {} questions, {} bytes of JSON; {written}",
+                self.size.phases, self.size.program_ops, self.size.questions, self.size.json_bytes
+            ))
         ));
-        match &self.written {
-            Some((path, bytes)) => s.push_str(&format!("written to {path} ({bytes} bytes)\n")),
-            None => s.push_str("not written (pass -o FILE)\n"),
-        }
         if let Some(audit) = &self.audit {
-            s.push_str("\naudit (`worksheet audit` prints the step table and the breakdown too; docs/findings.md explains each code)\n");
-            s.push_str(&crate::audit::render::findings_text(&audit.findings));
+            s.push_str(&format!("\n{}\n", prose("audit (`worksheet audit` prints the step table and the breakdown too; docs/findings.md explains each code)")));
+            // Each line wrapped at the terminal's width, its continuation indented two past
+            // the line's own indent.
+            for line in crate::audit::render::findings_text(&audit.findings).lines() {
+                let lead = &line[..line.len() - line.trim_start().len()];
+                s.push_str(&format!(
+                    "{}\n",
+                    crate::table::wrap_prose(line, &format!("{lead}  "))
+                ));
+            }
             let kernels =
                 crate::audit::render::kernels_text(audit, crate::audit::render::DEFAULT_TOP);
             if !kernels.is_empty() {

@@ -192,7 +192,7 @@ pub fn write_text(c: &ClassSummary, out: &mut dyn Write) -> io::Result<()> {
             wrong_text(&q.measured),
         ]);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::table::fitted_records(&t))?;
     let mut header = vec![
         "student".to_owned(),
         "predicted".to_owned(),
@@ -227,7 +227,7 @@ pub fn write_text(c: &ClassSummary, out: &mut dyn Write) -> io::Result<()> {
         }
         t.add_row(row);
     }
-    writeln!(out, "{t}")
+    writeln!(out, "{}", crate::table::fitted_records(&t))
 }
 
 /// One row per student: name, status, right, questions, median and P90 (text and ns), then

@@ -23,6 +23,7 @@ pub mod sheet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use crate::table::wrap_prose;
 use clap::{Args, Subcommand};
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
@@ -85,7 +86,7 @@ Exit codes: 0 written, 2 a file exists (use --force) or the lesson is malformed,
         /// A built-in lesson id (see `lesson list`) or a lesson file.
         lesson: String,
         /// The lesson folder to write (created if missing).
-        #[arg(short = 'o', long = "out", value_name = "DIR")]
+        #[arg(short = 'o', long = "output", alias = "out", value_name = "DIR")]
         out: PathBuf,
         /// Run CUDA lessons on the built-in simulator (labelled simulated in the handout).
         #[arg(long)]
@@ -695,12 +696,15 @@ pub fn write_check(r: &CheckResult, out: &mut dyn Write) -> io::Result<()> {
             r.lesson
         )?;
         for why in &r.rerun {
-            writeln!(out, "  - {why}")?;
+            writeln!(out, "{}", wrap_prose(&format!("  - {why}"), "    "))?;
         }
         return writeln!(
             out,
-            "Start the lesson again in a new folder (worksheet lesson start {} -o NEW-FOLDER) and answer from the new data.",
-            r.lesson
+            "{}",
+            wrap_prose(&format!(
+                "Start the lesson again in a new folder (worksheet lesson start {} -o NEW-FOLDER) and answer from the new data.",
+                r.lesson
+            ), "")
         );
     }
     if !r.cautions.is_empty() {
@@ -728,11 +732,13 @@ pub fn write_check(r: &CheckResult, out: &mut dyn Write) -> io::Result<()> {
                 }
             )?;
         }
-        match g.mark {
-            Mark::Right => writeln!(out, "right    {}: {}", g.id, g.given)?,
-            Mark::Wrong => writeln!(out, "WRONG    {}: {}", g.id, g.feedback)?,
-            Mark::Missing => writeln!(out, "MISSING  {}: {}", g.id, g.feedback)?,
-        }
+        // Feedback wraps at the terminal's width, under the answer (never inside a word).
+        let line = match g.mark {
+            Mark::Right => format!("right    {}: {}", g.id, g.given),
+            Mark::Wrong => format!("WRONG    {}: {}", g.id, g.feedback),
+            Mark::Missing => format!("MISSING  {}: {}", g.id, g.feedback),
+        };
+        writeln!(out, "{}", wrap_prose(&line, "         "))?;
     }
     let count = |p: Part| r.graded.iter().filter(|g| g.part == p).count();
     let right = |p: Part| {
@@ -741,8 +747,7 @@ pub fn write_check(r: &CheckResult, out: &mut dyn Write) -> io::Result<()> {
             .filter(|g| g.part == p && g.mark == Mark::Right)
             .count()
     };
-    writeln!(
-        out,
+    let total = format!(
         "predicted {} of {} right, measured {} of {} right (lesson {}, answers from {})",
         right(Part::Predict),
         count(Part::Predict),
@@ -750,7 +755,8 @@ pub fn write_check(r: &CheckResult, out: &mut dyn Write) -> io::Result<()> {
         count(Part::Measure),
         r.lesson,
         r.sheet.display()
-    )
+    );
+    writeln!(out, "{}", wrap_prose(&total, "  "))
 }
 
 /// Renders the answer key for the teacher.
@@ -799,7 +805,7 @@ pub fn write_key(folder: &Folder, key: &[KeyItem], out: &mut dyn Write) -> Resul
             k.evidence.clone(),
         ]);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::table::fitted_records(&t))?;
     writeln!(
         out,
         "For the teacher: the handout shows the setup and no answer; predictions are written \
@@ -814,7 +820,7 @@ pub fn write_key(folder: &Folder, key: &[KeyItem], out: &mut dyn Write) -> Resul
             "this folder's run must be re-run; check will not grade it:"
         )?;
         for why in rerun {
-            writeln!(out, "  - {why}")?;
+            writeln!(out, "{}", wrap_prose(&format!("  - {why}"), "    "))?;
         }
     }
     Ok(())
@@ -904,7 +910,7 @@ fn write_list(out: &mut dyn Write) -> io::Result<()> {
         };
         t.add_row(vec![id.to_owned(), minutes, measures, title]);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::table::fitted_records(&t))?;
     writeln!(
         out,
         "start one: worksheet lesson start <lesson> -o <folder>   (a lesson file's path works too)"

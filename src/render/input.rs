@@ -26,11 +26,11 @@ const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 pub fn load_input(path: &Path) -> Result<(Case, Source), Failure> {
     // Only a regular file is peeked at: opening a FIFO or a device would block. Anything
     // else goes to the case reader, which refuses it at once (`not-a-file`).
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+    if crate::input::require_file(path).is_err() {
         return Ok((load_case_file(path)?, Source::Case));
     }
     let mut head = Vec::new();
-    if let Ok(file) = std::fs::File::open(path) {
+    if let Ok(file) = crate::input::open_file(path) {
         let _ = file.take(16).read_to_end(&mut head);
     }
     let import = |path: &Path| -> Result<(Case, Source), Failure> {

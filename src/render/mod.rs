@@ -56,7 +56,7 @@ the extension is unknown, or the output exists (use --force)."
 )]
 pub struct RenderArgs {
     /// The case file (a fixture, a capture, or a lab's case file), or a trace (Kineto JSON /
-    /// .json.gz, Nsight Systems .sqlite), imported in memory first.
+    /// .json.gz, Nsight Systems .sqlite), imported in memory first; `-` reads standard input.
     #[arg(value_name = "INPUT")]
     pub file: PathBuf,
     /// Where to write the picture (default: standard output). Never overwritten without --force.
@@ -106,7 +106,13 @@ fn choose_format(
     output: Option<&Path>,
     asked: Option<RenderFormat>,
 ) -> Result<RenderFormat, Failure> {
-    let Some(path) = output else {
+    // Standard output (`-`, or no -o) and a device or FIFO (`/dev/null`) have no extension
+    // to go by: --format, or SVG.
+    let stream = |p: &Path| {
+        crate::output::is_stdout(p)
+            || (p.extension().is_none() && crate::output::is_stream_target(p))
+    };
+    let Some(path) = output.filter(|p| !stream(p)) else {
         return Ok(asked.unwrap_or(RenderFormat::Svg));
     };
     let ext = path
@@ -199,7 +205,7 @@ pub fn run(args: &RenderArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     match &args.output {
         Some(path) => {
             write_output(path, &bytes, args.force)?;
-            if io::stderr().is_terminal() {
+            if io::stderr().is_terminal() && !crate::output::is_stdout(path) {
                 let _ = writeln!(io::stderr(), "wrote {}", path.display());
             }
         }

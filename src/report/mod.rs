@@ -28,9 +28,10 @@ Exit codes: 0 written, 2 the input is malformed or the output exists (use --forc
 )]
 pub struct ReportArgs {
     /// A case file, a capture, a lab's case file, or a trace (Kineto JSON / .json.gz, Nsight
-    /// Systems .sqlite), which is imported first.
+    /// Systems .sqlite), which is imported first; `-` reads standard input.
     pub input: PathBuf,
-    /// Where to write the page (an .html file). Never overwritten without --force.
+    /// Where to write the page (an .html file; `-` for standard output). Never overwritten
+    /// without --force.
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
     /// Overwrite the output file if it exists.
@@ -50,7 +51,10 @@ pub fn run(args: &ReportArgs, _out: &mut dyn Write) -> Result<u8, Failure> {
         .output
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase());
-    if !matches!(ext.as_deref(), Some("html" | "htm")) {
+    // `-` (standard output) and a device or FIFO (`/dev/null`) take the page as it is.
+    let stream =
+        crate::output::is_stdout(&args.output) || crate::output::is_stream_target(&args.output);
+    if !matches!(ext.as_deref(), Some("html" | "htm")) && !stream {
         return Err(Failure {
             message: format!(
                 "{}: error[unknown-extension]: a report is an HTML page: name it .html",
@@ -77,7 +81,7 @@ pub fn run(args: &ReportArgs, _out: &mut dyn Write) -> Result<u8, Failure> {
         sections,
     });
     write_output(&args.output, page.as_bytes(), args.force)?;
-    if io::stderr().is_terminal() {
+    if io::stderr().is_terminal() && !crate::output::is_stdout(&args.output) {
         let _ = writeln!(
             io::stderr(),
             "wrote {} ({} bytes)",

@@ -547,8 +547,8 @@ pub fn compat_path(path: &Path, options: &ImportOptions, hta: HtaOptions) -> Res
         ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
     };
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .map_err(io_err)?
+    crate::input::open_file(path)
+        .map_err(|e| e.in_file(&file))?
         .take(MAX_TRACE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(io_err)?;

@@ -179,7 +179,10 @@ pub(crate) struct EventRow {
 pub(crate) fn open(path: &Path) -> Result<Export, NsysError> {
     check_header(path)?;
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite_error("$", &e))?;
+    // `-` (standard input) is read from its copy, as every reader reads it.
+    let source = crate::input::source_path(path)?;
+    let conn =
+        Connection::open_with_flags(source.as_ref(), flags).map_err(|e| sqlite_error("$", &e))?;
     quick_check(&conn)?;
     let mut export = Export {
         conn,
