@@ -1,12 +1,12 @@
 //! What a capture prints and writes besides its case file: the per-run CSV and the tables.
 //! Pure functions returning text.
 
-use comfy_table::{presets::ASCII_MARKDOWN, Table};
 use serde::Serialize;
 
 use super::record::{Boundary, CaptureRecord, Mode};
 use crate::engine::Report;
 use crate::stats::{Outcome, Phase, SampleSet, Summary};
+use crate::table::new_table;
 use crate::units::Nanos;
 
 /// The per-run CSV: one row per run, every boundary in ns, and the raw host readings.
@@ -110,16 +110,9 @@ pub fn summary_rows(rec: &CaptureRecord) -> Vec<SummaryRow> {
     rows
 }
 
-fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    crate::table::fit(&mut t);
-    t.load_preset(ASCII_MARKDOWN).set_header(header.to_vec());
-    t
-}
-
 /// The summary table: median / P90 / max per spin length, mode and boundary.
 pub fn summary_table(rec: &CaptureRecord) -> String {
-    let mut t = table(&[
+    let mut t = new_table(&[
         "spin", "mode", "boundary", "runs", "failed", "median", "P90", "max",
     ]);
     for row in summary_rows(rec) {
@@ -215,7 +208,7 @@ pub fn demos_table(rec: &CaptureRecord, report: &Report) -> String {
             ),
         ),
     ];
-    let mut t = table(&["demonstration", "what", "the driver said", "worksheet"]);
+    let mut t = new_table(&["demonstration", "what", "the driver said", "worksheet"]);
     for (id, what, said) in rows {
         let verdict = report
             .answer(id)

@@ -10,7 +10,6 @@
 //!                    |-|   |-|    |--|      |A ∩ B| = |A| + |B| − |A ∪ B|
 //! ```
 
-use comfy_table::{presets::ASCII_MARKDOWN, Table};
 use serde::Serialize;
 
 use super::Imported;
@@ -18,6 +17,7 @@ use crate::case::raw::{RawCase, RawExpectDuration, RawExpectIntervals, RawQuesti
 use crate::case::{validate, Ask, Case, CaseError};
 use crate::engine::{evaluate, wide, Outcome, Report};
 use crate::interval::{analyze, Interval, SetAnalysis};
+use crate::table::new_table;
 use crate::units::Nanos;
 use crate::verdict::Verdict;
 
@@ -457,20 +457,13 @@ fn cut(text: &str, max: usize) -> String {
     }
 }
 
-fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    crate::table::fit(&mut t);
-    t.load_preset(ASCII_MARKDOWN).set_header(header.to_vec());
-    t
-}
-
 impl Summary {
     /// The summary as text: tables for people.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         s.push_str(&format!("case {} — {}\n", self.case, self.format));
         s.push_str(&format!("clock {}\n\n", self.clock));
-        let mut t = table(&[
+        let mut t = new_table(&[
             "question",
             "count",
             "busy (union)",
@@ -497,7 +490,7 @@ impl Summary {
             s.push_str(
                 "\ncompute ∩ communication, exact: |A ∩ B| = |A| + |B| − |A ∪ B| (unions)\n",
             );
-            let mut t = table(&[
+            let mut t = new_table(&[
                 "device",
                 "compute",
                 "communication",
@@ -525,7 +518,7 @@ impl Summary {
             } else {
                 "\nHTA-comparable temporal breakdown (exact ns; HTA rounds to µs, drops the last ProfilerStep and uncorrelated events, counts cuda_sync as busy)\n"
             });
-            let mut t = table(&[
+            let mut t = new_table(&[
                 "device",
                 "kernel time (span)",
                 "idle",
@@ -551,7 +544,7 @@ impl Summary {
         }
         if !self.completion.is_empty() {
             s.push_str("\ncompletion: do the trace's host waits cover the work it launched?\n");
-            let mut t = table(&["question", "answer", "why / notes (eval prints them whole)"]);
+            let mut t = new_table(&["question", "answer", "why / notes (eval prints them whole)"]);
             for c in &self.completion {
                 t.add_row(vec![
                     c.question.clone(),
@@ -563,7 +556,7 @@ impl Summary {
         }
         if !self.facts.is_empty() {
             s.push('\n');
-            let mut t = table(&["trace", "count / detail"]);
+            let mut t = new_table(&["trace", "count / detail"]);
             for (k, v) in &self.facts {
                 t.add_row(vec![k.clone(), v.clone()]);
             }
