@@ -72,7 +72,7 @@ fn code_only(text: &str) -> String {
             }
             j += 1;
             let closing: String = std::iter::once('"')
-                .chain(std::iter::repeat('#').take(hashes))
+                .chain(std::iter::repeat_n('#', hashes))
                 .collect();
             let rest: String = chars[j..].iter().collect();
             let end = rest.find(&closing).map_or(chars.len(), |k| {

@@ -80,6 +80,9 @@ struct Placed {
 /// (clock, reading, what the reading is).
 type WaitBounds = BTreeMap<usize, (usize, Nanos, String)>;
 
+/// The views of each clock's panels, by clock: one per part.
+type Parts = BTreeMap<usize, Vec<(i64, i64)>>;
+
 /// The focused item's extent: (clock, start, end).
 type FocusExtent = Option<(usize, i64, i64)>;
 
@@ -283,7 +286,7 @@ fn views(
     case: &Case,
     options: &LayoutOptions,
     placed: &[(String, Placed)],
-) -> Result<(BTreeMap<usize, Vec<(i64, i64)>>, FocusExtent), LayoutError> {
+) -> Result<(Parts, FocusExtent), LayoutError> {
     let mut views: BTreeMap<usize, (i64, i64)> = BTreeMap::new();
     for (_, p) in placed {
         let v = views.entry(p.clock).or_insert((p.start, p.end));
@@ -297,7 +300,7 @@ fn views(
     };
     // A clock whose items form separate stretches far apart (a serial run, then a
     // concurrent one) gets one panel per stretch.
-    let mut parts: BTreeMap<usize, Vec<(i64, i64)>> = BTreeMap::new();
+    let mut parts = Parts::new();
     for (c, _) in views.iter() {
         let items: Vec<(i64, i64)> = placed
             .iter()

@@ -33,11 +33,14 @@ pub(super) fn streams<'a>(
     Ok((stream_ids, streams))
 }
 
+/// A pair of streams whose joins a trace showed but did not record, with what it showed.
+type UnrecordedJoin = ((StreamIdx, StreamIdx), Option<String>);
+
 /// The validated unrecorded joins: each names exactly two declared streams.
 pub(super) fn unrecorded_joins(
     raw: &[RawUnrecordedJoin],
     stream_ids: &IdTable<'_>,
-) -> Result<Vec<((StreamIdx, StreamIdx), Option<String>)>> {
+) -> Result<Vec<UnrecordedJoin>> {
     let mut unrecorded_joins = Vec::with_capacity(raw.len());
     for (i, j) in raw.iter().enumerate() {
         let [a, b] = j.streams.as_slice() else {
