@@ -158,15 +158,9 @@ impl IntervalsAnswer {
     }
 }
 
-/// Formats an `i128` nanosecond amount exactly. Sums are computed in `i128` so that they
-/// never wrap, but a result that does not fit in 64-bit nanoseconds is reported as
-/// `unknown (overflow)`, as the `overflow` reason promises.
-pub fn wide(ns: i128) -> String {
-    match i64::try_from(ns) {
-        Ok(v) => Nanos::new(v).to_string(),
-        Err(_) => format!("unknown ({})", Reason::Overflow),
-    }
-}
+/// Formats an `i128` nanosecond amount exactly ([`crate::units::format_wide`], kept here
+/// under its old name).
+pub use crate::units::format_wide as wide;
 
 impl Serialize for IntervalsAnswer {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -318,6 +318,17 @@ fn parse_decimal(number: &str, unit: Unit, original: &str) -> Result<Nanos, Valu
     Ok(Nanos(value))
 }
 
+/// Formats an `i128` nanosecond amount exactly, as [`Nanos`] displays it. Sums are computed
+/// in `i128` so that they never wrap, but a result that does not fit in 64-bit nanoseconds
+/// is written `unknown (overflow)`, as the verdict reason `overflow` promises (a test in
+/// `verdict` holds the two words together).
+pub fn format_wide(ns: i128) -> String {
+    match i64::try_from(ns) {
+        Ok(v) => Nanos::new(v).to_string(),
+        Err(_) => "unknown (overflow)".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -301,6 +301,23 @@ impl Serialize for Verdict {
 mod tests {
     use super::*;
 
+    /// A wide amount past 64-bit nanoseconds is written with this reason's code, and one
+    /// within it exactly, as `Nanos` displays it.
+    #[test]
+    fn a_wide_overflow_is_written_with_the_overflow_reason() {
+        let past = i128::from(i64::MAX) + 1;
+        assert_eq!(
+            crate::units::format_wide(past),
+            format!("unknown ({})", Reason::Overflow)
+        );
+        assert_eq!(crate::units::format_wide(-past - 1), "unknown (overflow)");
+        assert_eq!(crate::units::format_wide(1_500), "1.5 us");
+        assert_eq!(
+            crate::units::format_wide(i128::from(i64::MAX)),
+            Nanos::new(i64::MAX).to_string()
+        );
+    }
+
     /// Mutation campaign (issue 16): `notes()` hands back the verdict's own notes.
     #[test]
     fn notes_are_the_verdicts_own() {

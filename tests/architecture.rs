@@ -1,8 +1,9 @@
 //! The module graph has no back-edge: only `src/cli.rs` (and the binary's `src/main.rs`) may
 //! name `crate::cli`, and commands return outcomes through `worksheet::exit`; nothing below the
 //! command layer names `crate::cmd`; the audit and the recorded model (`trace/`) never import
-//! the importer.
+//! the importer; inside `case/`, `render/` and `capture/` the files form no circle.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
@@ -98,4 +99,404 @@ fn nothing_below_the_commands_names_them() {
         .map(|p| p.display().to_string())
         .collect();
     assert!(offenders.is_empty(), "{offenders:?} name crate::cmd");
+
+/// Rust source with comments, string and char literals blanked out (lengths kept), so that a
+/// path in a doc link or a message is not taken for a use of a module.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let (c, next) = (chars[i], chars.get(i + 1).copied());
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            i += 2;
+            while i < chars.len() && !(chars[i - 1] == '*' && chars[i] == '/') {
+                i += 1;
+            }
+            i += 1;
+        } else if c == 'r'
+            && (next == Some('"') || next == Some('#'))
+            && !is_ident(chars.get(i.wrapping_sub(1)))
+        {
+            // A raw string: r"…", r#"…"#, …
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while chars.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if chars.get(j) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            let closing: String = std::iter::once('"')
+                .chain(std::iter::repeat_n('#', hashes))
+                .collect();
+            let rest: String = chars[j..].iter().collect();
+            let end = rest.find(&closing).map_or(chars.len(), |k| {
+                j + rest[..k].chars().count() + closing.len()
+            });
+            out.push_str("\"\"");
+            i = end;
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else if c == '\'' && (next == Some('\\') || chars.get(i + 2) == Some(&'\'')) {
+            // A char literal ('x', '\n', '\''); a lifetime ('a) is left alone.
+            i += 2;
+            while i < chars.len() && chars[i] != '\'' {
+                i += 1;
+            }
+            i += 1;
+            out.push_str("' '");
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// `code` without its `#[cfg(test)]` items (test modules use what they test from anywhere).
+fn without_tests(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let end = match (rest.find(';'), rest.find('{')) {
+            (Some(semi), Some(open)) if semi < open => semi + 1,
+            (_, Some(open)) => {
+                let mut depth = 0;
+                let mut end = rest.len();
+                for (k, c) in rest[open..].char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = open + k + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                end
+            }
+            (Some(semi), None) => semi + 1,
+            (None, None) => rest.len(),
+        };
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn is_ident(c: Option<&char>) -> bool {
+    c.is_some_and(|c| c.is_alphanumeric() || *c == '_')
+}
+
+/// The paths a `use` tree names, each as its segments: `super::{a, b::{self, C}}` →
+/// `super::a`, `super::b`, `super::b::C`.
+fn expand_use(tree: &str) -> Vec<Vec<String>> {
+    let tree: String = tree.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut out = Vec::new();
+    expand_into(&[], &tree, &mut out);
+    out
+}
+
+fn expand_into(prefix: &[String], tree: &str, out: &mut Vec<Vec<String>>) {
+    let Some(open) = tree.find('{') else {
+        let tree = tree.split(" as ").next().unwrap_or(tree);
+        let tree = tree
+            .split("as")
+            .next()
+            .filter(|_| tree.contains("::"))
+            .unwrap_or(tree);
+        let mut path = prefix.to_vec();
+        path.extend(
+            tree.split("::")
+                .filter(|s| !s.is_empty() && *s != "self" && *s != "*")
+                .map(str::to_owned),
+        );
+        out.push(path);
+        return;
+    };
+    let mut path = prefix.to_vec();
+    path.extend(
+        tree[..open]
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned),
+    );
+    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    let (mut depth, mut start) = (0, 0);
+    for (k, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                if !inner[start..k].is_empty() {
+                    expand_into(&path, &inner[start..k], out);
+                }
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    if !inner[start..].is_empty() {
+        expand_into(&path, &inner[start..], out);
+    }
+}
+
+/// The module path of a source file: `src/case/validate/ids.rs` → `case::validate::ids`,
+/// `src/render/mod.rs` → `render`.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut path: Vec<String> = rel
+        .iter()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect();
+    if path.last().is_some_and(|l| l == "mod" || l == "lib") {
+        path.pop();
+    }
+    path
+}
+
+/// The file-level graph of the modules under `src/<folder>/`: an arrow from each file to
+/// each other file of the folder whose module it names (in a `use` or an inline
+/// `crate::…`, `super::…`, `self::…` or child-module path). A file naming one of its own
+/// ancestors (the module that declares it, which re-exports its children's names) is no
+/// arrow: that is how a folder's front door works, not a dependency between rooms. Test
+/// code (`#[cfg(test)]` items, `tests.rs` files) is left out.
+fn folder_graph(src: &Path, folder: &str) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let mut files = Vec::new();
+    rust_files(&src.join(folder), &mut files);
+    if src.join(format!("{folder}.rs")).exists() {
+        files.push(src.join(format!("{folder}.rs")));
+    }
+    files.retain(|f| !f.ends_with("tests.rs"));
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(src, f)).collect();
+    let mut graph = BTreeMap::new();
+    for file in &files {
+        let me = module_of(src, file);
+        let text = without_tests(&code_only(&std::fs::read_to_string(file).unwrap()));
+        let children: BTreeSet<String> = modules
+            .iter()
+            .filter(|m| m.len() == me.len() + 1 && m.starts_with(&me))
+            .map(|m| m.last().unwrap().clone())
+            .collect();
+        let mut named: Vec<Vec<String>> = Vec::new();
+        // `use` trees.
+        for statement in text.split(';') {
+            if let Some(at) = statement.find("use ") {
+                let before = statement[..at].trim_end();
+                let is_use = before.is_empty()
+                    || before.ends_with('}')
+                    || before.ends_with(']')
+                    || before.ends_with("pub")
+                    || before.ends_with(')');
+                if is_use && !is_ident(statement[..at].chars().last().as_ref()) {
+                    named.extend(expand_use(&statement[at + 4..]));
+                }
+            }
+        }
+        // Inline paths: `crate::a::b(…)`, `super::x::y`, `child::f(…)`.
+        let chars: Vec<char> = text.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            if is_ident(chars.get(i))
+                && !is_ident(chars.get(i.wrapping_sub(1)))
+                && chars.get(i.wrapping_sub(1)) != Some(&':')
+            {
+                let mut j = i;
+                while is_ident(chars.get(j))
+                    || (chars.get(j) == Some(&':') && chars.get(j + 1) == Some(&':'))
+                {
+                    j += if chars[j] == ':' { 2 } else { 1 };
+                }
+                let path: Vec<String> = chars[i..j]
+                    .iter()
+                    .collect::<String>()
+                    .split("::")
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                if path.len() > 1
+                    && (["crate", "super", "self"].contains(&path[0].as_str())
+                        || children.contains(&path[0]))
+                {
+                    named.push(path);
+                }
+                i = j.max(i + 1);
+            } else {
+                i += 1;
+            }
+        }
+        let mut arrows = BTreeSet::new();
+        for path in named {
+            // Resolve to an absolute module path.
+            let mut abs: Vec<String> = match path[0].as_str() {
+                "crate" => Vec::new(),
+                "super" => me[..me.len().saturating_sub(1)].to_vec(),
+                "self" => me.clone(),
+                first if children.contains(first) => me.clone(),
+                _ => continue,
+            };
+            let skip = usize::from(["crate", "super", "self"].contains(&path[0].as_str()));
+            let mut rest = path[skip..].iter();
+            // `super::super::…`
+            let mut segments: Vec<&String> = Vec::new();
+            for s in rest.by_ref() {
+                if s == "super" && segments.is_empty() {
+                    abs.pop();
+                } else {
+                    segments.push(s);
+                }
+            }
+            abs.extend(segments.into_iter().cloned());
+            // The longest prefix that is a module of the folder.
+            let target = (1..=abs.len())
+                .rev()
+                .map(|n| abs[..n].to_vec())
+                .find(|m| modules.contains(m));
+            if let Some(target) = target {
+                let is_ancestor = me.len() > target.len() && me.starts_with(&target);
+                if target != me && !is_ancestor {
+                    arrows.insert(target);
+                }
+            }
+        }
+        graph.insert(me, arrows);
+    }
+    graph
+}
+
+/// The circles of a graph: its strongly connected components of more than one module.
+fn circles(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<String>> {
+    let reaches = |from: &Vec<String>| -> BTreeSet<Vec<String>> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.clone()];
+        while let Some(m) = stack.pop() {
+            for next in graph.get(&m).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    stack.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reach: BTreeMap<&Vec<String>, BTreeSet<Vec<String>>> =
+        graph.keys().map(|m| (m, reaches(m))).collect();
+    let mut found: Vec<Vec<String>> = Vec::new();
+    for m in graph.keys() {
+        let mut circle: Vec<String> = graph
+            .keys()
+            .filter(|n| *n != m && reach[m].contains(*n) && reach[*n].contains(m))
+            .map(|n| n.join("::"))
+            .collect();
+        if !circle.is_empty() {
+            circle.push(m.join("::"));
+            circle.sort();
+            if !found.contains(&circle) {
+                found.push(circle);
+            }
+        }
+    }
+    found
+}
+
+/// No circle of files inside `case/`, `render/` or `capture/` (issue 23): the arrows inside
+/// each folder run one way, so each file can be read after the ones it names.
+#[test]
+fn no_circle_of_files_inside_case_render_or_capture() {
+    let src = Path::new("src");
+    for folder in ["case", "render", "capture"] {
+        let graph = folder_graph(src, folder);
+        let arrows: usize = graph.values().map(BTreeSet::len).sum();
+        assert!(
+            graph.len() > 5 && arrows > 5,
+            "{folder}: {} files, {arrows} arrows",
+            graph.len()
+        );
+        let found = circles(&graph);
+        assert!(
+            found.is_empty(),
+            "circles of files in src/{folder}/: {found:?}"
+        );
+    }
+    // The layout names the drawing model, and the model (a leaf) names no other file.
+    let render = folder_graph(src, "render");
+    let of = |m: &str| render[&m.split("::").map(str::to_owned).collect::<Vec<_>>()].clone();
+    assert!(of("render::layout").contains(&vec!["render".to_owned(), "model".to_owned()]));
+    assert!(of("render::model").is_empty(), "{:?}", of("render::model"));
+}
+
+/// The circle finder sees a circle made by a `use` tree and an inline call, and none where
+/// the arrows run one way or a file names its own parent module.
+#[test]
+fn the_circle_finder_finds_a_circle_and_only_a_circle() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("room/inner")).unwrap();
+    let write = |p: &str, text: &str| std::fs::write(src.join(p), text).unwrap();
+    write(
+        "room/mod.rs",
+        "mod a;\nmod b;\nmod c;\nmod inner;\npub use a::A;\n",
+    );
+    write(
+        "room/a.rs",
+        "//! [`super::c`] in a doc is no arrow.\nuse super::{b::{self, B}};\npub struct A;\n",
+    );
+    write("room/b.rs", "use crate::room::A; // the front door: no arrow\npub fn f() { let _ = \"super::a\"; super::c::g(); }\n");
+    write(
+        "room/c.rs",
+        "pub fn g() {}\n#[cfg(test)]\nmod tests {\n    use super::super::a::A;\n}\n",
+    );
+    write("room/inner.rs", "mod leaf;\nuse leaf::L;\n");
+    write(
+        "room/inner/leaf.rs",
+        "use super::super::c::g;\npub struct L;\n",
+    );
+    let graph = folder_graph(src, "room");
+    let module = |m: &str| m.split("::").map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(
+        graph[&module("room::a")],
+        BTreeSet::from([module("room::b")])
+    );
+    assert_eq!(
+        graph[&module("room::b")],
+        BTreeSet::from([module("room::c")])
+    );
+    assert_eq!(
+        graph[&module("room::inner")],
+        BTreeSet::from([module("room::inner::leaf")])
+    );
+    assert_eq!(
+        graph[&module("room::inner::leaf")],
+        BTreeSet::from([module("room::c")])
+    );
+    assert!(circles(&graph).is_empty());
+    // c names a through an inline path: a → b → c → a.
+    write("room/c.rs", "pub fn g() { let _ = super::a::A; }\n");
+    let graph = folder_graph(src, "room");
+    assert_eq!(
+        circles(&graph),
+        vec![vec![
+            "room::a".to_owned(),
+            "room::b".to_owned(),
+            "room::c".to_owned()
+        ]]
+    );
 }

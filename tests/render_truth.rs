@@ -10,7 +10,7 @@ use worksheet::case::{load_case_file, load_case_str, Case};
 use worksheet::engine::{evaluate, wide, Outcome};
 use worksheet::import::{import_path, ImportOptions};
 use worksheet::interval::SetAnalysis;
-use worksheet::render::{model, svg, text};
+use worksheet::render::{layout, model, svg, text};
 
 fn files(dir: &str, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -107,7 +107,7 @@ fn agrees(where_: &str, printed: &str, a: &SetAnalysis) {
 }
 
 fn check_svg(name: &str, case: &Case, want: &BTreeMap<(String, String), SetAnalysis>) {
-    let t = model::layout(case, &model::LayoutOptions::default()).unwrap();
+    let t = layout::layout(case, &layout::LayoutOptions::default()).unwrap();
     let picture = svg::render(&t, &svg::SvgOptions::default());
     assert!(
         picture.len() < 2_000_000,
@@ -176,7 +176,7 @@ fn check_svg(name: &str, case: &Case, want: &BTreeMap<(String, String), SetAnaly
 }
 
 fn check_text(name: &str, case: &Case, want: &BTreeMap<(String, String), SetAnalysis>) {
-    let t = model::layout(case, &model::LayoutOptions::default()).unwrap();
+    let t = layout::layout(case, &layout::LayoutOptions::default()).unwrap();
     // Wide enough that no summary wraps.
     let sketch = text::render(&t, &text::TextOptions { width: 400 });
     let mut clock = String::new();
@@ -228,7 +228,7 @@ fn annotations_are_not_work_in_the_nccl_picture() {
     let p = Path::new("tests/data/traces/nccl_data.json.gz");
     let imported = import_path(p, &ImportOptions::default()).unwrap();
     let case = load_case_str(&imported.case.to_json_pretty(), "nccl_data").unwrap();
-    let t = model::layout(&case, &model::LayoutOptions::default()).unwrap();
+    let t = layout::layout(&case, &layout::LayoutOptions::default()).unwrap();
     let picture = svg::render(&t, &svg::SvgOptions::default());
     assert!(picture.contains(
         r#"data-summary="union 157.500014 ms, sum 165.185838 ms, span 660.551005 ms, overlap 7.685824 ms, 3480 gap(s), max depth 2""#

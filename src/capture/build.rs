@@ -16,7 +16,7 @@
 use serde_json::{json, Map, Value};
 
 use super::record::{
-    CaptureRecord, CrossStreamDemo, DriverAnswer, Group, Mode, Run, WaitScopeDemo,
+    Boundary, CaptureRecord, CrossStreamDemo, DriverAnswer, Group, Mode, Run, WaitScopeDemo,
 };
 use crate::case::raw::{
     RawCase, RawClock, RawEvent, RawEventState, RawExpectDuration, RawExpectIntervals, RawOp,
@@ -407,35 +407,14 @@ fn split(g: &Group, value: impl Fn(&Run) -> Option<Nanos>) -> RawSeries {
     s
 }
 
-/// One boundary of a run: id suffix, label, and how to read it off a [`Run`].
-pub type Boundary = (&'static str, &'static str, fn(&Run) -> Option<Nanos>);
-
-/// The boundaries of every run, as `(suffix, label, value)`.
-pub fn boundaries() -> [Boundary; 4] {
-    [
-        ("submission", "host submission (host clock)", |r| {
-            Some(r.host.submission())
-        }),
-        ("device-interval", "device interval (event pair)", |r| {
-            r.device_interval()
-        }),
-        (
-            "host-completion",
-            "host-observed completion (host clock)",
-            |r| Some(r.host.completion()),
-        ),
-        ("body", "kernel body (%globaltimer)", |r| r.body_length()),
-    ]
-}
-
 fn series(g: &Group, case: &mut RawCase) {
-    for (suffix, label, value) in boundaries() {
-        let mut s = split(g, value);
+    for boundary in Boundary::ALL {
+        let mut s = split(g, |r| boundary.value(r));
         if s.measured.is_empty() && s.warmup.is_empty() && s.failed.is_empty() {
             continue;
         }
-        s.id = format!("{}-{suffix}", g.id());
-        let label = super::report::label_in_mode(suffix, label, g.mode);
+        s.id = format!("{}-{}", g.id(), boundary.suffix());
+        let label = boundary.label(g.mode);
         s.label = Some(format!("{label}, spin {}, {}", g.spin, g.mode.describe()));
         case.questions.push(RawQuestion::SteadyState {
             id: format!("{}-steady", s.id),

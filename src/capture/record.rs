@@ -243,6 +243,64 @@ impl Run {
     }
 }
 
+/// One boundary measured in every run: the three boundaries of a submission, and the
+/// kernel body that calibrates them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Boundary {
+    /// The host submission (host clock).
+    Submission,
+    /// The device interval (event pair).
+    DeviceInterval,
+    /// The host-observed completion (host clock).
+    HostCompletion,
+    /// The kernel body (`%globaltimer`).
+    Body,
+}
+
+impl Boundary {
+    /// Every boundary, in report order.
+    pub const ALL: [Boundary; 4] = [
+        Boundary::Submission,
+        Boundary::DeviceInterval,
+        Boundary::HostCompletion,
+        Boundary::Body,
+    ];
+
+    /// Its id suffix: `submission`, `device-interval`, `host-completion` or `body`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Boundary::Submission => "submission",
+            Boundary::DeviceInterval => "device-interval",
+            Boundary::HostCompletion => "host-completion",
+            Boundary::Body => "body",
+        }
+    }
+
+    /// What it is, on which clock, in `mode`: held-mode host completion is timed from just
+    /// before the release of the gate, not from the submission, so it gets its own label.
+    pub fn label(self, mode: Mode) -> &'static str {
+        match (self, mode) {
+            (Boundary::Submission, _) => "host submission (host clock)",
+            (Boundary::DeviceInterval, _) => "device interval (event pair)",
+            (Boundary::HostCompletion, Mode::Held) => {
+                "host completion from the release (host clock)"
+            }
+            (Boundary::HostCompletion, Mode::Idle) => "host-observed completion (host clock)",
+            (Boundary::Body, _) => "kernel body (%globaltimer)",
+        }
+    }
+
+    /// Its value in `run`, when the run has one.
+    pub fn value(self, run: &Run) -> Option<Nanos> {
+        match self {
+            Boundary::Submission => Some(run.host.submission()),
+            Boundary::DeviceInterval => run.device_interval(),
+            Boundary::HostCompletion => Some(run.host.completion()),
+            Boundary::Body => run.body_length(),
+        }
+    }
+}
+
 /// All runs of one spin length in one mode.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Group {

@@ -1,13 +1,12 @@
 //! What a capture prints and writes besides its case file: the per-run CSV and the tables.
 //! Pure functions returning text.
 
-use comfy_table::{presets::ASCII_MARKDOWN, Table};
 use serde::Serialize;
 
-use super::build::boundaries;
-use super::record::{CaptureRecord, Mode};
+use super::record::{Boundary, CaptureRecord, Mode};
 use crate::engine::Report;
 use crate::stats::{Outcome, Phase, SampleSet, Summary};
+use crate::table::new_table;
 use crate::units::Nanos;
 
 /// The per-run CSV: one row per run, every boundary in ns, and the raw host readings.
@@ -72,7 +71,7 @@ pub struct SummaryRow {
     pub mode: Mode,
     /// Boundary id (`submission`, `device-interval`, `host-completion`, `body`).
     pub boundary: &'static str,
-    /// What it is, on which clock.
+    /// What it is, on which clock, in this mode ([`Boundary::label`]).
     pub label: &'static str,
     /// The statistics of the measured runs, or `None` when none succeeded.
     pub summary: Option<Summary>,
@@ -82,10 +81,10 @@ pub struct SummaryRow {
 pub fn summary_rows(rec: &CaptureRecord) -> Vec<SummaryRow> {
     let mut rows = Vec::new();
     for g in &rec.groups {
-        for (boundary, label, value) in boundaries() {
+        for boundary in Boundary::ALL {
             let mut set = SampleSet::new();
             for r in &g.runs {
-                let Some(v) = value(r) else { continue };
+                let Some(v) = boundary.value(r) else { continue };
                 let phase = if r.warmup {
                     Phase::Warmup
                 } else {
@@ -102,8 +101,8 @@ pub fn summary_rows(rec: &CaptureRecord) -> Vec<SummaryRow> {
             rows.push(SummaryRow {
                 spin: g.spin,
                 mode: g.mode,
-                boundary,
-                label,
+                boundary: boundary.suffix(),
+                label: boundary.label(g.mode),
                 summary: Summary::of(&set).ok(),
             });
         }
@@ -111,26 +110,9 @@ pub fn summary_rows(rec: &CaptureRecord) -> Vec<SummaryRow> {
     rows
 }
 
-fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    crate::table::fit(&mut t);
-    t.load_preset(ASCII_MARKDOWN).set_header(header.to_vec());
-    t
-}
-
-/// A boundary's label in a mode: held-mode host completion is timed from just before the
-/// release of the gate, not from the submission, so it gets its own label.
-pub fn label_in_mode(boundary: &str, label: &'static str, mode: Mode) -> &'static str {
-    if boundary == "host-completion" && mode == Mode::Held {
-        "host completion from the release (host clock)"
-    } else {
-        label
-    }
-}
-
 /// The summary table: median / P90 / max per spin length, mode and boundary.
 pub fn summary_table(rec: &CaptureRecord) -> String {
-    let mut t = table(&[
+    let mut t = new_table(&[
         "spin", "mode", "boundary", "runs", "failed", "median", "P90", "max",
     ]);
     for row in summary_rows(rec) {
@@ -147,7 +129,7 @@ pub fn summary_table(rec: &CaptureRecord) -> String {
         t.add_row(vec![
             row.spin.to_string(),
             row.mode.describe().to_owned(),
-            label_in_mode(row.boundary, row.label, row.mode).to_owned(),
+            row.label.to_owned(),
             n,
             failed,
             med,
@@ -226,7 +208,7 @@ pub fn demos_table(rec: &CaptureRecord, report: &Report) -> String {
             ),
         ),
     ];
-    let mut t = table(&["demonstration", "what", "the driver said", "worksheet"]);
+    let mut t = new_table(&["demonstration", "what", "the driver said", "worksheet"]);
     for (id, what, said) in rows {
         let verdict = report
             .answer(id)

@@ -15,7 +15,6 @@ mod error;
 mod implicit;
 pub mod raw;
 mod read;
-mod relations;
 mod validate;
 
 use std::path::Path;

@@ -52,7 +52,7 @@ use clap::{Args, Subcommand};
 
 use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
-use crate::render::{model, text};
+use crate::render::{layout, text};
 use crate::units::Nanos;
 
 use self::clock::MonotonicClock;
@@ -300,9 +300,9 @@ pub fn report_text(
         })?;
     if let Some(run) = analysis.median_run.map(|i| &lab.runs[i]) {
         let focus = format!("complete-{}", run.label);
-        if let Ok(timeline) = model::layout(
+        if let Ok(timeline) = layout::layout(
             &case,
-            &model::LayoutOptions {
+            &layout::LayoutOptions {
                 focus: Some(focus.clone()),
                 ..Default::default()
             },

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use super::model::{Lesson, Part, FORMAT, VERSION};
 use crate::case::load_case_str;
 use crate::error::InputError;
-use crate::render::{model, text};
+use crate::render::{layout, text};
 
 /// The comment that opens a part of the text sheet.
 fn part_heading(part: Part) -> &'static str {
@@ -193,11 +193,11 @@ pub fn timeline(case_json: &str, focus: Option<&str>) -> String {
         Ok(case) => case,
         Err(e) => return format!("(no timeline: {e})\n"),
     };
-    let options = model::LayoutOptions {
+    let options = layout::LayoutOptions {
         focus: focus.map(str::to_owned),
         ..Default::default()
     };
-    match model::layout(&case, &options) {
+    match layout::layout(&case, &options) {
         Ok(t) => text::render(&t, &text::TextOptions { width: 78 }),
         Err(e) => format!("(no timeline: {e})\n"),
     }

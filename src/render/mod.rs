@@ -1,6 +1,6 @@
 //! `worksheet render`: timeline pictures of any case file — fixtures, captures, lab output.
 //!
-//! A case is first laid out ([`model::layout`]: one panel per clock, lanes per stream, bars,
+//! A case is first laid out ([`layout::layout`] into the drawing types of [`model`]: one panel per clock, lanes per stream, bars,
 //! ticks, wait arrows, and the engine's answers placed on the clocks by [`answers`]), then
 //! drawn by a pure renderer that returns a `String`: [`svg::render`] for a picture,
 //! [`text::render`] for a terminal sketch; [`png::svg_to_png`] rasterises the SVG. Lanes
@@ -19,6 +19,7 @@ pub(crate) mod draw;
 pub mod font;
 pub mod input;
 pub mod labels;
+pub mod layout;
 pub mod model;
 pub mod png;
 pub mod svg;
@@ -163,7 +164,7 @@ pub fn run(args: &RenderArgs, out: &mut dyn Write) -> Result<u8, Failure> {
                 message: format!("{file}: error[bad-window]: --window {m}"),
                 code: EXIT_INPUT,
             })?;
-            Some(model::Window {
+            Some(layout::Window {
                 clock: args.clock.clone(),
                 start,
                 end,
@@ -172,9 +173,9 @@ pub fn run(args: &RenderArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         None => None,
     };
     let (case, _) = input::load_input(&args.file)?;
-    let timeline = model::layout(
+    let timeline = layout::layout(
         &case,
-        &model::LayoutOptions {
+        &layout::LayoutOptions {
             focus: args.focus.clone(),
             window,
         },

@@ -649,7 +649,7 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::model::{layout, LayoutOptions};
+    use crate::render::layout::{layout, LayoutOptions};
 
     fn svg_of(path: &str, focus: Option<&str>) -> String {
         let case = crate::case::load_case_file(std::path::Path::new(path)).unwrap();

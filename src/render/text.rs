@@ -399,7 +399,7 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::model::{layout, LayoutOptions};
+    use crate::render::layout::{layout, LayoutOptions};
 
     #[test]
     fn three_boundaries_sketch_snapshot() {

@@ -7,8 +7,6 @@ use std::collections::BTreeMap;
 use crate::case::Case;
 use crate::units::Nanos;
 
-use super::model::UnknownFocus;
-
 /// A time range on one clock to zoom into.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Window {
@@ -18,6 +16,16 @@ pub struct Window {
     pub start: i64,
     /// End (ns on the clock), after the start.
     pub end: i64,
+}
+
+/// An id given to `focus` that the case does not have.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("nothing in case `{case}` has id `{id}` with a position in time (phases, timers, host waits with a return time, marks, timed events)")]
+pub struct UnknownFocus {
+    /// The case name.
+    pub case: String,
+    /// The id given.
+    pub id: String,
 }
 
 /// A layout that cannot be made from the options given.

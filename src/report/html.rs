@@ -15,7 +15,8 @@ use serde_json::json;
 use crate::case::Case;
 use crate::engine::{evaluate, wide, Outcome, Report};
 use crate::interval::{analyze, Interval, SetAnalysis};
-use crate::render::model::{self, BarKind, LaneKind, Timeline};
+use crate::render::layout;
+use crate::render::model::{BarKind, LaneKind, Timeline};
 use crate::render::svg::esc;
 use crate::verdict::Verdict;
 
@@ -257,7 +258,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
     let case = input.case;
     let report = evaluate(case);
     let timeline =
-        model::layout(case, &model::LayoutOptions::default()).unwrap_or_else(|_| Timeline {
+        layout::layout(case, &layout::LayoutOptions::default()).unwrap_or_else(|_| Timeline {
             title: case.name.clone(),
             description: None,
             panels: Vec::new(),

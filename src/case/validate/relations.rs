@@ -3,9 +3,9 @@
 //! A relation with `lo > hi` is kept: it is conflicting evidence, not malformed input, and the
 //! questions it touches answer `unknown (inconsistent-relation)`.
 
-use super::raw::{RawClockRelation, RawRelationSource};
-use super::validate::{time, IdTable};
-use super::{CaseError, RelationDef};
+use super::ids::{time, IdTable};
+use crate::case::raw::{RawClockRelation, RawRelationSource};
+use crate::case::{CaseError, RelationDef};
 use crate::relation::{Bound, Source};
 
 /// The validated relations, in file order.
