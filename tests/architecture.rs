@@ -99,6 +99,7 @@ fn nothing_below_the_commands_names_them() {
         .map(|p| p.display().to_string())
         .collect();
     assert!(offenders.is_empty(), "{offenders:?} name crate::cmd");
+}
 
 /// Rust source with comments, string and char literals blanked out (lengths kept), so that a
 /// path in a doc link or a message is not taken for a use of a module.
