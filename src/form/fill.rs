@@ -366,7 +366,7 @@ pub fn fill(
             Ok(line) => {
                 let mut answer = line.trim().to_owned();
                 if session.echo {
-                    writeln!(out, "{}", crate::output::printable(&answer))?;
+                    writeln!(out, "{}", crate::escape::printable(&answer))?;
                 }
                 if answer.is_empty() {
                     if let Some(d) = default_for(&form, field.path) {
@@ -380,7 +380,7 @@ pub fn fill(
         let next = match refusal {
             Ok(next) => next,
             Err((code, why)) => {
-                writeln!(out, "  refused: {}", crate::output::printable(&why))?;
+                writeln!(out, "  refused: {}", crate::escape::printable(&why))?;
                 if session.retry {
                     continue;
                 }

@@ -523,6 +523,13 @@ fn check_files(
 /// # Errors
 /// Write errors of `out`.
 pub fn write_check_text(r: &FormCheck, out: &mut dyn Write) -> io::Result<()> {
+    // Answers, names and file names come from the form: escape terminal controls.
+    let mut text = Vec::new();
+    write_check_text_raw(r, &mut text)?;
+    out.write_all(crate::escape::printable(&String::from_utf8_lossy(&text)).as_bytes())
+}
+
+fn write_check_text_raw(r: &FormCheck, out: &mut dyn Write) -> io::Result<()> {
     let question = r.question.unwrap_or("(no question yet)");
     let unanswered = r
         .findings

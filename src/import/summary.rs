@@ -587,7 +587,8 @@ impl Summary {
             s.push_str("\naudit (`worksheet audit` prints the step table and the breakdown too; docs/findings.md explains each code)\n");
             s.push_str(&crate::audit::render::findings_text(&audit.findings));
         }
-        s
+        // Names (kernels, calls, streams) come from the trace: escape terminal controls.
+        crate::escape::printable(&s).into_owned()
     }
 }
 

@@ -88,7 +88,7 @@ pub fn run(
         SummaryFormat::Text => {
             out.write_all(summary.to_text().as_bytes())?;
             out.write_all(b"\n")?;
-            out.write_all(ranks.to_text().as_bytes())?;
+            out.write_all(crate::escape::printable(&ranks.to_text()).as_bytes())?;
         }
         SummaryFormat::Json => {
             serde_json::to_writer_pretty(
