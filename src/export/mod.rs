@@ -93,6 +93,9 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
             bytes.len()
         )?;
     }
+    for note in &input.skipped {
+        writeln!(out, "note: {}", crate::escape::printable(note))?;
+    }
     Ok(EXIT_OK)
 }
 

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{expand, import_ranks_with, summarize_all, RankOptions, RanksSummary, Summaries};
+use super::{import_ranks_with, summarize_all, RankOptions, RanksSummary, Summaries};
 use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::import::{gzip, ImportArgs, ImportError, ImportOptions, Summary, SummaryFormat};
 use crate::output::write_output;
@@ -47,13 +47,13 @@ pub fn run(
         )
         .into());
     }
-    let files = expand(paths)?;
+    let listing = super::listing::list(paths)?;
     let how = RankOptions {
         expect: args.expect,
         keep_cases: args.output.is_some(),
         progress: true,
     };
-    let mut multi = import_ranks_with(&files, options, how)?;
+    let mut multi = import_ranks_with(&listing.files, options, how)?;
     let internal = |e: crate::case::CaseError| {
         Failure {
         message: format!(
@@ -67,6 +67,8 @@ pub fn run(
         ranks,
         merged,
     } = summarize_all(&mut multi, args.expect, args.output.is_some()).map_err(internal)?;
+    // Every folder entry not read is said (review D5).
+    summary.notes.extend(listing.notes());
     if let Some(path) = &args.output {
         let merged = merged.ok_or_else(|| Failure {
             message: "error[internal]: the ranks' cases were not kept for -o; please report this"
