@@ -139,3 +139,93 @@ fn a_folder_left_with_one_trace_is_exit_2_naming_the_files() {
     assert!(err.starts_with("empty.json/: $: error[bad-value]"), "{err}");
     assert!(err.ends_with("found no trace file\n"), "{err}");
 }
+
+// ---------------------------------------------------------------------------------------
+// D7: SQLite read by its schema
+
+const K: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+
+/// `mordred_report1.sqlite` changed by `sql` (the review's `prep_sql.py` edits), in `dir`.
+fn edited_export(dir: &Path, name: &str, sql: &str) -> PathBuf {
+    let path = dir.join(format!("{name}.sqlite"));
+    std::fs::copy(root().join("tests/data/nsys/mordred_report1.sqlite"), &path).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(sql).unwrap();
+    drop(conn);
+    path
+}
+
+#[test]
+fn a_view_trigger_or_virtual_table_in_a_tables_place_is_exit_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let recursive = "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r)";
+    for (name, sql, object, what) in [
+        (
+            "kernel-is-view",
+            format!("CREATE TABLE kraw AS SELECT * FROM {K}; DROP TABLE {K}; CREATE VIEW {K} AS SELECT * FROM kraw"),
+            K,
+            "a view",
+        ),
+        (
+            "kernel-view-recursive",
+            format!("DROP TABLE {K}; CREATE VIEW {K} AS {recursive} SELECT x AS start, x+1 AS end, 0 AS deviceId, 1 AS contextId, 7 AS streamId, x AS correlationId, 1 AS globalPid, 1 AS demangledName, 1 AS shortName FROM r"),
+            K,
+            "a view",
+        ),
+        (
+            "stringids-view-infinite",
+            format!("CREATE TABLE sraw AS SELECT * FROM StringIds; DROP TABLE StringIds; CREATE VIEW StringIds AS {recursive} SELECT x AS id, 'n' AS value FROM r"),
+            "StringIds",
+            "a view",
+        ),
+        (
+            "kernel-virtual-fts",
+            format!("DROP TABLE {K}; CREATE VIRTUAL TABLE {K} USING fts5(start, end)"),
+            K,
+            "a virtual table",
+        ),
+        (
+            "trigger-named-like-a-table",
+            "DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET; CREATE TRIGGER CUPTI_ACTIVITY_KIND_MEMSET AFTER INSERT ON StringIds BEGIN SELECT 1; END".to_owned(),
+            "CUPTI_ACTIVITY_KIND_MEMSET",
+            "a trigger",
+        ),
+    ] {
+        let path = edited_export(dir.path(), name, &sql);
+        for command in ["import", "audit"] {
+            let started = std::time::Instant::now();
+            let (code, _, err) = run(dir.path(), &[command, path.to_str().unwrap()]);
+            assert_eq!(code, Some(2), "{name} {command}: {err}");
+            let expected = format!("{name}.sqlite: {object}: error[not-a-table]: `{object}` is {what}");
+            assert!(err.contains(&expected), "{name} {command}: {err}");
+            assert!(started.elapsed().as_secs() < 30, "{name} {command}");
+        }
+    }
+}
+
+#[test]
+fn a_column_declared_with_another_type_is_exit_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = edited_export(
+        dir.path(),
+        "start-text",
+        &format!("ALTER TABLE {K} RENAME TO kraw; CREATE TABLE {K} (start TEXT, end INTEGER, deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER, demangledName INTEGER); INSERT INTO {K} SELECT start, end, deviceId, contextId, streamId, correlationId, globalPid, shortName, demangledName FROM kraw; DROP TABLE kraw"),
+    );
+    let (code, _, err) = run(dir.path(), &["import", path.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&format!("start-text.sqlite: {K}.start: error[wrong-column-type]: column `start` of {K} is declared `TEXT` (TEXT affinity); this reader expects INTEGER")),
+        "{err}"
+    );
+    let path = edited_export(
+        dir.path(),
+        "value-blob",
+        "CREATE TABLE s2 (id INTEGER PRIMARY KEY, value BLOB); INSERT INTO s2 SELECT * FROM StringIds; DROP TABLE StringIds; ALTER TABLE s2 RENAME TO StringIds",
+    );
+    let (code, _, err) = run(dir.path(), &["audit", path.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("StringIds.value: error[wrong-column-type]"),
+        "{err}"
+    );
+}
