@@ -229,3 +229,29 @@ fn a_column_declared_with_another_type_is_exit_2_naming_it() {
         "{err}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// D10: summaries agree with verdicts
+
+#[test]
+fn no_share_or_idle_is_printed_from_an_unknown_span() {
+    // review D10 (`in/s/kernel-i64-extremes.sqlite`): `| gpu0 | unknown (overflow) | 0 ns |
+    // unknown (overflow) | 0 ns | 0.00 % | 100.00 % | 0.00 % |`
+    let dir = root().join("tests/data/malformed-inputs");
+    let (code, out, err) = run(&dir, &["import", "nsys-full-range-kernel.sqlite"]);
+    assert_eq!(code, Some(0), "{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("| gpu0 "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<&str> = row
+        .split('|')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(cells.len(), 8, "{row}");
+    assert_eq!(cells[0], "gpu0");
+    for cell in &cells[1..] {
+        assert_eq!(*cell, "unknown (overflow)", "{row}");
+    }
+}
