@@ -255,3 +255,108 @@ fn no_share_or_idle_is_printed_from_an_unknown_span() {
         assert_eq!(*cell, "unknown (overflow)", "{row}");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The review's unclear messages 4-7
+
+#[test]
+fn a_number_without_a_unit_is_suggested_as_written() {
+    // unclear message 4: `1.8446744073709552e+19` was suggested for `18446744073709551616`
+    let dir = tempfile::tempdir().unwrap();
+    let case =
+        std::fs::read_to_string(root().join("fixtures/cases/three-boundaries.json")).unwrap();
+    assert!(case.contains("\"start\": \"7000 us\""));
+    let text = case.replacen(
+        "\"start\": \"7000 us\"",
+        "\"start\": 18446744073709551616",
+        1,
+    );
+    std::fs::write(dir.path().join("c.json"), text).unwrap();
+    let (code, _, err) = run(dir.path(), &["eval", "c.json"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("error[missing-unit]: `18446744073709551616` has no unit: write it as a string with its unit, such as \"18446744073709551616 us\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn gzip_damage_and_a_false_gz_name_are_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    // unclear message 5: one flipped byte mid-stream read as `duplicate field` / `key must be
+    // a string`; the CRC at the end finds the damage
+    let mut bytes = std::fs::read(traces().join("sampled_rank-0.json.gz")).unwrap();
+    bytes[62123] ^= 0x04;
+    std::fs::write(dir.path().join("flipped-mid.json.gz"), bytes).unwrap();
+    let (code, _, err) = run(dir.path(), &["import", "flipped-mid.json.gz"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with("flipped-mid.json.gz: $: error[bad-syntax]: the gzip stream is damaged (corrupt gzip stream does not have a matching checksum); the JSON reader met its garbage first"),
+        "{err}"
+    );
+    // unclear message 6: plain text named `.gz`
+    std::fs::write(
+        dir.path().join("not-gz.json.gz"),
+        "this is plain text, not gzip\n",
+    )
+    .unwrap();
+    for command in ["import", "audit"] {
+        let (code, _, err) = run(dir.path(), &[command, "not-gz.json.gz"]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("(the file is named `.gz` but does not start with gzip's magic bytes 1f 8b, so it was read as plain text)"),
+            "{command}: {err}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// D4, D6, D9: refused input in bounded memory and time
+
+#[test]
+fn a_plain_file_past_the_cap_is_refused_from_its_size() {
+    // unclear message 7 / D4: 2 GiB were read (6.3 GB for audit) before `too-large`
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::fs::File::create(dir.path().join("sparse-zero.json")).unwrap();
+    file.set_len(3 << 30).unwrap(); // sparse: no disk used
+    drop(file);
+    for command in ["import", "audit"] {
+        let started = std::time::Instant::now();
+        let (code, _, err) = run(dir.path(), &[command, "sparse-zero.json"]);
+        assert_eq!(code, Some(2), "{command}: {err}");
+        assert!(
+            err.contains("sparse-zero.json: $: error[too-large]: the file holds 3221225472 bytes, more than the 2147483648 bytes a trace may hold; refused from its size, unread"),
+            "{command}: {err}"
+        );
+        assert!(started.elapsed().as_secs() < 10, "{command}");
+    }
+}
+
+#[test]
+fn a_single_huge_name_is_refused_where_it_is_read() {
+    // D9: one 100 MB StringIds value cost 1.87 GB (19×); a 200 MiB kernel name 4.1×
+    let dir = tempfile::tempdir().unwrap();
+    let path = edited_export(
+        dir.path(),
+        "huge-string",
+        &format!("UPDATE StringIds SET value = printf('%.*c', 2097152, 'k') WHERE id = (SELECT shortName FROM {K} LIMIT 1)"),
+    );
+    for command in ["import", "audit"] {
+        let (code, _, err) = run(dir.path(), &[command, path.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{command}: {err}");
+        assert!(
+            err.contains("].value: error[too-large]: the string holds 2097152 bytes, more than the 1048576 bytes a name may hold"),
+            "{command}: {err}"
+        );
+    }
+    let trace = std::fs::read_to_string(root().join("tests/data/control/ctrl-names.json")).unwrap();
+    let huge = "k".repeat(2 << 20);
+    let trace = trace.replacen("ampere_sgemm_128x64_nn", &huge, 1);
+    std::fs::write(dir.path().join("huge-name.json"), trace).unwrap();
+    let (code, _, err) = run(dir.path(), &["import", "huge-name.json"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(".name: error[too-large]: the name holds 209"),
+        "{err}"
+    );
+}
