@@ -433,20 +433,32 @@ fn explain_failure(err: ImportError, path: &Path) -> ImportError {
     if err.code != "bad-syntax" && err.code != "missing-field" && err.code != "wrong-type" {
         return err;
     }
-    let Ok(bytes) = crate::input::read_capped(path, MAX_TRACE_BYTES, "trace") else {
+    // Each look streams the text again, so the error path holds no more of it than the
+    // import did (review D4: a 1 GiB refused trace was held whole here).
+    let stream =
+        |max: u64| open_with_head(path).map(|(handle, head)| text::open(head, handle, max));
+    let Ok(start) = stream(MAX_TRACE_BYTES) else {
         return err;
     };
-    let Ok(text) = decode_text(bytes, "", MAX_TRACE_BYTES) else {
-        return err;
-    };
-    if let Err(bom) = crate::error::refuse_bom(&text) {
-        return bom;
+    let mut head = Vec::with_capacity(3);
+    if start.take(3).read_to_end(&mut head).is_ok() && head == "\u{feff}".as_bytes() {
+        if let Err(bom) = crate::error::refuse_bom("\u{feff}") {
+            return bom;
+        }
     }
-    if let Some(other_kind) = crate::kind::not_a_trace(&text) {
-        return other_kind;
+    if let Ok(whole) = stream(MAX_TRACE_BYTES) {
+        if let Some(other_kind) = crate::kind::not_a_trace_kind(crate::kind::peek_reader(whole)) {
+            return other_kind;
+        }
     }
     // A parse into a JSON value with paths names the field; it costs several times the
-    // text, so only texts up to the case cap get it.
+    // text, so only texts up to the case cap get it, read only that far.
+    let mut text = String::new();
+    let read =
+        stream(EXPLAIN_MAX_BYTES).map(|t| t.take(EXPLAIN_MAX_BYTES + 1).read_to_string(&mut text));
+    if !matches!(read, Ok(Ok(_))) {
+        return err;
+    }
     if err.code == "bad-syntax" && text.len() as u64 <= EXPLAIN_MAX_BYTES {
         let mut de = serde_json::Deserializer::from_str(&text);
         if let Err(e) = serde_path_to_error::deserialize::<_, serde_json::Value>(&mut de) {
