@@ -261,7 +261,9 @@ where
         Ok(code) => code,
         Err(failure) => {
             if !failure.message.is_empty() {
-                let _ = writeln!(io::stderr(), "{}", failure.message);
+                // An error may quote the input (a name, a value, a file name).
+                let message = crate::escape::printable(&failure.message);
+                let _ = writeln!(io::stderr(), "{message}");
             }
             failure.code
         }
@@ -348,7 +350,7 @@ fn write_man(command: Option<&str>, out: &mut dyn Write) -> Result<u8, Failure> 
             let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
             Failure::input(format!(
                 "error: `{}` is not a command; one of: {}",
-                crate::output::printable(name),
+                crate::escape::printable(name),
                 names.join(", ")
             ))
         })?,
@@ -467,7 +469,7 @@ pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::R
             w.flush()
         }
         Format::Text => {
-            let safe = |s: &str| crate::output::printable(s).into_owned();
+            let safe = |s: &str| crate::escape::printable(s).into_owned();
             writeln!(out, "case {}", safe(&report.case))?;
             let mut table = new_table(&["question", "kind", "answer", "why / notes"]);
             for a in &report.answers {

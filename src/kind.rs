@@ -34,7 +34,19 @@ pub enum FileKind {
 
 /// Peeks at `text`.
 pub fn peek(text: &str) -> FileKind {
-    match serde_json::from_str::<Peek>(text) {
+    kind_of(serde_json::from_str::<Peek>(text))
+}
+
+/// Peeks at the JSON document `reader` gives, streaming: values are skipped, not kept, so a
+/// document of any size is looked at in bounded memory.
+pub fn peek_reader(reader: impl std::io::Read) -> FileKind {
+    kind_of(serde_json::from_reader::<_, Peek>(std::io::BufReader::new(
+        reader,
+    )))
+}
+
+fn kind_of(peeked: Result<Peek, serde_json::Error>) -> FileKind {
+    match peeked {
         Ok(p) => match p.format.as_deref() {
             Some("worksheet-case") => FileKind::Case,
             Some("worksheet-form") => FileKind::Form,
@@ -71,7 +83,12 @@ pub fn not_a_form(text: &str) -> Option<InputError> {
 
 /// A `wrong-kind` error for a worksheet file given to `import`.
 pub fn not_a_trace(text: &str) -> Option<InputError> {
-    let hint = match peek(text) {
+    not_a_trace_kind(peek(text))
+}
+
+/// A `wrong-kind` error for a worksheet file of `kind` given to `import`.
+pub fn not_a_trace_kind(kind: FileKind) -> Option<InputError> {
+    let hint = match kind {
         FileKind::Case => "already a worksheet case: use `worksheet eval`, `check` or `render` on it (or `compare`)",
         FileKind::Form => "this is a worksheet-form: use `worksheet form check FILE`",
         FileKind::Report(_) => "this is a worksheet report (command output), not a trace",

@@ -41,6 +41,7 @@ pub mod compare;
 pub mod cuda;
 pub mod engine;
 pub mod error;
+pub mod escape;
 pub mod exit;
 pub mod export;
 pub mod form;

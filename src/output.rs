@@ -118,28 +118,6 @@ fn write_stream(path: &Path, bytes: &[u8]) -> io::Result<()> {
     file.flush()
 }
 
-/// `text` made safe for a terminal: control characters (ESC, NUL, carriage return, ...;
-/// not the line feed) and the bidirectional overrides are written as escapes (`\u{1b}`),
-/// so an id from a file can neither move the cursor nor reorder the line.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| {
-        (c.is_control() && c != '\n')
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
-    if !text.chars().any(unsafe_char) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if unsafe_char(c) {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
 /// The prefix of this process's temporary files: `.worksheet-PID-`.
 fn temp_prefix() -> String {
     format!(".worksheet-{}-", std::process::id())
@@ -255,13 +233,6 @@ pub fn write_output(path: &Path, bytes: &[u8], force: bool) -> Result<(), Failur
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn printable_escapes_terminal_controls() {
-        assert_eq!(printable("plain\nlines"), "plain\nlines");
-        assert_eq!(printable("a\u{1b}[2Jb\0c"), "a\\u{1b}[2Jb\\u{0}c");
-        assert_eq!(printable("x\u{202e}y\tz"), "x\\u{202e}y\\u{9}z");
-    }
 
     #[cfg(unix)]
     #[test]

@@ -206,11 +206,18 @@ fn an_interrupted_fill_keeps_every_answer_and_resumes_where_it_stopped() {
         .write_stdin(lines(first))
         .output()
         .unwrap();
-    assert!(out.status.success());
+    // review D1-D3: the end of input is exit 2, naming the field still to answer
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
     let text = stdout_of(&out);
     assert!(
         text.contains("interrupted: 8 of 21 fields answered"),
         "{text}"
+    );
+    let err = stderr_of(&out);
+    assert!(
+        err.contains(": work_streams: error[end-of-input]: standard input ended")
+            && err.contains("8 of 21 fields answered are saved"),
+        "{err}"
     );
     let saved = read_form(&file).unwrap();
     let raw = saved.raw();
@@ -266,21 +273,31 @@ fn an_interrupted_fill_keeps_every_answer_and_resumes_where_it_stopped() {
 
 #[test]
 fn fill_refuses_a_clock_without_an_instance_and_asks_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = worksheet()
-        .current_dir(dir.path())
-        .args(["form", "fill", "new.json", "--question", "submission"])
-        .write_stdin("-\nclock read before launch\nhost\n\n   \nboot-a\n")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = stdout_of(&out);
+    // At a terminal (retry) a refused answer is asked again.
+    let blank =
+        worksheet::form::format::blank(Some(worksheet::form::QuestionKind::Submission), None);
+    let mut input = std::io::Cursor::new("-\nclock read before launch\nhost\n\n   \nboot-a\n");
+    let mut out = Vec::new();
+    let outcome = fill(
+        blank,
+        "new.json",
+        Session {
+            echo: true,
+            retry: true,
+        },
+        &mut input,
+        &mut out,
+        &mut |_| Ok(()),
+    )
+    .unwrap();
+    assert_eq!(outcome.end, FillEnd::Interrupted);
+    let text = String::from_utf8(out).unwrap();
     insta::assert_snapshot!("fill-refuses-clock-without-instance", text);
     let refusals = text.matches("refused: a clock without an instance").count();
     assert_eq!(refusals, 2, "{text}");
-    let form = read_form(&dir.path().join("new.json")).unwrap();
     assert_eq!(
-        form.raw()
+        outcome
+            .form
             .start
             .as_ref()
             .unwrap()
@@ -290,6 +307,173 @@ fn fill_refuses_a_clock_without_an_instance_and_asks_again() {
             .instance
             .as_deref(),
         Some("boot-a")
+    );
+}
+
+/// Runs `form fill FILE` (a host-completion form, created here) with `stdin`, under a
+/// 30 s watchdog: the review's hangs (D1, D2) must end by themselves.
+fn fill_with_stdin(dir: &Path, stdin: Vec<u8>) -> std::process::Output {
+    let file = dir.join("z.json");
+    if !file.exists() {
+        worksheet()
+            .args(["form", "new", "--question", "host-completion", "-o"])
+            .arg(&file)
+            .assert()
+            .success();
+    }
+    worksheet()
+        .args(["form", "fill"])
+        .arg(&file)
+        .timeout(std::time::Duration::from_secs(30))
+        .write_stdin(stdin)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn endless_or_refused_stdin_ends_at_once_with_exit_2_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    // review D1: `/dev/zero` (an endless line): refused at the cap, read no further
+    let out = fill_with_stdin(dir.path(), vec![0u8; 8 << 20]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("z.json: description: error[too-large]: the answer on standard input is refused: the answer is longer than 16384 bytes"),
+        "{err}"
+    );
+    // review D2: `yes |` and `yes '' |` re-prompted forever; now the first refusal ends it
+    let mut yes = Vec::new();
+    for _ in 0..200_000 {
+        yes.extend_from_slice(b"y\n");
+    }
+    let mut answers = lines(&HOST_COMPLETION_ANSWERS[..8]).into_bytes();
+    answers.extend_from_slice(&yes);
+    let out = fill_with_stdin(dir.path(), answers);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("z.json: dependencies: error[bad-value]: the answer on standard input is refused: `y` is not a dependency")
+            && err.contains("not asked again (9 of 21 fields answered are saved)"),
+        "{err}"
+    );
+    assert_eq!(stdout_of(&out).matches("refused:").count(), 1);
+    let empty = fill_with_stdin(dir.path(), vec![b'\n'; 400_000]);
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(
+        stderr_of(&empty).contains(
+            "wait.scope: error[bad-value]: the answer on standard input is refused: an answer is needed"
+        ),
+        "{}",
+        stderr_of(&empty)
+    );
+    // review unclear message 3: invalid UTF-8 names the file, the field and stdin
+    let out = fill_with_stdin(dir.path(), b"\xff\xfe\n".to_vec());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains(": error[bad-syntax]: the answer on standard input is refused: the answer is not UTF-8 text"),
+        "{}",
+        stderr_of(&out)
+    );
+    // what was answered before is kept, and the form still reads
+    let form = read_form(&dir.path().join("z.json")).unwrap();
+    assert_eq!(form.raw().work_streams, Some(vec!["A".into(), "B".into()]));
+}
+
+#[test]
+fn an_answer_the_form_cannot_hold_is_refused_and_the_form_stays_readable() {
+    // review D3: a 200 MB answer was saved into a form nothing could read back
+    let dir = tempfile::tempdir().unwrap();
+    let mut big = vec![b'x'; 200 * 1024];
+    big.push(b'\n');
+    let out = fill_with_stdin(dir.path(), big);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("error[too-large]"),
+        "{}",
+        stderr_of(&out)
+    );
+    worksheet()
+        .args(["form", "check"])
+        .arg(dir.path().join("z.json"))
+        .assert()
+        .code(1);
+    // --set too
+    let value = format!("description={}", "x".repeat(16 * 1024 + 1));
+    let out = worksheet()
+        .args(["form", "fill", "--no-prompt", "--set", &value])
+        .arg(dir.path().join("z.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("description: error[too-large]"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn prompts_take_numbered_choices_and_refuse_escapes_and_instances_as_domains() {
+    // review ux N7: `1` refused for a domain; an End key's escape stored; `boot-a` a domain
+    let dir = tempfile::tempdir().unwrap();
+    let out = fill_with_stdin(dir.path(), b"-\nmarker\n1\nboot-a\n".to_vec());
+    assert_eq!(out.status.code(), Some(2));
+    let form = read_form(&dir.path().join("z.json")).unwrap();
+    let clock = form.raw().start.as_ref().unwrap().clock.clone().unwrap();
+    assert_eq!(clock.domain.as_deref(), Some("host"));
+    assert_eq!(clock.instance.as_deref(), Some("boot-a"));
+    assert!(stderr_of(&out).contains("stop.marker: error[end-of-input]"));
+    let out = fill_with_stdin(dir.path(), b"\x1b[4~\n".to_vec());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("stop.marker: error[bad-value]: the answer on standard input is refused: the answer holds a control character at byte 0: ESC"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = fill_with_stdin(dir.path(), b"after the wait\nboot-a\n".to_vec());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("stop.clock.domain: error[bad-value]: the answer on standard input is refused: `boot-a` is not a clock domain"),
+        "{}",
+        stderr_of(&out)
+    );
+    // and through --set
+    let out = worksheet()
+        .args([
+            "form",
+            "fill",
+            "--no-prompt",
+            "--set",
+            "stop.clock.domain=boot-a",
+        ])
+        .arg(dir.path().join("z.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("is not a clock domain"));
+}
+
+#[cfg(unix)]
+#[test]
+fn fill_names_a_symlink_loop_not_an_existing_file() {
+    // review unclear message 1: `loop.json -> loop.json` gave `error[exists] ... --force`
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("loop.json");
+    std::os::unix::fs::symlink("loop.json", &link).unwrap();
+    let out = worksheet()
+        .args(["form", "fill", "--no-prompt"])
+        .arg(&link)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        !err.contains("--force") && !err.contains("error[exists]"),
+        "{err}"
+    );
+    assert!(
+        err.contains("symbolic links") || err.contains("symlink-loop"),
+        "{err}"
     );
 }
 
@@ -437,7 +621,10 @@ fn the_library_walk_saves_after_every_answer() {
     let outcome = fill(
         blank,
         "my.json",
-        Session { echo: true },
+        Session {
+            echo: true,
+            retry: false,
+        },
         &mut input,
         &mut out,
         &mut |f| {

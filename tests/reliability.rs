@@ -426,7 +426,13 @@ fn a_second_fill_is_refused_while_the_first_runs() {
     let acked = acknowledged(&seen);
     drop(stdin);
     let out = wait_guarded(first, "first form fill");
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The input ended before the last field: exit 2, every acknowledged answer saved.
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("error[end-of-input]"),
+        "{}",
+        stderr(&out)
+    );
     assert!(acked >= 6, "{seen}");
     assert_eq!(answered_count(&form), acked, "{seen}");
     // The lock is gone with its holder: a new fill goes on.

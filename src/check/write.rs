@@ -24,6 +24,7 @@ use serde::{Serialize, Serializer};
 
 use super::{check_file, is_case_file_name, CaseCheck, CheckReport};
 use crate::case::CaseError;
+use crate::escape::printable;
 use crate::table::{fitted, glue, new_table, word_cell};
 
 /// The most rows one text table holds before it is printed and a new one begun.
@@ -277,7 +278,7 @@ impl TextTables {
     fn add(&mut self, case: &CaseCheck) {
         if case.checks.is_empty() {
             self.table.add_row(vec![
-                case.case.as_str(),
+                printable(&case.case).as_ref(),
                 "(no expectations)",
                 "",
                 "",
@@ -292,10 +293,10 @@ impl TextTables {
                 format!("{}.{}", c.question, c.field)
             };
             self.table.add_row(vec![
-                Cell::new(&case.case),
-                Cell::new(question),
-                Cell::new(&c.expected),
-                Cell::new(&c.actual),
+                Cell::new(printable(&case.case)),
+                Cell::new(printable(&question)),
+                Cell::new(printable(&c.expected)),
+                Cell::new(printable(&c.actual)),
                 word_cell(if c.passed { "pass" } else { "FAIL" }),
             ]);
             self.rows += 1;
@@ -341,10 +342,11 @@ fn write_text(
         totals.count(&case);
         tables.add(&case);
         failures.extend(case.checks.iter().filter(|c| !c.passed).map(|c| {
-            format!(
+            let line = format!(
                 "FAIL {} ({}): question `{}` {}: expected {}, actual {}",
                 case.case, case.file, c.question, c.field, c.expected, c.actual
-            )
+            );
+            printable(&line).into_owned()
         }));
         if tables.rows >= TABLE_ROWS {
             tables.flush(out)?;

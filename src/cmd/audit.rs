@@ -122,7 +122,7 @@ pub fn run(args: &AuditArgs, out: &mut dyn Write) -> Result<AuditOutcome, AuditE
         None => None,
     };
     if let Some(code) = &args.explain {
-        out.write_all(render::explain(&report, code).as_bytes())?;
+        out.write_all(crate::escape::printable(&render::explain(&report, code)).as_bytes())?;
         return Ok(AuditOutcome {
             failed: args.fail_on.is_some_and(|f| report.fails(f.into())),
         });
@@ -154,7 +154,7 @@ pub fn run(args: &AuditArgs, out: &mut dyn Write) -> Result<AuditOutcome, AuditE
             serde_json::to_string_pretty(&value).map_err(std::io::Error::from)? + "\n"
         }
     };
-    out.write_all(text.as_bytes())?;
+    out.write_all(crate::escape::printable(&text).as_bytes())?;
     Ok(AuditOutcome {
         failed: args.fail_on.is_some_and(|f| report.fails(f.into())),
     })

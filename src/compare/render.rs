@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use super::{Comparison, Row, RowVerdict};
+use crate::escape::printable;
 use crate::table::{glue, new_table, word_cell};
 
 /// The output formats of `worksheet compare`.
@@ -64,17 +65,19 @@ pub fn write(c: &Comparison, format: CompareFormat, out: &mut dyn Write) -> io::
             writeln!(out)
         }
         CompareFormat::Text => {
-            writeln!(out, "base {}\nnew  {}", c.base, c.new)?;
+            // Names and files come from the inputs: no control character reaches the terminal.
+            let safe = |s: &str| printable(s).into_owned();
+            writeln!(out, "base {}\nnew  {}", safe(&c.base), safe(&c.new))?;
             let mut t = new_table(&["what", "base", "new", "change", "noise", "verdict", "why"]);
             for r in &c.rows {
                 t.add_row(vec![
-                    comfy_table::Cell::new(format!("{} {}", r.group, r.name)),
+                    comfy_table::Cell::new(safe(&format!("{} {}", r.group, r.name))),
                     comfy_table::Cell::new(median_text(r.base.as_ref())),
                     comfy_table::Cell::new(median_text(r.new.as_ref())),
                     comfy_table::Cell::new(r.change.clone().unwrap_or_default()),
                     comfy_table::Cell::new(r.noise.clone().unwrap_or_default()),
                     word_cell(&verdict_text(r)),
-                    comfy_table::Cell::new(&r.why),
+                    comfy_table::Cell::new(safe(&r.why)),
                 ]);
             }
             // On a narrow terminal: `what: base → new  change (noise)  verdict — why`.
@@ -99,14 +102,15 @@ pub fn write(c: &Comparison, format: CompareFormat, out: &mut dyn Write) -> io::
             writeln!(
                 out,
                 "Comparison of `{}` (base) and `{}` (new)\n",
-                c.base, c.new
+                printable(&c.base),
+                printable(&c.new)
             )?;
             writeln!(
                 out,
                 "| what | base | new | change | noise | verdict | why |"
             )?;
             writeln!(out, "|---|---|---|---|---:|---|---|")?;
-            let cell = |s: &str| s.replace('|', "\\|");
+            let cell = |s: &str| printable(s).replace('|', "\\|");
             for r in &c.rows {
                 writeln!(
                     out,

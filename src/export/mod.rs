@@ -105,6 +105,9 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         crate::output::write_output(path, text.as_bytes(), args.force)?;
         writeln!(out, "{}: {} byte(s)", path.display(), text.len())?;
     }
+    for note in &input.skipped {
+        writeln!(out, "note: {}", crate::escape::printable(note))?;
+    }
     Ok(EXIT_OK)
 }
 

@@ -11,9 +11,7 @@ use crate::case::{validate, Ask, Case};
 use crate::engine::{evaluate, Report};
 use crate::exit::{Failure, EXIT_INPUT};
 use crate::import::ranks::summary::{from_report, RanksSummary, Split};
-use crate::import::ranks::{
-    declare, expand, import_ranks_declared, is_multi, MultiRank, RankOptions,
-};
+use crate::import::ranks::{declare, import_ranks_declared, is_multi, MultiRank, RankOptions};
 use crate::import::{import_path, read_audit_trace, summarize, ImportOptions, Imported};
 use crate::verdict::Verdict;
 
@@ -120,6 +118,8 @@ pub struct Input {
     /// The audit of each input file (`worksheet audit`'s), with the file's rank: one per rank
     /// of a multi-rank import, else one.
     pub audits: Vec<(Option<i64>, Audit)>,
+    /// Folder entries not read, with the reason (`not read: PATH: why`).
+    pub skipped: Vec<String>,
 }
 
 /// Loads `paths`: several traces or a folder (one multi-rank case), one trace, or a case
@@ -146,7 +146,8 @@ pub fn load(
         .into());
     }
     if is_multi(paths) {
-        let files = expand(paths)?;
+        let listing = crate::import::ranks::listing::list(paths)?;
+        let files = listing.files.clone();
         // Every phase is exported: the ranks' cases are kept and merged (memory grows with
         // the ranks, as the output does).
         let how = RankOptions {
@@ -161,6 +162,9 @@ pub fn load(
         let mut imported =
             Imported::from_case(merged, format!("{} ranks of one job", multi.ranks.len()));
         imported.notes.clone_from(&multi.notes);
+        // Every folder entry not read is said (review D5).
+        let skipped = listing.notes();
+        imported.notes.extend(skipped.iter().cloned());
         let audits = multi
             .ranks
             .iter()
@@ -176,6 +180,7 @@ pub fn load(
             multi: Some(multi),
             rank: None,
             audits,
+            skipped,
         });
     }
     let path = &paths[0];
@@ -198,6 +203,7 @@ pub fn load(
         multi: None,
         rank,
         audits,
+        skipped: Vec::new(),
     })
 }
 

@@ -6,7 +6,7 @@
 pub use crate::error::InputError as FormError;
 
 /// Every error code a form file can produce, for documentation and tests.
-pub const FORM_ERROR_CODES: [&str; 23] = [
+pub const FORM_ERROR_CODES: [&str; 24] = [
     "io",
     "too-large",
     "bad-syntax",
@@ -30,4 +30,5 @@ pub const FORM_ERROR_CODES: [&str; 23] = [
     "symlink-loop",
     "locked",
     "wrong-kind",
+    "end-of-input",
 ];

@@ -420,6 +420,57 @@ fn parse_binding(value: &str) -> Result<RawBinding, String> {
     Ok(b)
 }
 
+/// A value typed at a prompt or with `--set`, with a menu number (`1`) replaced by the
+/// choice it stands for, for every field that offers choices. Files are not read through
+/// this: in a file a number is not a domain (fuzz crash 11).
+pub fn resolve_typed(path: &str, value: &str) -> String {
+    match find(path) {
+        Some(f) if !f.choices.is_empty() && path != "statistics" => {
+            choice(value.trim(), f.choices).to_owned()
+        }
+        _ => value.to_owned(),
+    }
+}
+
+/// Words that start a clock *instance* (what fixes an epoch), not a domain.
+const INSTANCE_WORDS: &[&str] = &[
+    "boot", "ctx", "context", "pid", "process", "rank", "run", "session", "node", "gpu", "cuda",
+];
+
+/// Checks a value a person typed (at a prompt, or with `--set`) as the field's kind, beyond
+/// the syntax [`set`] accepts from a file: a clock domain typed outside the offered choices
+/// must be the *kind* of clock (a word, like `ptp`), not the name of a clock instance
+/// (`boot-a`, `ctx1`, or an instance this form already names).
+///
+/// # Errors
+/// Why the value is refused.
+pub fn check_typed(form: &RawForm, path: &str, value: &str) -> Result<(), String> {
+    let value = value.trim();
+    if !path.ends_with(".clock.domain") || value.is_empty() {
+        return Ok(());
+    }
+    let value = choice(value, DOMAINS);
+    if DOMAINS.contains(&value) {
+        return Ok(());
+    }
+    let instances: Vec<String> = ["start.clock.instance", "stop.clock.instance"]
+        .iter()
+        .filter_map(|p| get(form, p))
+        .collect();
+    let lower = value.to_ascii_lowercase();
+    let word = value
+        .bytes()
+        .all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'_');
+    let instance_like = instances.iter().any(|i| i.trim() == value)
+        || INSTANCE_WORDS.iter().any(|w| lower.starts_with(w));
+    if !word || instance_like {
+        return Err(format!(
+            "`{value}` is not a clock domain: a domain is the kind of clock (`host`, `device`, or another kind named by a word, like `ptp`); what fixes its epoch (a boot id, a CUDA context, a process) is the clock's instance, asked next"
+        ));
+    }
+    Ok(())
+}
+
 /// The reason a clock without an instance is refused.
 pub const NO_INSTANCE: &str = "a clock without an instance cannot be compared with any other reading: name what fixes its epoch (a boot id, a CUDA context, a process)";
 
@@ -620,5 +671,51 @@ mod tests {
         assert_eq!(form.question, Some(QuestionKind::HostCompletion));
         assert!(set(&mut form, "question", "7").is_err());
         assert!(set(&mut form, "wait.scope", "sometimes").is_err());
+        // review ux N7: the numbers offered for a clock domain were refused
+        set(
+            &mut form,
+            "start.clock.domain",
+            &resolve_typed("start.clock.domain", "1"),
+        )
+        .unwrap();
+        set(
+            &mut form,
+            "stop.clock.domain",
+            &resolve_typed("stop.clock.domain", " 2"),
+        )
+        .unwrap();
+        assert_eq!(resolve_typed("start.marker", "1"), "1");
+        assert_eq!(get(&form, "start.clock.domain").as_deref(), Some("host"));
+        assert_eq!(get(&form, "stop.clock.domain").as_deref(), Some("device"));
+        assert!(set(
+            &mut form,
+            "stop.clock.domain",
+            &resolve_typed("stop.clock.domain", "3")
+        )
+        .is_err());
+        // in a file, a number is not a domain
+        assert!(set(&mut form, "stop.clock.domain", "2").is_err());
+    }
+
+    #[test]
+    fn a_typed_domain_must_be_a_kind_of_clock_not_an_instance() {
+        let mut form = RawForm::empty();
+        set(&mut form, "start.clock.instance", "lab-machine").unwrap();
+        for ok in ["host", "device", "1", "2", "ptp", "tsc"] {
+            assert_eq!(check_typed(&form, "stop.clock.domain", ok), Ok(()), "{ok}");
+        }
+        for refused in [
+            "boot-a",
+            "ctx1",
+            "gpu0",
+            "lab-machine",
+            "cuda-context",
+            "a b",
+        ] {
+            let why = check_typed(&form, "start.clock.domain", refused).unwrap_err();
+            assert!(why.contains("is not a clock domain"), "{refused}: {why}");
+        }
+        // other fields are not touched
+        assert_eq!(check_typed(&form, "start.marker", "boot-a"), Ok(()));
     }
 }

@@ -182,7 +182,22 @@ impl Saver {
             self.disk = theirs.into_raw();
         }
         let merged = merge(&self.ours_before, ours, &self.disk);
-        crate::output::write_output(&self.path, render(&merged, self.format).as_bytes(), true)?;
+        let text = render(&merged, self.format);
+        // Never write a form that `form check` and `form fill` would refuse to read back.
+        if text.len() as u64 > super::MAX_FORM_BYTES {
+            return Err(crate::error::InputError::new(
+                "$",
+                "too-large",
+                format!(
+                    "with this answer the form would be {} bytes, over the {} bytes a form may hold, and could not be read back: the answer is not saved (the file keeps the answers before it)",
+                    text.len(),
+                    super::MAX_FORM_BYTES
+                ),
+            )
+            .in_file(self.path.display().to_string())
+            .into());
+        }
+        crate::output::write_output(&self.path, text.as_bytes(), true)?;
         self.stamp = stamp(&self.path);
         self.ours_before = ours.clone();
         self.disk = merged.clone();
@@ -313,6 +328,34 @@ mod tests {
             fields::get(&on_disk, "stop.marker").as_deref(),
             Some("typed in an editor")
         );
+    }
+
+    #[test]
+    fn a_form_too_large_to_read_back_is_never_written() {
+        // review D3: a form over MAX_FORM_BYTES was written, then refused by every reader
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.json");
+        let base = with(
+            &crate::form::format::blank(None, None),
+            &[("description", "kept")],
+        );
+        std::fs::write(&path, render(&base, FileFormat::Json)).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let mut saver = Saver::new(&path, FileFormat::Json, &base);
+        let mut huge = base.clone();
+        huge.description = Some("\"".repeat(600 * 1024)); // 1.2 MB once escaped
+        let err = saver.save(&huge).unwrap_err();
+        assert!(err.message.contains("error[too-large]"), "{}", err.message);
+        assert!(
+            err.message.contains("over the 1048576 bytes"),
+            "{}",
+            err.message
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let mut fits = base.clone();
+        fits.description = Some("x".repeat(900 * 1024));
+        saver.save(&fits).unwrap();
+        assert!(read_form(&path).is_ok());
     }
 
     #[test]

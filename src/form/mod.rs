@@ -54,7 +54,7 @@ pub use model::{validate, Form, QuestionKind, RawForm};
 use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use capture::{answer_from_case, CaptureAnswer};
 use check::{check, Finding, Problem};
-use fill::{fill, progress, FillEnd};
+use fill::{fill, next_field, progress, FillEnd};
 use format::{blank, load_form_str, render, FileFormat};
 
 /// The largest form file read, in bytes (1 MiB).
@@ -132,9 +132,8 @@ Exit codes: 0 written, 2 the file exists (use --force) or cannot be written."
     #[command(
         after_help = "Answers are read line by line from standard input, so a pipe drives it too:\n  printf 'host-completion\\n...' | worksheet form fill my.json\n\
 Without a terminal, --set fills fields directly:\n  worksheet form fill my.json --set wait.scope=event --set wait.event=end --no-prompt\n\n\
-Exit codes: 0 saved (complete, or ended with end of input; run it again to go\n\
-on), 130 interrupted by Ctrl-C (every answer given so far is already saved),\n\
-2 the form is malformed or a --set value is refused."
+Without a terminal, the first refused answer ends the run (exit 2), never asked again.\n\n\
+Exit codes: 0 saved and complete, 130 interrupted by Ctrl-C (every answer given so far is already saved), 2 the form is malformed, a --set value or an answer is refused, or the input ended first (what was answered is saved: run it again to go on)."
     )]
     Fill {
         /// The form (created blank when it does not exist).
@@ -208,13 +207,16 @@ pub fn run(args: &FormArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         } => {
             use std::io::IsTerminal;
             let stdin = io::stdin();
-            let echo = !stdin.is_terminal();
+            let terminal = stdin.is_terminal();
             let mut input = stdin.lock();
             let options = FillOptions {
                 sets: set.clone(),
                 no_prompt: *no_prompt,
                 question: question.map(Into::into),
-                session: fill::Session { echo },
+                session: fill::Session {
+                    echo: !terminal,
+                    retry: terminal,
+                },
             };
             fill_file(file, &options, &mut input, out)
         }
@@ -261,7 +263,9 @@ pub fn fill_file(
     let name = format::default_name(&label);
     // Held until this function returns: one filler at a time.
     let _lock = guard::FormLock::acquire(file)?;
-    let mut form = if file.exists() {
+    // Anything at the path (a link loop, a dangling link, a folder) is read, and its reader
+    // says what is wrong; only a path with nothing there is created blank.
+    let mut form = if file.symlink_metadata().is_ok() {
         read_form(file)?.into_raw()
     } else {
         let mut f = blank(options.question, None);
@@ -285,7 +289,18 @@ pub fn fill_file(
             .into());
         };
         let field = field.trim();
-        fields::set(&mut form, field, value).map_err(|message| {
+        let refused = |message: String| FormError::new(field, "bad-value", message).in_file(&label);
+        if value.len() > fill::MAX_ANSWER_BYTES {
+            return Err(FormError::new(field, "too-large", fill::too_long())
+                .in_file(&label)
+                .into());
+        }
+        if let Some(why) = fill::control_refusal(value) {
+            return Err(refused(why).into());
+        }
+        let value = fields::resolve_typed(field, value);
+        fields::check_typed(&form, field, &value).map_err(refused)?;
+        fields::set(&mut form, field, &value).map_err(|message| {
             let code = if fields::settable_paths().contains(&field) {
                 "bad-value"
             } else {
@@ -298,11 +313,15 @@ pub fn fill_file(
     if !options.sets.is_empty() {
         saver.save(form.raw())?;
     }
+    // A save refused (too large, the file changed beyond reading) ends the session with
+    // that refusal, as it is, not as an I/O error.
+    let mut save_failure: Option<Failure> = None;
     let mut save = |f: &RawForm| {
-        saver
-            .save(f)
-            .map(|_| ())
-            .map_err(|failure| io::Error::other(failure.message))
+        saver.save(f).map(|_| ()).map_err(|failure| {
+            let e = io::Error::other(failure.message.clone());
+            save_failure = Some(failure);
+            e
+        })
     };
     if options.no_prompt {
         let (answered, total) = progress(form.raw());
@@ -317,15 +336,38 @@ pub fn fill_file(
         out,
         &mut save,
     )
-    .map_err(|e| Failure {
-        message: format!("error: {e}"),
-        code: EXIT_INPUT,
+    .map_err(|e| {
+        save_failure.take().unwrap_or_else(|| Failure {
+            message: format!("{label}: error[io]: {e}"),
+            code: EXIT_INPUT,
+        })
     })?;
-    debug_assert!(matches!(
-        outcome.end,
-        FillEnd::Complete | FillEnd::Interrupted
-    ));
-    Ok(EXIT_OK)
+    let (answered, total) = progress(&outcome.form);
+    let kept = format!("{answered} of {total} fields answered are saved");
+    match outcome.end {
+        FillEnd::Complete => Ok(EXIT_OK),
+        FillEnd::Interrupted => {
+            let field = next_field(&outcome.form).map_or("$", |f| f.path);
+            Err(FormError::new(
+                field,
+                "end-of-input",
+                format!("standard input ended before this field was answered; {kept}: run `worksheet form fill {label}` again to go on"),
+            )
+            .in_file(&label)
+            .into())
+        }
+        FillEnd::Refused {
+            field,
+            code,
+            reason,
+        } => Err(FormError::new(
+            field,
+            code,
+            format!("the answer on standard input is refused: {reason}; standard input is not a terminal, so it is not asked again ({kept})"),
+        )
+        .in_file(&label)
+        .into()),
+    }
 }
 
 /// Reads and validates a form file (JSON, or CSV by extension).
@@ -488,6 +530,13 @@ fn check_files(
 /// # Errors
 /// Write errors of `out`.
 pub fn write_check_text(r: &FormCheck, out: &mut dyn Write) -> io::Result<()> {
+    // Answers, names and file names come from the form: escape terminal controls.
+    let mut text = Vec::new();
+    write_check_text_raw(r, &mut text)?;
+    out.write_all(crate::escape::printable(&String::from_utf8_lossy(&text)).as_bytes())
+}
+
+fn write_check_text_raw(r: &FormCheck, out: &mut dyn Write) -> io::Result<()> {
     let question = r.question.unwrap_or("(no question yet)");
     let unanswered = r
         .findings

@@ -93,6 +93,12 @@ pub const MAX_TRACE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 // Standard input (`-`) is copied up to its own cap, so this cap must not exceed it.
 const _: () = assert!(crate::input::MAX_STDIN_BYTES >= MAX_TRACE_BYTES);
 
+/// The longest name (a kernel, a call, a string of an export) an import keeps, in bytes
+/// (1 MiB): a demangled C++ kernel name reaches some KiB; a name past this is refused as
+/// `too-large` where it is read, so that one string costs about twice its size, not once
+/// per phase, label and summary line that repeats it (review D9: 19× for a 100 MB string).
+pub const MAX_NAME_BYTES: usize = 1 << 20;
+
 /// Output format of the summary `import` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SummaryFormat {
@@ -294,6 +300,31 @@ pub(crate) fn open_with_head(path: &Path) -> Result<(std::fs::File, Vec<u8>), Im
     Ok((handle, head))
 }
 
+/// A plain (not gzipped) trace file larger than [`MAX_TRACE_BYTES`] is `too-large` from its
+/// size, before a byte of it is parsed (review D4, unclear message 7: 2 GiB were read first).
+///
+/// # Errors
+/// `too-large`, or `io` when the size cannot be read.
+fn refuse_past_cap(handle: &std::fs::File, head: &[u8]) -> Result<(), ImportError> {
+    if crate::case::is_gzip(head) {
+        return Ok(());
+    }
+    let len = handle
+        .metadata()
+        .map_err(|e| ImportError::new("$", "io", format!("cannot read the file: {e}")))?
+        .len();
+    if len > MAX_TRACE_BYTES {
+        return Err(ImportError::new(
+            "$",
+            "too-large",
+            format!(
+                "the file holds {len} bytes, more than the {MAX_TRACE_BYTES} bytes a trace may hold; refused from its size, unread"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The audit's model of a trace, read by the import's own pass (Kineto traces), or `None`
 /// when the audit reads the file itself (Nsight Systems exports).
 type AuditTrace = Option<Result<crate::trace::model::Trace, ImportError>>;
@@ -323,9 +354,17 @@ fn import_path_with(
             let name = case_name(path);
             // The fast path: gunzipping and cutting into events on a second thread, each
             // event parsed from its slice on this one.
+            refuse_past_cap(&handle, &head).map_err(|e| e.in_file(&file))?;
             let text = text::open(head, handle, MAX_TRACE_BYTES);
-            if let Some(done) = kineto::import_split(text, &name, options, audit) {
+            let refusal = text.refusal();
+            if let Some(done) =
+                kineto::import_split(text, &name, options, audit, Some(refusal.clone()))
+            {
                 return Ok(done);
+            }
+            // Past the cap or the event budget: refused, without reading it all again.
+            if let Some(refused) = refusal.get() {
+                return Err(refused.clone().in_file(&file));
             }
             // Anything the fast path does not take for granted (a malformed trace, a field
             // the importer refuses, trouble reading): the careful reader reads the file
@@ -368,9 +407,16 @@ pub fn read_audit_trace(
     }
     // A trace the importer reads gives the same model through its one streaming pass
     // (`src/import/kineto/fast_tests.rs`): no whole text in memory, no second parse.
-    let fast = kineto::audit_split(text::open(head, handle, MAX_TRACE_BYTES), options);
+    refuse_past_cap(&handle, &head).map_err(|e| e.in_file(&file))?;
+    let text = text::open(head, handle, MAX_TRACE_BYTES);
+    let refusal = text.refusal();
+    let fast = kineto::audit_split(text, options, Some(refusal.clone()));
     if let Some(Ok(trace)) = fast {
         return Ok(trace);
+    }
+    // Past the cap or the event budget: refused, never read whole (review D4).
+    if let Some(refused) = refusal.get() {
+        return Err(refused.clone().in_file(&file));
     }
     // Anything else (a trace the importer refuses, a case file): the lenient reader, from the
     // start of the file.
@@ -386,7 +432,7 @@ pub fn read_audit_trace(
         let case = crate::case::load_case_str(&text, &file)?;
         return Ok(crate::trace::model::Trace::from_case(&case));
     }
-    kineto::trace::read_trace(&text, options).map_err(|e| e.in_file(&file))
+    kineto::trace::read_trace(&text, options).map_err(|e| gzip_context(e, path).in_file(&file))
 }
 
 /// Bytes of a trace file → text, through the same checks as a streamed import
@@ -406,23 +452,36 @@ fn decode_text(bytes: Vec<u8>, file: &str, max: u64) -> Result<String, ImportErr
 /// `NaN` / `Infinity` or a lone surrogate where the parser stopped, and a file of another
 /// kind (a case, a form, a report), naming the command to use. Otherwise `err` as it is.
 fn explain_failure(err: ImportError, path: &Path) -> ImportError {
+    let err = gzip_context(err, path);
     if err.code != "bad-syntax" && err.code != "missing-field" && err.code != "wrong-type" {
         return err;
     }
-    let Ok(bytes) = crate::input::read_capped(path, MAX_TRACE_BYTES, "trace") else {
+    // Each look streams the text again, so the error path holds no more of it than the
+    // import did (review D4: a 1 GiB refused trace was held whole here).
+    let stream =
+        |max: u64| open_with_head(path).map(|(handle, head)| text::open(head, handle, max));
+    let Ok(start) = stream(MAX_TRACE_BYTES) else {
         return err;
     };
-    let Ok(text) = decode_text(bytes, "", MAX_TRACE_BYTES) else {
-        return err;
-    };
-    if let Err(bom) = crate::error::refuse_bom(&text) {
-        return bom;
+    let mut head = Vec::with_capacity(3);
+    if start.take(3).read_to_end(&mut head).is_ok() && head == "\u{feff}".as_bytes() {
+        if let Err(bom) = crate::error::refuse_bom("\u{feff}") {
+            return bom;
+        }
     }
-    if let Some(other_kind) = crate::kind::not_a_trace(&text) {
-        return other_kind;
+    if let Ok(whole) = stream(MAX_TRACE_BYTES) {
+        if let Some(other_kind) = crate::kind::not_a_trace_kind(crate::kind::peek_reader(whole)) {
+            return other_kind;
+        }
     }
     // A parse into a JSON value with paths names the field; it costs several times the
-    // text, so only texts up to the case cap get it.
+    // text, so only texts up to the case cap get it, read only that far.
+    let mut text = String::new();
+    let read =
+        stream(EXPLAIN_MAX_BYTES).map(|t| t.take(EXPLAIN_MAX_BYTES + 1).read_to_string(&mut text));
+    if !matches!(read, Ok(Ok(_))) {
+        return err;
+    }
     if err.code == "bad-syntax" && text.len() as u64 <= EXPLAIN_MAX_BYTES {
         let mut de = serde_json::Deserializer::from_str(&text);
         if let Err(e) = serde_path_to_error::deserialize::<_, serde_json::Value>(&mut de) {
@@ -441,6 +500,52 @@ fn explain_failure(err: ImportError, path: &Path) -> ImportError {
         }
     }
     err
+}
+
+/// What the gzip layer says about a content error (reliability review, unclear messages 5
+/// and 6): a file named `.gz` that is not gzip was read as plain text, so its JSON error
+/// says so; and a gzip stream whose damage gave the JSON reader garbage (one flipped byte
+/// in the middle: `duplicate field`) is checked to its end, where the CRC finds the damage,
+/// which is then the error. Errors of reading, size and kind are returned as they are.
+fn gzip_context(err: ImportError, path: &Path) -> ImportError {
+    if matches!(err.code, "io" | "too-large" | "not-a-file" | "wrong-kind")
+        || err.message.contains("gzip stream is damaged")
+    {
+        return err;
+    }
+    let Ok((handle, head)) = open_with_head(path) else {
+        return err;
+    };
+    let named_gz = path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().ends_with(".gz"));
+    if !crate::case::is_gzip(&head) {
+        if named_gz {
+            return ImportError {
+                message: format!(
+                    "{} (the file is named `.gz` but does not start with gzip's magic bytes 1f 8b, so it was read as plain text)",
+                    err.message
+                ),
+                ..err
+            };
+        }
+        return err;
+    }
+    // The whole stream, decompressed into nothing (bounded memory, at most the cap).
+    let decoder = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(
+        std::io::Cursor::new(head).chain(handle),
+    ));
+    match std::io::copy(&mut decoder.take(MAX_TRACE_BYTES), &mut std::io::sink()) {
+        Ok(_) => err,
+        Err(e) => ImportError::new(
+            "$",
+            "bad-syntax",
+            format!(
+                "the gzip stream is damaged ({e}); the JSON reader met its garbage first (at {}: {}), which is a consequence of the damage",
+                err.path, err.message
+            ),
+        ),
+    }
 }
 
 /// The largest trace text [`explain_failure`] parses again to name a syntax error's field.

@@ -289,7 +289,11 @@ pub fn rows_of(case: &Case, report: &Report) -> Rows {
                 communication_ns: b.busy,
                 union_ns,
                 overlap_ns,
-                of_communication: percent(overlap_ns, b.busy),
+                of_communication: share(
+                    overlap_ns,
+                    b.busy,
+                    [a.busy, b.busy, union_ns].iter().all(|&v| fits(v)),
+                ),
             });
         }
         if let Some(all) = row_ns(&format!("device:{d}")) {
@@ -365,6 +369,72 @@ fn set_row(question: &str, a: &SetAnalysis) -> SetRow {
             span,
         },
     }
+}
+
+/// Whether a total is known: the engine answers `unknown (overflow)` for a duration that
+/// does not fit in `i64` nanoseconds, and so does every line of the summary.
+fn fits(ns: i128) -> bool {
+    i64::try_from(ns).is_ok()
+}
+
+/// A total derived from others (`idle = span − busy`): its exact value only when every
+/// operand is known, else `unknown (overflow)`, the verdict of the operand it depends on.
+fn derived(value: i128, operands_known: bool) -> String {
+    if operands_known {
+        wide(value)
+    } else {
+        format!("unknown ({})", crate::verdict::Reason::Overflow)
+    }
+}
+
+/// A share `num / den` ([`percent`]) when every total it is computed from is known, else
+/// `unknown (overflow)`: a percentage of an unknown span is not 100 % (review D10).
+fn share(num: i128, den: i128, operands_known: bool) -> String {
+    if operands_known {
+        percent(num, den)
+    } else {
+        format!("unknown ({})", crate::verdict::Reason::Overflow)
+    }
+}
+
+/// The cells of an HTA row in the text table: device, kernel time, idle, compute,
+/// non-compute, and the three shares. A value is printed only when every total it depends
+/// on is known (fits in `i64` ns, as the engine's answers do).
+fn hta_cells(h: &HtaRow) -> [String; 8] {
+    let busy = h.kernel_time_ns - h.idle_ns;
+    let (span_ok, busy_ok, compute_ok) = (fits(h.kernel_time_ns), fits(busy), fits(h.compute_ns));
+    let idle_ok = span_ok && busy_ok;
+    let non_compute_ok = busy_ok && compute_ok;
+    [
+        h.device.clone(),
+        wide(h.kernel_time_ns),
+        derived(h.idle_ns, idle_ok),
+        wide(h.compute_ns),
+        derived(h.non_compute_ns, non_compute_ok),
+        share(h.idle_ns, h.kernel_time_ns, idle_ok && span_ok),
+        share(h.compute_ns, h.kernel_time_ns, compute_ok && span_ok),
+        share(
+            h.non_compute_ns,
+            h.kernel_time_ns,
+            non_compute_ok && span_ok,
+        ),
+    ]
+}
+
+/// The cells of a compute ∩ communication row: device, compute, communication, their
+/// union, the overlap (known when the three unions are) and its share of communication.
+fn overlap_cells(o: &OverlapRow) -> [String; 6] {
+    let operands_ok = [o.compute_ns, o.communication_ns, o.union_ns]
+        .iter()
+        .all(|&v| fits(v));
+    [
+        o.device.clone(),
+        wide(o.compute_ns),
+        wide(o.communication_ns),
+        wide(o.union_ns),
+        derived(o.overlap_ns, operands_ok),
+        o.of_communication.clone(),
+    ]
 }
 
 /// `num / den` as a percentage with two decimals, rounded half up; `—` for `den == 0`.
@@ -519,14 +589,7 @@ impl Summary {
                 "of comm",
             ]);
             for o in &self.overlaps {
-                t.add_row(vec![
-                    o.device.clone(),
-                    wide(o.compute_ns),
-                    wide(o.communication_ns),
-                    wide(o.union_ns),
-                    wide(o.overlap_ns),
-                    o.of_communication.clone(),
-                ]);
+                t.add_row(overlap_cells(o).to_vec());
             }
             s.push_str(&format!("{}\n", show(&t)));
         }
@@ -550,16 +613,7 @@ impl Summary {
                 "non-compute %",
             ]);
             for h in &self.hta {
-                t.add_row(vec![
-                    h.device.clone(),
-                    wide(h.kernel_time_ns),
-                    wide(h.idle_ns),
-                    wide(h.compute_ns),
-                    wide(h.non_compute_ns),
-                    percent(h.idle_ns, h.kernel_time_ns),
-                    percent(h.compute_ns, h.kernel_time_ns),
-                    percent(h.non_compute_ns, h.kernel_time_ns),
-                ]);
+                t.add_row(hta_cells(h).to_vec());
             }
             s.push_str(&format!("{}\n", show(&t)));
         }
@@ -621,7 +675,8 @@ impl Summary {
                 s.push_str(&kernels);
             }
         }
-        s
+        // Names (kernels, calls, streams) come from the trace: escape terminal controls.
+        crate::escape::printable(&s).into_owned()
     }
 }
 
@@ -637,5 +692,98 @@ mod tests {
         assert_eq!(percent(0, 5), "0.00 %");
         assert_eq!(percent(5, 5), "100.00 %");
         assert_eq!(percent(1, 0), "—");
+    }
+
+    const UNKNOWN: &str = "unknown (overflow)";
+
+    #[test]
+    fn an_unknown_span_gives_no_share_and_no_idle() {
+        // review D10: a kernel over i64::MIN..i64::MAX printed `0 ns` idle and compute 100 %
+        let span = i128::from(i64::MAX) - i128::from(i64::MIN);
+        let h = HtaRow {
+            device: "gpu0".into(),
+            kernel_time_ns: span,
+            idle_ns: 0,
+            compute_ns: span,
+            non_compute_ns: 0,
+        };
+        assert_eq!(
+            hta_cells(&h),
+            ["gpu0", UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN]
+                .map(String::from)
+        );
+        let h = HtaRow {
+            device: "gpu0".into(),
+            kernel_time_ns: 1000,
+            idle_ns: 250,
+            compute_ns: 500,
+            non_compute_ns: 250,
+        };
+        assert_eq!(
+            hta_cells(&h),
+            ["gpu0", "1 us", "250 ns", "500 ns", "250 ns", "25.00 %", "50.00 %", "25.00 %"]
+                .map(String::from)
+        );
+    }
+
+    use proptest::prelude::*;
+
+    /// Totals around the edge of `i64`: known, or past it (the engine's `overflow`).
+    fn total() -> impl Strategy<Value = i128> {
+        prop_oneof![
+            0i128..1_000_000,
+            (0i128..1_000_000).prop_map(|d| i128::from(i64::MAX) - d),
+            (1i128..1_000_000).prop_map(|d| i128::from(i64::MAX) + d),
+            (0i128..1_000_000).prop_map(|d| 2 * i128::from(i64::MAX) - d),
+        ]
+    }
+
+    proptest! {
+        /// Every cell of a summary row is a number only when every total it is computed
+        /// from is one; otherwise it reads `unknown (overflow)`, as the engine's verdicts do.
+        #[test]
+        fn summary_cells_agree_with_the_verdicts_of_their_operands(
+            span in total(), busy_frac in 0u32..=100, compute_frac in 0u32..=100,
+            comm in total(),
+        ) {
+            let busy = span * i128::from(busy_frac) / 100;
+            let compute = busy * i128::from(compute_frac) / 100;
+            let h = HtaRow {
+                device: "d".into(),
+                kernel_time_ns: span,
+                idle_ns: span - busy,
+                compute_ns: compute,
+                non_compute_ns: busy - compute,
+            };
+            let cells = hta_cells(&h);
+            let known = |v: i128| i64::try_from(v).is_ok();
+            // operands of each cell, in the column order
+            let operands: [Vec<i128>; 7] = [
+                vec![span],
+                vec![span, busy],
+                vec![compute],
+                vec![busy, compute],
+                vec![span, busy],
+                vec![span, compute],
+                vec![span, busy, compute],
+            ];
+            for (cell, ops) in cells[1..].iter().zip(&operands) {
+                let all_known = ops.iter().all(|&v| known(v));
+                prop_assert_eq!(cell == UNKNOWN, !all_known, "{} from {:?}", cell, ops);
+            }
+            let union = compute + comm;
+            let o = OverlapRow {
+                device: "d".into(),
+                compute_ns: compute,
+                communication_ns: comm,
+                union_ns: union,
+                overlap_ns: compute + comm - union,
+                of_communication: share(compute + comm - union, comm, [compute, comm, union].iter().all(|&v| known(v))),
+            };
+            let cells = overlap_cells(&o);
+            let all_known = [compute, comm, union].iter().all(|&v| known(v));
+            prop_assert_eq!(cells[4] == UNKNOWN, !all_known);
+            prop_assert_eq!(cells[5] == UNKNOWN, !all_known);
+        }
     }
 }

@@ -13,6 +13,7 @@
 use std::fmt;
 use std::io::{self, BufReader, Read};
 use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::{Arc, OnceLock};
 use std::thread::Scope;
 
 use super::ImportError;
@@ -56,6 +57,12 @@ pub(crate) fn trouble_of(e: serde_json::Error) -> Result<ImportError, serde_json
     }
 }
 
+/// A refusal that ends a read for good, set by whichever stage meets it first (the size
+/// cap here, the event budget in the splitter): the fast path gives up on it, and the
+/// caller returns it instead of reading the file again (reliability review D4, D6: a gzip
+/// bomb was streamed twice, and the audit then held its whole text).
+pub(crate) type Refusal = Arc<OnceLock<ImportError>>;
+
 /// Text read from `inner`, checked block by block: valid UTF-8 (a sequence cut between two
 /// blocks is completed from the next) and at most `max` bytes.
 pub(crate) struct CheckedText<R> {
@@ -66,6 +73,8 @@ pub(crate) struct CheckedText<R> {
     /// The start of a UTF-8 sequence cut at the end of the last block.
     carry: [u8; 4],
     carry_len: usize,
+    /// Set when the text passes `max`.
+    refusal: Refusal,
 }
 
 impl<R: Read> CheckedText<R> {
@@ -78,7 +87,13 @@ impl<R: Read> CheckedText<R> {
             seen: 0,
             carry: [0; 4],
             carry_len: 0,
+            refusal: Refusal::default(),
         }
+    }
+
+    /// The refusal this text sets when it passes its cap, shared with whoever reads it.
+    pub(crate) fn refusal(&self) -> Refusal {
+        Arc::clone(&self.refusal)
     }
 
     /// The error for text that is not UTF-8: `e` is the error of the bytes from `at` on
@@ -167,11 +182,13 @@ impl<R: Read> Read for CheckedText<R> {
             } else {
                 "file"
             };
-            return Err(trouble(ImportError::new(
+            let err = ImportError::new(
                 "$",
                 "too-large",
                 format!("the {what} is larger than {} bytes", self.max),
-            )));
+            );
+            let _ = self.refusal.set(err.clone());
+            return Err(trouble(err));
         }
         // `seen` already counts this block; `check_utf8` wants the offset before it.
         self.seen -= n as u64;
@@ -375,5 +392,11 @@ mod tests {
         let err = read_all(b"0123456789", 3, 9).unwrap_err();
         assert_eq!(err.code, "too-large");
         assert!(err.message.contains("file is larger than 9 bytes"), "{err}");
+        // the refusal is shared with whoever reads the text, so nobody reads it again
+        let mut text = CheckedText::new(&b"0123456789"[..], false, 9);
+        let refusal = text.refusal();
+        assert!(refusal.get().is_none());
+        let _ = text.read_to_end(&mut Vec::new());
+        assert_eq!(refusal.get().map(|e| e.code), Some("too-large"));
     }
 }

@@ -393,7 +393,11 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
     for note in &timeline.notes {
         say(&mut out, note, 0);
     }
-    out
+    // Names and labels come from the case: no control character reaches the terminal.
+    match crate::escape::printable(&out) {
+        std::borrow::Cow::Borrowed(_) => out,
+        std::borrow::Cow::Owned(safe) => safe,
+    }
 }
 
 #[cfg(test)]

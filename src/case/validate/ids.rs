@@ -108,11 +108,28 @@ pub(super) fn time(value: &RawTime, path: impl FnOnce() -> String) -> Result<Nan
         RawTime::Text(text) => {
             parse_value(text).map_err(|e| CaseError::new(path(), e.code(), e.to_string()))
         }
-        RawTime::Number(n) => Err(CaseError::new(
-            path(),
-            "missing-unit",
-            format!("`{n}` has no unit: write it as a string with its unit, such as \"{n} us\""),
-        )),
+        RawTime::Number(n) => {
+            let n = number_text(n);
+            Err(CaseError::new(
+                path(),
+                "missing-unit",
+                format!(
+                    "`{n}` has no unit: write it as a string with its unit, such as \"{n} us\""
+                ),
+            ))
+        }
+    }
+}
+
+/// A JSON number as the person wrote it, as near as serde_json keeps it: a whole number
+/// past `u64` is held as a float, whose `Display` (`1.8446744073709552e19`) is not what was
+/// written, so a whole float is written out in digits (`18446744073709551616`).
+fn number_text(n: &serde_json::Number) -> String {
+    match n.as_f64() {
+        Some(f) if n.is_f64() && f.is_finite() && f.fract() == 0.0 && f.abs() >= 1e15 => {
+            format!("{f:.0}")
+        }
+        _ => n.to_string(),
     }
 }
 

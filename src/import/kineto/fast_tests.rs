@@ -15,7 +15,7 @@ fn both_ways(text: &[u8], options: &ImportOptions) -> (Result<String, String>, O
     let careful = import_with_audit(text, "t", options)
         .map(|(imported, audit)| format!("{imported:?}\n{audit:?}"))
         .map_err(|e| e.to_string());
-    let fast = import_split(text, "t", options, true)
+    let fast = import_split(text, "t", options, true, None)
         .map(|(imported, audit)| format!("{imported:?}\n{:?}", audit.expect("asked for")));
     (careful, fast)
 }
@@ -142,7 +142,7 @@ fn the_audit_model_of_the_pass_is_the_lenient_readers() {
         let lenient = super::trace::read_trace(std::str::from_utf8(&text).unwrap(), &options)
             .map(|t| format!("{t:?}"))
             .map_err(|e| e.to_string());
-        let pass = audit_split(text.as_slice(), &options)
+        let pass = audit_split(text.as_slice(), &options, None)
             .unwrap_or_else(|| panic!("{name}: the fast path gave up"))
             .map(|t| format!("{t:?}"))
             .map_err(|e| e.to_string());

@@ -328,9 +328,10 @@ pub(crate) fn for_each_event<R: std::io::Read + Send>(
 pub(crate) fn audit_split<R: std::io::Read + Send>(
     text: R,
     options: &ImportOptions,
+    refusal: Option<crate::import::text::Refusal>,
 ) -> Option<AuditResult> {
     let (mut read, top, _) = std::thread::scope(|scope| {
-        let pieces = split::in_thread(scope, text);
+        let pieces = split::in_thread_refusing(scope, text, refusal);
         read::read_pieces(&pieces, options)
     })?;
     Some(audit_of(&mut read, &top))
@@ -348,9 +349,10 @@ pub(crate) fn import_split<R: std::io::Read + Send>(
     name: &str,
     options: &ImportOptions,
     audit: bool,
+    refusal: Option<crate::import::text::Refusal>,
 ) -> Option<(Imported, Option<AuditResult>)> {
     let parsed = std::thread::scope(|scope| {
-        let pieces = split::in_thread(scope, text);
+        let pieces = split::in_thread_refusing(scope, text, refusal);
         read::read_pieces(&pieces, options)
     })?;
     Some(finish(parsed, name, audit))

@@ -405,6 +405,9 @@ impl<'o> State<'o> {
 
     /// The event just read (`fields`), at `index`: counted, or read and kept.
     fn take_event(&mut self, index: usize) -> Result<()> {
+        if index >= super::split::MAX_EVENTS {
+            return Err(super::split::too_many_events(self.events_path));
+        }
         let f = &mut self.fields;
         let cat = f.cat.get().unwrap_or("");
         let kind = kept(cat).filter(|_| f.ph.get() == Some("X"));
@@ -428,6 +431,17 @@ impl<'o> State<'o> {
         };
         let (ts, dur) = self.kept_times(cat, index)?;
         let f = &self.fields;
+        let name_len = f.name.get().map_or(0, str::len);
+        if name_len > crate::import::MAX_NAME_BYTES {
+            return Err(ImportError::new(
+                format!("{}.name", event_path(self.events_path, index)),
+                "too-large",
+                format!(
+                    "the name holds {name_len} bytes, more than the {} bytes a name may hold; no kernel or call name is that long",
+                    crate::import::MAX_NAME_BYTES
+                ),
+            ));
+        }
         let pending = Pending::Kept(KeptEvent {
             index,
             cat,

@@ -45,6 +45,29 @@ pub(crate) const MAX_DEPTH: usize = 100;
 /// a longer one goes to the careful reader, which streams it.
 pub(crate) const MAX_VALUE_BYTES: usize = 64 << 20;
 
+/// The most events a trace may hold (2^25 = 33,554,432): under the 2 GiB cap on its text, a
+/// trace with more would average under 64 bytes an event, and a profiler's event (name,
+/// `ph`, `ts`, `pid`, `tid`, ...) is longer. Past it the trace is refused (`too-large`) at
+/// once, so a bomb of tiny events (`{},` × 10^9) costs seconds, not minutes (review D6).
+pub(crate) const MAX_EVENTS: usize = 1 << 25;
+
+/// The refusal of a trace past [`MAX_EVENTS`]; `events_path` is `traceEvents` or `$`.
+pub(crate) fn too_many_events(events_path: &str) -> crate::import::ImportError {
+    let path = if events_path == "$" {
+        format!("[{MAX_EVENTS}]")
+    } else {
+        format!("{events_path}[{MAX_EVENTS}]")
+    };
+    crate::import::ImportError::new(
+        path,
+        "too-large",
+        format!(
+            "the trace holds more than {MAX_EVENTS} events: under the {} byte cap that would be under 64 bytes an event, shorter than any profiler's event; the rest is not read",
+            crate::import::MAX_TRACE_BYTES
+        ),
+    )
+}
+
 /// Events of the `traceEvents` array, cut: each span is one event's text in `text`.
 #[derive(Debug)]
 pub(crate) struct Batch {
@@ -123,9 +146,27 @@ pub(crate) fn in_thread<'scope, R: Read + Send + 'scope>(
     scope: &'scope Scope<'scope, '_>,
     text: R,
 ) -> Pieces {
+    in_thread_refusing(scope, text, None)
+}
+
+/// [`in_thread`], setting `refusal` when the trace passes [`MAX_EVENTS`] (the splitter then
+/// stops, and the caller need not read the file again to learn why).
+pub(crate) fn in_thread_refusing<'scope, R: Read + Send + 'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    text: R,
+    refusal: Option<crate::import::text::Refusal>,
+) -> Pieces {
     let (tx, rx) = sync_channel(BATCHES_IN_FLIGHT);
     let (spent, reuse) = sync_channel(BATCHES_IN_FLIGHT + 2);
-    scope.spawn(move || split(text, &tx, Some(&reuse), (READ_BYTES, BATCH_BYTES)));
+    scope.spawn(move || {
+        split(
+            text,
+            &tx,
+            Some(&reuse),
+            (READ_BYTES, BATCH_BYTES),
+            refusal.as_ref(),
+        );
+    });
     Pieces { rx, spent }
 }
 
@@ -136,6 +177,7 @@ fn split<R: Read>(
     tx: &SyncSender<Piece>,
     reuse: Option<&Receiver<Vec<u8>>>,
     (read_bytes, batch_bytes): (usize, usize),
+    refusal: Option<&crate::import::text::Refusal>,
 ) {
     let mut splitter = Splitter {
         src: text,
@@ -147,6 +189,9 @@ fn split<R: Read>(
         span_bytes: 0,
         read_bytes,
         batch_bytes,
+        events: 0,
+        events_path: "$",
+        refusal,
     };
     if let Err(Stop::Unsure) = splitter.document() {
         // Nothing more to do whether or not the parser is still there.
@@ -235,6 +280,11 @@ struct Splitter<'t, R> {
     span_bytes: usize,
     read_bytes: usize,
     batch_bytes: usize,
+    /// Events cut so far, against [`MAX_EVENTS`].
+    events: usize,
+    /// `traceEvents` or `$`, for the refusal's path.
+    events_path: &'static str,
+    refusal: Option<&'t crate::import::text::Refusal>,
 }
 
 impl<R: Read> Splitter<'_, R> {
@@ -359,6 +409,7 @@ impl<R: Read> Splitter<'_, R> {
             self.pos += 1;
             if events && self.next_byte()? == b'[' {
                 self.pos += 1;
+                self.events_path = "traceEvents";
                 self.send(Piece::EventsBegin)?;
                 self.events()?;
             } else {
@@ -390,6 +441,13 @@ impl<R: Read> Splitter<'_, R> {
             self.next_byte()?;
             let start = self.pos;
             let end = self.value()?;
+            self.events += 1;
+            if self.events > MAX_EVENTS {
+                if let Some(refusal) = self.refusal {
+                    let _ = refusal.set(too_many_events(self.events_path));
+                }
+                return Err(Stop::Unsure);
+            }
             self.spans.push((start, end));
             self.span_bytes += end - start;
             self.pos = end;
@@ -448,7 +506,13 @@ mod tests {
     /// `>`, `end`, `unsure`; read `chunk` bytes at a time, batching `batch` bytes.
     fn pieces(text: &str, chunk: usize, batch: usize) -> Vec<String> {
         let (tx, rx) = sync_channel(1 << 16);
-        split(Chunks(text.as_bytes(), chunk), &tx, None, (chunk, batch));
+        split(
+            Chunks(text.as_bytes(), chunk),
+            &tx,
+            None,
+            (chunk, batch),
+            None,
+        );
         drop(tx);
         let s = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
         let mut out = Vec::new();
@@ -578,12 +642,51 @@ mod tests {
             }
         }
         let (tx, rx) = sync_channel(8);
-        split(Failing, &tx, None, (16, 16));
+        split(Failing, &tx, None, (16, 16), None);
         drop(tx);
         assert!(matches!(rx.iter().last(), Some(Piece::Unsure)));
     }
 
     /// Batches end at events and hold about the batch size.
+    #[test]
+    fn past_the_event_budget_the_splitter_stops_and_sets_the_refusal() {
+        // review D6: `{},` × 10^9 took 264 s; past MAX_EVENTS the trace is refused at once
+        for (text, path) in [
+            ("{\"traceEvents\": [{},{},{},{},{}]}", "traceEvents"),
+            ("[{},{},{},{},{}]", ""),
+        ] {
+            let (tx, rx) = sync_channel(1 << 10);
+            let refusal = crate::import::text::Refusal::default();
+            let mut splitter = Splitter {
+                src: text.as_bytes(),
+                tx: &tx,
+                reuse: None,
+                buf: Vec::new(),
+                pos: 0,
+                spans: Vec::new(),
+                span_bytes: 0,
+                read_bytes: 4,
+                batch_bytes: 1 << 20,
+                events: MAX_EVENTS - 3,
+                events_path: "$",
+                refusal: Some(&refusal),
+            };
+            assert!(matches!(splitter.document(), Err(Stop::Unsure)));
+            drop(tx);
+            // the three events under the budget were cut, no batch was sent
+            assert!(!rx.into_iter().any(|p| matches!(p, Piece::Events(_))));
+            let err = refusal.get().expect("the refusal is set");
+            assert_eq!(err.code, "too-large");
+            assert_eq!(err.path, format!("{path}[{MAX_EVENTS}]"));
+            assert!(err.message.contains("more than 33554432 events"), "{err}");
+        }
+        // under the budget nothing is refused
+        let (tx, _rx) = sync_channel(1 << 10);
+        let refusal = crate::import::text::Refusal::default();
+        split("[{},{}]".as_bytes(), &tx, None, (4, 16), Some(&refusal));
+        assert!(refusal.get().is_none());
+    }
+
     #[test]
     fn batches_hold_whole_events() {
         let event = r#"{"ph":"X","cat":"kernel","ts":1,"dur":2}"#;
@@ -594,6 +697,7 @@ mod tests {
             &tx,
             None,
             (37, 10 * event.len()),
+            None,
         );
         drop(tx);
         let batches: Vec<Batch> = rx

@@ -17,10 +17,13 @@ pub use crate::error::InputError as NsysError;
 /// | `not-nsys` | an SQLite database without any Nsight Systems table |
 /// | `no-cuda-activity` | an Nsight Systems export without CUDA rows (not traced with `--trace=cuda`) |
 /// | `missing-column` | a table lacks a column the reader needs |
+/// | `not-a-table` | a view, trigger or virtual table stands where an expected table belongs |
+/// | `wrong-column-type` | a column the reader reads is declared with another type (affinity) |
+/// | `too-large` | a `StringIds` value past [`crate::import::MAX_NAME_BYTES`] |
 /// | `duplicate-row` | a table returns one rowid twice (a damaged file) |
 /// | `bad-row` | a row holds NULL or a non-integer where a value is needed, or ends before it starts |
 /// | `sqlite` | any other SQLite failure |
-pub const NSYS_ERROR_CODES: [&str; 12] = [
+pub const NSYS_ERROR_CODES: [&str; 15] = [
     "io",
     "not-a-file",
     "empty-file",
@@ -33,6 +36,9 @@ pub const NSYS_ERROR_CODES: [&str; 12] = [
     "bad-row",
     "sqlite",
     "duplicate-row",
+    "not-a-table",
+    "wrong-column-type",
+    "too-large",
 ];
 
 /// Maps an SQLite error met at `location` to a code.

@@ -34,6 +34,90 @@ const TARGET_GPU: &str = "TARGET_INFO_GPU";
 const META_NEW: &str = "META_DATA_EXPORT";
 const META_OLD: &str = "EXPORT_META_DATA";
 
+/// Every table name the readers (import and audit) read, besides the activity tables: a
+/// view, trigger or virtual table under one of these names is refused (`not-a-table`).
+const EXPECTED_TABLES: [&str; 15] = [
+    KERNEL,
+    MEMCPY,
+    MEMSET,
+    RUNTIME,
+    SYNC,
+    CUDA_EVENT,
+    STRING_IDS,
+    STREAM_INFO,
+    MEM_KIND_ENUM,
+    STREAM_TYPE_ENUM,
+    SESSION_START,
+    TARGET_GPU,
+    META_NEW,
+    META_OLD,
+    "NVTX_EVENTS",
+];
+
+/// Columns read by a query of their own (not through [`Export::rows`], which checks its
+/// columns as integers), with the affinity each must be declared with.
+const TYPED_COLUMNS: &[(&str, &str, Affinity)] = &[
+    (STRING_IDS, "id", Affinity::Integer),
+    (STRING_IDS, "value", Affinity::Text),
+    (MEM_KIND_ENUM, "id", Affinity::Integer),
+    (MEM_KIND_ENUM, "name", Affinity::Text),
+    (STREAM_TYPE_ENUM, "id", Affinity::Integer),
+    (STREAM_TYPE_ENUM, "name", Affinity::Text),
+    (SESSION_START, "utcEpochNs", Affinity::Integer),
+    (TARGET_GPU, "id", Affinity::Integer),
+    (TARGET_GPU, "cuDevice", Affinity::Integer),
+    (TARGET_GPU, "name", Affinity::Text),
+    (META_NEW, "name", Affinity::Text),
+    (META_NEW, "value", Affinity::Text),
+    (META_OLD, "name", Affinity::Text),
+    (META_OLD, "value", Affinity::Text),
+    (RUNTIME, "eventClass", Affinity::Integer),
+    ("NVTX_EVENTS", "start", Affinity::Integer),
+    ("NVTX_EVENTS", "end", Affinity::Integer),
+    ("NVTX_EVENTS", "globalTid", Affinity::Integer),
+    ("NVTX_EVENTS", "textId", Affinity::Integer),
+    ("NVTX_EVENTS", "text", Affinity::Text),
+];
+
+/// A column's type affinity, from its declared type by SQLite's rules (§3.1 of "Datatypes
+/// In SQLite"): `INT` anywhere is integer; else `CHAR`, `CLOB` or `TEXT` is text; else
+/// `BLOB` or no type is blob; else `REAL`, `FLOA` or `DOUB` is real; else numeric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Affinity {
+    Integer,
+    Text,
+    Blob,
+    Real,
+    Numeric,
+}
+
+impl Affinity {
+    pub(crate) fn of(declared: &str) -> Affinity {
+        let t = declared.to_ascii_uppercase();
+        if t.contains("INT") {
+            Affinity::Integer
+        } else if t.contains("CHAR") || t.contains("CLOB") || t.contains("TEXT") {
+            Affinity::Text
+        } else if t.contains("BLOB") || t.trim().is_empty() {
+            Affinity::Blob
+        } else if t.contains("REAL") || t.contains("FLOA") || t.contains("DOUB") {
+            Affinity::Real
+        } else {
+            Affinity::Numeric
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Affinity::Integer => "INTEGER",
+            Affinity::Text => "TEXT",
+            Affinity::Blob => "BLOB (or no type)",
+            Affinity::Real => "REAL",
+            Affinity::Numeric => "NUMERIC",
+        }
+    }
+}
+
 /// The 16 bytes every SQLite 3 database starts with.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
@@ -45,6 +129,8 @@ pub(crate) struct Export {
     conn: Connection,
     /// Table name → its column names, in schema order.
     tables: BTreeMap<String, Vec<String>>,
+    /// Table name → its columns' declared types, in schema order.
+    types: BTreeMap<String, Vec<String>>,
     /// Cache of `StringIds` look-ups.
     strings: HashMap<i64, Option<String>>,
 }
@@ -183,10 +269,15 @@ pub(crate) fn open(path: &Path) -> Result<Export, NsysError> {
     let source = crate::input::source_path(path)?;
     let conn =
         Connection::open_with_flags(source.as_ref(), flags).map_err(|e| sqlite_error("$", &e))?;
+    // Read-only twice over, and no function a schema names runs with any trust.
+    conn.pragma_update(None, "query_only", true)
+        .and_then(|()| conn.pragma_update(None, "trusted_schema", false))
+        .map_err(|e| sqlite_error("$", &e))?;
     quick_check(&conn)?;
     let mut export = Export {
         conn,
         tables: BTreeMap::new(),
+        types: BTreeMap::new(),
         strings: HashMap::new(),
     };
     export.read_schema()?;
@@ -278,31 +369,94 @@ fn check_header(path: &Path) -> Result<(), NsysError> {
 }
 
 impl Export {
+    /// Reads `sqlite_master`: every real table with its columns and declared types. A view,
+    /// trigger or virtual table named like a table the readers expect is `not-a-table` (a
+    /// view's rows are not the export's, and a recursive one never ends: none is read), and
+    /// a column read by a query of its own must have its expected type.
     fn read_schema(&mut self) -> Result<(), NsysError> {
-        let names: Vec<String> = {
+        let entries: Vec<(String, String, Option<String>)> = {
             let mut stmt = self
                 .conn
-                .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+                .prepare("SELECT type, name, sql FROM sqlite_master")
                 .map_err(|e| sqlite_error("sqlite_master", &e))?;
             let rows = stmt
-                .query_map([], |r| r.get::<_, String>(0))
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
                 .map_err(|e| sqlite_error("sqlite_master", &e))?;
             rows.collect::<Result<_, _>>()
                 .map_err(|e| sqlite_error("sqlite_master", &e))?
         };
+        let mut names = Vec::new();
+        for (kind, name, sql) in entries {
+            let is_virtual = sql.as_deref().is_some_and(|s| {
+                s.trim_start()
+                    .to_ascii_uppercase()
+                    .starts_with("CREATE VIRTUAL")
+            });
+            let what = match kind.as_str() {
+                "table" if is_virtual => "a virtual table",
+                "table" => {
+                    names.push(name);
+                    continue;
+                }
+                "view" => "a view",
+                "trigger" => "a trigger",
+                _ => continue, // an index names no rows
+            };
+            if let Some(expected) = EXPECTED_TABLES
+                .iter()
+                .find(|t| t.eq_ignore_ascii_case(&name))
+            {
+                return Err(NsysError::new(
+                    name.as_str(),
+                    "not-a-table",
+                    format!(
+                        "`{name}` is {what}, where an Nsight Systems export has the table `{expected}`: only real tables are read (a view's rows are not the export's); an unmodified `nsys export --type sqlite` file is expected"
+                    ),
+                ));
+            }
+        }
         for name in names {
             let mut stmt = self
                 .conn
                 .prepare(&format!("PRAGMA table_info({})", quote(&name)))
                 .map_err(|e| sqlite_error(name.as_str(), &e))?;
-            let cols: Vec<String> = stmt
-                .query_map([], |r| r.get::<_, String>(1))
+            let cols: Vec<(String, String)> = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, String>(2)?)))
                 .map_err(|e| sqlite_error(name.as_str(), &e))?
                 .collect::<Result<_, _>>()
                 .map_err(|e| sqlite_error(name.as_str(), &e))?;
-            self.tables.insert(name, cols);
+            let (cols, types) = cols.into_iter().unzip();
+            self.tables.insert(name.clone(), cols);
+            self.types.insert(name, types);
+        }
+        for (table, column, affinity) in TYPED_COLUMNS {
+            self.check_type(table, column, *affinity)?;
         }
         Ok(())
+    }
+
+    /// `wrong-column-type` when `table.column` exists with another affinity than `expected`.
+    fn check_type(&self, table: &str, column: &str, expected: Affinity) -> Result<(), NsysError> {
+        let Some(at) = self
+            .tables
+            .get(table)
+            .and_then(|cols| cols.iter().position(|c| c == column))
+        else {
+            return Ok(());
+        };
+        let declared = &self.types[table][at];
+        if Affinity::of(declared) == expected {
+            return Ok(());
+        }
+        Err(NsysError::new(
+            format!("{table}.{column}"),
+            "wrong-column-type",
+            format!(
+                "column `{column}` of {table} is declared `{declared}` ({} affinity); this reader expects {}, as nsys writes it",
+                Affinity::of(declared).word(),
+                expected.word()
+            ),
+        ))
     }
 
     /// Whether the table exists.
@@ -362,9 +516,11 @@ impl Export {
                     ),
                 ));
             }
+            self.check_type(table, c, Affinity::Integer)?;
             select.push(quote(c));
         }
         for c in optional {
+            self.check_type(table, c, Affinity::Integer)?;
             select.push(if self.has_column(table, c) {
                 quote(c)
             } else {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::{
-    declare, expand, import_ranks_declared, summarize_all, RankOptions, RanksSummary, Summaries,
+    declare, import_ranks_declared, summarize_all, RankOptions, RanksSummary, Summaries,
 };
 use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::import::{gzip, ImportArgs, ImportError, ImportOptions, Summary, SummaryFormat};
@@ -49,7 +49,7 @@ pub fn run(
         )
         .into());
     }
-    let files = expand(paths)?;
+    let listing = super::listing::list(paths)?;
     let how = RankOptions {
         expect: args.expect,
         keep_cases: args.output.is_some(),
@@ -60,7 +60,7 @@ pub fn run(
         .iter()
         .map(|t| declare::parse(t))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut multi = import_ranks_declared(&files, options, how, &declared)?;
+    let mut multi = import_ranks_declared(&listing.files, options, how, &declared)?;
     let internal = |e: crate::case::CaseError| {
         Failure {
         message: format!(
@@ -74,6 +74,8 @@ pub fn run(
         ranks,
         merged,
     } = summarize_all(&mut multi, args.expect, args.output.is_some()).map_err(internal)?;
+    // Every folder entry not read is said (review D5).
+    summary.notes.extend(listing.notes());
     if let Some(path) = &args.output {
         let merged = merged.ok_or_else(|| Failure {
             message: "error[internal]: the ranks' cases were not kept for -o; please report this"
@@ -95,7 +97,7 @@ pub fn run(
         SummaryFormat::Text => {
             out.write_all(summary.to_text().as_bytes())?;
             out.write_all(b"\n")?;
-            out.write_all(ranks.to_text().as_bytes())?;
+            out.write_all(crate::escape::printable(&ranks.to_text()).as_bytes())?;
         }
         SummaryFormat::Json => {
             serde_json::to_writer_pretty(

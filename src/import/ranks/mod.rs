@@ -32,6 +32,7 @@
 pub mod arrivals;
 pub mod command;
 pub mod declare;
+pub mod listing;
 pub mod merged;
 pub mod part;
 mod read;
@@ -134,33 +135,13 @@ pub struct MultiRank {
     pub suggestions: Vec<String>,
 }
 
-/// The trace files `paths` name: files as given, folders' `*.json` / `*.json.gz` files
-/// (not recursive), sorted by name.
+/// The trace files `paths` name: files as given, folders' regular `*.json` / `*.json.gz`
+/// files (not recursive), sorted by name ([`listing::list`], which also says what it skips).
 ///
 /// # Errors
-/// `io` for a folder that cannot be listed.
+/// `io` for a folder that cannot be listed; `bad-value` for fewer than two traces.
 pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ImportError> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| {
-                    ImportError::new("$", "io", format!("cannot list the folder: {e}"))
-                        .in_file(p.display().to_string())
-                })?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| {
-                    let n = f.to_string_lossy();
-                    f.is_file() && (n.ends_with(".json") || n.ends_with(".json.gz"))
-                })
-                .collect();
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(p.clone());
-        }
-    }
-    Ok(out)
+    listing::list(paths).map(|l| l.files)
 }
 
 /// Which pairs of ranks (indices into the rank list) get a relation.

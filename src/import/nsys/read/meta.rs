@@ -102,13 +102,32 @@ impl Export {
             return Ok(s.clone());
         }
         let value = if self.has_table(STRING_IDS) {
+            // A value past MAX_NAME_BYTES is measured in SQLite and never copied out.
+            let cap = crate::import::MAX_NAME_BYTES as i64;
             let mut stmt = self
                 .conn
-                .prepare_cached("SELECT value FROM StringIds WHERE id = ?1")
+                .prepare_cached(
+                    "SELECT CASE WHEN length(CAST(value AS BLOB)) <= ?2 THEN value END, \
+                     length(CAST(value AS BLOB)) FROM StringIds WHERE id = ?1",
+                )
                 .map_err(|e| sqlite_error(STRING_IDS, &e))?;
-            let mut rows = stmt.query([id]).map_err(|e| sqlite_error(STRING_IDS, &e))?;
+            let mut rows = stmt
+                .query([id, cap])
+                .map_err(|e| sqlite_error(STRING_IDS, &e))?;
             match rows.next().map_err(|e| sqlite_error(STRING_IDS, &e))? {
-                Some(row) => text_at(row, 0, || format!("{STRING_IDS}[id {id}].value"))?,
+                Some(row) => {
+                    let len: Option<i64> = row.get(1).unwrap_or(None);
+                    if let Some(len) = len.filter(|&l| l > cap) {
+                        return Err(NsysError::new(
+                            format!("{STRING_IDS}[id {id}].value"),
+                            "too-large",
+                            format!(
+                                "the string holds {len} bytes, more than the {cap} bytes a name may hold; no kernel or call name is that long"
+                            ),
+                        ));
+                    }
+                    text_at(row, 0, || format!("{STRING_IDS}[id {id}].value"))?
+                }
                 None => None,
             }
         } else {

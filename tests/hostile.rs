@@ -1,0 +1,362 @@
+//! Hostile input, bounded (issue 29): regression tests for the reliability review's defects
+//! that are not about forms (`tests/forms.rs`) or control characters
+//! (`tests/control_chars.rs`): folders that say what they skip (D5), SQLite read by its
+//! schema (D7), summaries that agree with verdicts (D10), the review's unclear messages, and
+//! refused input in bounded memory (D4, D6, D9).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn worksheet() -> Command {
+    Command::cargo_bin("worksheet").unwrap()
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn traces() -> PathBuf {
+    root().join("tests/data/traces")
+}
+
+/// Runs `worksheet ARGS` in `dir`: exit code, stdout, stderr.
+fn run(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = worksheet()
+        .current_dir(dir)
+        .args(args)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// D5: folders say what they skip
+
+/// The review's `imp-loop/`: two real ranks, a FIFO, a link to `/dev/zero`, `self -> .`, a
+/// self-loop, a dangling link and a subfolder, all named `*.json`.
+#[cfg(unix)]
+fn imp_loop(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::symlink;
+    let d = dir.join("imp-loop");
+    std::fs::create_dir(&d).unwrap();
+    for r in 0..2 {
+        let name = format!("sampled_rank-{r}.json.gz");
+        std::fs::copy(traces().join(&name), d.join(&name)).unwrap();
+    }
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(d.join("fifo.json"))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    symlink("/dev/zero", d.join("zero.json")).unwrap();
+    symlink(".", d.join("self.json")).unwrap();
+    symlink("loopy.json", d.join("loopy.json")).unwrap();
+    symlink("/nonexistent/x.json", d.join("dangling.json")).unwrap();
+    std::fs::create_dir(d.join("sub.json")).unwrap();
+    d
+}
+
+#[cfg(unix)]
+#[test]
+fn import_dir_lists_every_entry_it_does_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    imp_loop(dir.path());
+    let (code, out, err) = run(dir.path(), &["import", "imp-loop"]);
+    assert_eq!(code, Some(0), "{err}");
+    for (name, why) in [
+        ("fifo.json", "a FIFO (named pipe), not a regular file"),
+        (
+            "zero.json",
+            "a character device, through a symbolic link, not a regular file",
+        ),
+        ("self.json", "a subfolder: folders are not searched"),
+        ("loopy.json", "a symbolic-link loop"),
+        (
+            "dangling.json",
+            "a dangling symbolic link (to `/nonexistent/x.json`)",
+        ),
+        ("sub.json", "a subfolder: folders are not searched"),
+    ] {
+        let line = format!("- not read: imp-loop/{name}: {why}");
+        assert!(out.contains(&line), "{line}\n{out}");
+    }
+    let (code, out, _) = run(dir.path(), &["import", "imp-loop", "--format", "json"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(out.matches("\"not read: imp-loop/").count(), 6, "{out}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_folder_left_with_one_trace_is_exit_2_naming_the_files() {
+    // review D5 / unclear message 2: `: $: error[bad-value]: ...` named no file
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("importdir-fifo");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::copy(
+        traces().join("sampled_rank-0.json.gz"),
+        d.join("rank-0.json.gz"),
+    )
+    .unwrap();
+    assert!(std::process::Command::new("mkfifo")
+        .arg(d.join("rank-1.json"))
+        .status()
+        .unwrap()
+        .success());
+    for command in ["import", "export"] {
+        let mut args = vec![command, "importdir-fifo"];
+        if command == "export" {
+            args.extend(["--parquet", "pq"]);
+        }
+        let (code, _, err) = run(dir.path(), &args);
+        assert_eq!(code, Some(2), "{command}: {err}");
+        if command == "export" && err.contains("error[unsupported]") {
+            continue; // built without the parquet feature
+        }
+        assert!(
+            err.starts_with("importdir-fifo: $: error[bad-value]: a multi-rank import needs at least two trace files"),
+            "{command}: {err}"
+        );
+        assert!(
+            err.contains("found only `importdir-fifo/rank-0.json.gz`"),
+            "{err}"
+        );
+        assert!(
+            err.contains(
+                "not read: importdir-fifo/rank-1.json: a FIFO (named pipe), not a regular file"
+            ),
+            "{err}"
+        );
+    }
+    std::fs::create_dir(dir.path().join("empty.json")).unwrap();
+    let (code, _, err) = run(dir.path(), &["import", "empty.json/"]);
+    assert_eq!(code, Some(2));
+    assert!(err.starts_with("empty.json/: $: error[bad-value]"), "{err}");
+    assert!(err.ends_with("found no trace file\n"), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------
+// D7: SQLite read by its schema
+
+const K: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+
+/// `mordred_report1.sqlite` changed by `sql` (the review's `prep_sql.py` edits), in `dir`.
+fn edited_export(dir: &Path, name: &str, sql: &str) -> PathBuf {
+    let path = dir.join(format!("{name}.sqlite"));
+    std::fs::copy(root().join("tests/data/nsys/mordred_report1.sqlite"), &path).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(sql).unwrap();
+    drop(conn);
+    path
+}
+
+#[test]
+fn a_view_trigger_or_virtual_table_in_a_tables_place_is_exit_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let recursive = "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM r)";
+    for (name, sql, object, what) in [
+        (
+            "kernel-is-view",
+            format!("CREATE TABLE kraw AS SELECT * FROM {K}; DROP TABLE {K}; CREATE VIEW {K} AS SELECT * FROM kraw"),
+            K,
+            "a view",
+        ),
+        (
+            "kernel-view-recursive",
+            format!("DROP TABLE {K}; CREATE VIEW {K} AS {recursive} SELECT x AS start, x+1 AS end, 0 AS deviceId, 1 AS contextId, 7 AS streamId, x AS correlationId, 1 AS globalPid, 1 AS demangledName, 1 AS shortName FROM r"),
+            K,
+            "a view",
+        ),
+        (
+            "stringids-view-infinite",
+            format!("CREATE TABLE sraw AS SELECT * FROM StringIds; DROP TABLE StringIds; CREATE VIEW StringIds AS {recursive} SELECT x AS id, 'n' AS value FROM r"),
+            "StringIds",
+            "a view",
+        ),
+        (
+            "kernel-virtual-fts",
+            format!("DROP TABLE {K}; CREATE VIRTUAL TABLE {K} USING fts5(start, end)"),
+            K,
+            "a virtual table",
+        ),
+        (
+            "trigger-named-like-a-table",
+            "DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET; CREATE TRIGGER CUPTI_ACTIVITY_KIND_MEMSET AFTER INSERT ON StringIds BEGIN SELECT 1; END".to_owned(),
+            "CUPTI_ACTIVITY_KIND_MEMSET",
+            "a trigger",
+        ),
+    ] {
+        let path = edited_export(dir.path(), name, &sql);
+        for command in ["import", "audit"] {
+            let started = std::time::Instant::now();
+            let (code, _, err) = run(dir.path(), &[command, path.to_str().unwrap()]);
+            assert_eq!(code, Some(2), "{name} {command}: {err}");
+            let expected = format!("{name}.sqlite: {object}: error[not-a-table]: `{object}` is {what}");
+            assert!(err.contains(&expected), "{name} {command}: {err}");
+            assert!(started.elapsed().as_secs() < 30, "{name} {command}");
+        }
+    }
+}
+
+#[test]
+fn a_column_declared_with_another_type_is_exit_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = edited_export(
+        dir.path(),
+        "start-text",
+        &format!("ALTER TABLE {K} RENAME TO kraw; CREATE TABLE {K} (start TEXT, end INTEGER, deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER, demangledName INTEGER); INSERT INTO {K} SELECT start, end, deviceId, contextId, streamId, correlationId, globalPid, shortName, demangledName FROM kraw; DROP TABLE kraw"),
+    );
+    let (code, _, err) = run(dir.path(), &["import", path.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&format!("start-text.sqlite: {K}.start: error[wrong-column-type]: column `start` of {K} is declared `TEXT` (TEXT affinity); this reader expects INTEGER")),
+        "{err}"
+    );
+    let path = edited_export(
+        dir.path(),
+        "value-blob",
+        "CREATE TABLE s2 (id INTEGER PRIMARY KEY, value BLOB); INSERT INTO s2 SELECT * FROM StringIds; DROP TABLE StringIds; ALTER TABLE s2 RENAME TO StringIds",
+    );
+    let (code, _, err) = run(dir.path(), &["audit", path.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("StringIds.value: error[wrong-column-type]"),
+        "{err}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// D10: summaries agree with verdicts
+
+#[test]
+fn no_share_or_idle_is_printed_from_an_unknown_span() {
+    // review D10 (`in/s/kernel-i64-extremes.sqlite`): `| gpu0 | unknown (overflow) | 0 ns |
+    // unknown (overflow) | 0 ns | 0.00 % | 100.00 % | 0.00 % |`
+    let dir = root().join("tests/data/malformed-inputs");
+    let (code, out, err) = run(&dir, &["import", "nsys-full-range-kernel.sqlite"]);
+    assert_eq!(code, Some(0), "{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("| gpu0 "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<&str> = row
+        .split('|')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(cells.len(), 8, "{row}");
+    assert_eq!(cells[0], "gpu0");
+    for cell in &cells[1..] {
+        assert_eq!(*cell, "unknown (overflow)", "{row}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The review's unclear messages 4-7
+
+#[test]
+fn a_number_without_a_unit_is_suggested_as_written() {
+    // unclear message 4: `1.8446744073709552e+19` was suggested for `18446744073709551616`
+    let dir = tempfile::tempdir().unwrap();
+    let case =
+        std::fs::read_to_string(root().join("fixtures/cases/three-boundaries.json")).unwrap();
+    assert!(case.contains("\"start\": \"7000 us\""));
+    let text = case.replacen(
+        "\"start\": \"7000 us\"",
+        "\"start\": 18446744073709551616",
+        1,
+    );
+    std::fs::write(dir.path().join("c.json"), text).unwrap();
+    let (code, _, err) = run(dir.path(), &["eval", "c.json"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("error[missing-unit]: `18446744073709551616` has no unit: write it as a string with its unit, such as \"18446744073709551616 us\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn gzip_damage_and_a_false_gz_name_are_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    // unclear message 5: one flipped byte mid-stream read as `duplicate field` / `key must be
+    // a string`; the CRC at the end finds the damage
+    let mut bytes = std::fs::read(traces().join("sampled_rank-0.json.gz")).unwrap();
+    bytes[62123] ^= 0x04;
+    std::fs::write(dir.path().join("flipped-mid.json.gz"), bytes).unwrap();
+    let (code, _, err) = run(dir.path(), &["import", "flipped-mid.json.gz"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with("flipped-mid.json.gz: $: error[bad-syntax]: the gzip stream is damaged (corrupt gzip stream does not have a matching checksum); the JSON reader met its garbage first"),
+        "{err}"
+    );
+    // unclear message 6: plain text named `.gz`
+    std::fs::write(
+        dir.path().join("not-gz.json.gz"),
+        "this is plain text, not gzip\n",
+    )
+    .unwrap();
+    for command in ["import", "audit"] {
+        let (code, _, err) = run(dir.path(), &[command, "not-gz.json.gz"]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("(the file is named `.gz` but does not start with gzip's magic bytes 1f 8b, so it was read as plain text)"),
+            "{command}: {err}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// D4, D6, D9: refused input in bounded memory and time
+
+#[test]
+fn a_plain_file_past_the_cap_is_refused_from_its_size() {
+    // unclear message 7 / D4: 2 GiB were read (6.3 GB for audit) before `too-large`
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::fs::File::create(dir.path().join("sparse-zero.json")).unwrap();
+    file.set_len(3 << 30).unwrap(); // sparse: no disk used
+    drop(file);
+    for command in ["import", "audit"] {
+        let started = std::time::Instant::now();
+        let (code, _, err) = run(dir.path(), &[command, "sparse-zero.json"]);
+        assert_eq!(code, Some(2), "{command}: {err}");
+        assert!(
+            err.contains("sparse-zero.json: $: error[too-large]: the file holds 3221225472 bytes, more than the 2147483648 bytes a trace may hold; refused from its size, unread"),
+            "{command}: {err}"
+        );
+        assert!(started.elapsed().as_secs() < 10, "{command}");
+    }
+}
+
+#[test]
+fn a_single_huge_name_is_refused_where_it_is_read() {
+    // D9: one 100 MB StringIds value cost 1.87 GB (19×); a 200 MiB kernel name 4.1×
+    let dir = tempfile::tempdir().unwrap();
+    let path = edited_export(
+        dir.path(),
+        "huge-string",
+        &format!("UPDATE StringIds SET value = printf('%.*c', 2097152, 'k') WHERE id = (SELECT shortName FROM {K} LIMIT 1)"),
+    );
+    for command in ["import", "audit"] {
+        let (code, _, err) = run(dir.path(), &[command, path.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{command}: {err}");
+        assert!(
+            err.contains("].value: error[too-large]: the string holds 2097152 bytes, more than the 1048576 bytes a name may hold"),
+            "{command}: {err}"
+        );
+    }
+    let trace = std::fs::read_to_string(root().join("tests/data/control/ctrl-names.json")).unwrap();
+    let huge = "k".repeat(2 << 20);
+    let trace = trace.replacen("ampere_sgemm_128x64_nn", &huge, 1);
+    std::fs::write(dir.path().join("huge-name.json"), trace).unwrap();
+    let (code, _, err) = run(dir.path(), &["import", "huge-name.json"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(".name: error[too-large]: the name holds 209"),
+        "{err}"
+    );
+}
