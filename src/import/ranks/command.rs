@@ -10,9 +10,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{
-    declare, import_ranks_declared, summarize_all, RankOptions, RanksSummary, Summaries,
-};
+use super::{declare, import_ranks_declared, summarize_all, RankOptions, RanksSummary, Summaries};
 use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::import::{gzip, ImportArgs, ImportError, ImportOptions, Summary, SummaryFormat};
 use crate::output::write_output;
