@@ -32,10 +32,64 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::summary::Split;
 use super::MatchedInstance;
+use crate::engine::wide;
 use crate::engine::Report;
 use crate::verdict::Verdict;
+
+/// A bounded amount `[lo, hi]` in ns, or why there is none.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum Split {
+    /// The value lies in `[lo_ns, hi_ns]`.
+    Bounded {
+        /// Lower end (ns).
+        lo_ns: i128,
+        /// Upper end (ns).
+        hi_ns: i128,
+    },
+    /// No bound worth splitting, and why.
+    Unknown {
+        /// Why.
+        why: String,
+    },
+}
+
+impl Split {
+    /// `bounded [lo, hi]`, or `unknown`.
+    pub(super) fn text(&self) -> String {
+        match self {
+            Split::Bounded { lo_ns, hi_ns } => {
+                format!("bounded [{}, {}]", wide(*lo_ns), wide(*hi_ns))
+            }
+            Split::Unknown { .. } => "unknown".to_owned(),
+        }
+    }
+}
+
+/// One matched collective instance, split into skew and transfer.
+#[derive(Clone, Debug, Serialize)]
+pub struct CollectiveRow {
+    /// `group/name#k`.
+    pub instance: String,
+    /// Ranks that ran it.
+    pub ranks: usize,
+    /// The reference rank's kernel duration (exact, one clock).
+    pub duration_ns: i64,
+    /// Arrival skew: last arrival − first arrival.
+    pub skew: Split,
+    /// Transfer: from the last arrival to the reference rank's end.
+    pub transfer: Split,
+    /// The rank that certainly arrived last, or `None` when the bounds leave it open.
+    pub last: Option<u32>,
+    /// Its delay over the first arrival, when there is a certain last rank.
+    pub lateness: Option<Split>,
+    /// Why the skew bound, though sound, cannot split the collective (as wide as it).
+    pub wide: Option<String>,
+    /// Every pair's bounds (offset-based, clock-free, intersected) and every rank's delay,
+    /// wait and transfer: the one computation the figures above come from (this module).
+    pub arrivals: InstanceArrivals,
+}
 
 /// A closed range `[lo, hi]` of ns (`i128`: sums and differences stay exact).
 pub type Range = (i128, i128);

@@ -20,7 +20,7 @@
 
 use serde::Serialize;
 
-use super::summary::{CollectiveRow, Split};
+use super::arrivals::{CollectiveRow, Split};
 use super::MultiRank;
 use crate::engine::wide;
 

@@ -13,39 +13,11 @@
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 use serde::Serialize;
 
-use super::arrivals::{answers, bounded, of_instance, Answers, InstanceArrivals};
+use super::arrivals::{answers, bounded, of_instance, Answers};
+pub use super::arrivals::{CollectiveRow, Split};
 use super::MultiRank;
 use crate::case::{validate, CaseError};
 use crate::engine::{evaluate, wide, Report};
-
-/// A bounded amount `[lo, hi]` in ns, or why there is none.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "verdict", rename_all = "kebab-case")]
-pub enum Split {
-    /// The value lies in `[lo_ns, hi_ns]`.
-    Bounded {
-        /// Lower end (ns).
-        lo_ns: i128,
-        /// Upper end (ns).
-        hi_ns: i128,
-    },
-    /// No bound worth splitting, and why.
-    Unknown {
-        /// Why.
-        why: String,
-    },
-}
-
-impl Split {
-    fn text(&self) -> String {
-        match self {
-            Split::Bounded { lo_ns, hi_ns } => {
-                format!("bounded [{}, {}]", wide(*lo_ns), wide(*hi_ns))
-            }
-            Split::Unknown { .. } => "unknown".to_owned(),
-        }
-    }
-}
 
 /// One pair of ranks' relation, as printed.
 #[derive(Clone, Debug, Serialize)]
@@ -68,30 +40,6 @@ pub struct RelationRow {
     pub windows: Vec<String>,
     /// Collectives not used for this pair, with why.
     pub excluded: Vec<String>,
-}
-
-/// One matched collective instance, split into skew and transfer.
-#[derive(Clone, Debug, Serialize)]
-pub struct CollectiveRow {
-    /// `group/name#k`.
-    pub instance: String,
-    /// Ranks that ran it.
-    pub ranks: usize,
-    /// The reference rank's kernel duration (exact, one clock).
-    pub duration_ns: i64,
-    /// Arrival skew: last arrival − first arrival.
-    pub skew: Split,
-    /// Transfer: from the last arrival to the reference rank's end.
-    pub transfer: Split,
-    /// The rank that certainly arrived last, or `None` when the bounds leave it open.
-    pub last: Option<u32>,
-    /// Its delay over the first arrival, when there is a certain last rank.
-    pub lateness: Option<Split>,
-    /// Why the skew bound, though sound, cannot split the collective (as wide as it).
-    pub wide: Option<String>,
-    /// Every pair's bounds (offset-based, clock-free, intersected) and every rank's delay,
-    /// wait and transfer: the one computation the figures above come from ([`arrivals`]).
-    pub arrivals: InstanceArrivals,
 }
 
 /// How often one rank was the straggler.
