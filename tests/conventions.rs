@@ -535,7 +535,9 @@ fn lesson_feedback_wraps_at_the_width() {
         let key = lesson(Some(columns), &["lesson", "key", "alice"]);
         assert_eq!(lines_wider_than(&key, columns), Vec::<&str>::new(), "{key}");
         assert!(
-            key.contains("completion-from-submission · answer: unknown (no-wait)"),
+            one_line(&key).contains(
+                "predict.completion-from-submission · part: predict · answer: unknown (no-wait)"
+            ),
             "{key}"
         );
     }

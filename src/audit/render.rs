@@ -177,7 +177,8 @@ fn middle(name: &str, max: usize) -> String {
 /// How many kernel rows the text views show unless told (`--top`).
 pub const DEFAULT_TOP: usize = 10;
 
-fn kernels_table(audit: &Audit, top: usize) -> Table {
+/// The `top` largest kernel rows as a table.
+pub fn kernels_table(audit: &Audit, top: usize) -> Table {
     let mut t = table(&[
         "kernel",
         "class",
@@ -206,26 +207,44 @@ fn kernels_table(audit: &Audit, top: usize) -> Table {
     t
 }
 
-/// The kernel table as text: the `top` largest rows by total, and what the rest add up to.
+/// The caption of the kernel table: how many rows of how many, and what the columns mean.
+pub fn kernels_caption(audit: &Audit, top: usize) -> String {
+    format!(
+        "kernels ({} of {} by total; mean rounded to the ns; share of the device's busy time, which overlapping streams can push past 100 % in sum)",
+        top.min(audit.kernels.len()),
+        audit.kernels.len()
+    )
+}
+
+/// What the rows past the `top` add up to, or `None` when every row is shown.
+pub fn kernels_rest(audit: &Audit, top: usize) -> Option<String> {
+    let rest = &audit.kernels[top.min(audit.kernels.len())..];
+    if rest.is_empty() {
+        return None;
+    }
+    let count: u64 = rest.iter().map(|k| k.count).sum();
+    let total: i128 = rest.iter().map(|k| k.total_ns).sum();
+    Some(format!(
+        "… and {} more row(s): {count} activities, {} in all (--top N shows more)",
+        rest.len(),
+        wide(total)
+    ))
+}
+
+/// The kernel table as text: the caption, the `top` largest rows by total (one record per
+/// line where the table does not fit the terminal), and what the rest add up to.
 pub fn kernels_text(audit: &Audit, top: usize) -> String {
     if audit.kernels.is_empty() {
         return String::new();
     }
-    let shown = top.min(audit.kernels.len());
     let mut s = format!(
-        "kernels ({shown} of {} by total; mean rounded to the ns; share of the device's busy time, which overlapping streams can push past 100 % in sum)\n{}\n",
-        audit.kernels.len(),
-        kernels_table(audit, top)
+        "{}\n{}\n",
+        crate::table::wrap_prose(&kernels_caption(audit, top), "  "),
+        crate::table::fitted_records(&kernels_table(audit, top))
     );
-    let rest = &audit.kernels[shown..];
-    if !rest.is_empty() {
-        let count: u64 = rest.iter().map(|k| k.count).sum();
-        let total: i128 = rest.iter().map(|k| k.total_ns).sum();
-        s.push_str(&format!(
-            "… and {} more row(s): {count} activities, {} in all (--top N shows more)\n",
-            rest.len(),
-            wide(total)
-        ));
+    if let Some(rest) = kernels_rest(audit, top) {
+        s.push_str(&crate::table::wrap_prose(&rest, "  "));
+        s.push('\n');
     }
     s
 }

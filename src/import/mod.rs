@@ -675,7 +675,12 @@ fn audit_imported(
     }
     // The audit travels with the case: `report` of the case shows what `report` of the trace
     // shows, from these same values.
-    if let Ok(value) = serde_json::to_value(&audit) {
+    // Without `input`: the name the trace was given on the command line is no property of
+    // the trace, and a case imported from standard input equals one imported from the file.
+    if let Ok(mut value) = serde_json::to_value(&audit) {
+        if let Some(map) = value.as_object_mut() {
+            map.remove("input");
+        }
         imported
             .case
             .provenance

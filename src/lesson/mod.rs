@@ -710,13 +710,17 @@ pub fn write_check(r: &CheckResult, out: &mut dyn Write) -> io::Result<()> {
     if !r.cautions.is_empty() {
         writeln!(
             out,
-            "CAUTION: graded against your run's own data, but that run may not be the work the lesson asked for:"
+            "{}",
+            wrap_prose(
+                "CAUTION: graded against your run's own data, but that run may not be the work the lesson asked for:",
+                "  "
+            )
         )?;
         for c in &r.cautions {
-            writeln!(out, "  - {c}")?;
+            writeln!(out, "{}", wrap_prose(&format!("  - {c}"), "    "))?;
         }
         if let Some(a) = &r.advice {
-            writeln!(out, "what to do: {a}")?;
+            writeln!(out, "{}", wrap_prose(&format!("what to do: {a}"), "  "))?;
         }
     }
     let mut part = None;
@@ -808,10 +812,14 @@ pub fn write_key(folder: &Folder, key: &[KeyItem], out: &mut dyn Write) -> Resul
     writeln!(out, "{}", crate::table::fitted_records(&t))?;
     writeln!(
         out,
-        "For the teacher: the handout shows the setup and no answer; predictions are written \
-         from it alone. Measured answers are read off the tool's output in part 2 (so they can \
-         be copied from it, or from the folder's files: case.json and the lab reports hold \
-         every measured value); grade understanding by the predictions."
+        "{}",
+        wrap_prose(
+            "For the teacher: the handout shows the setup and no answer; predictions are written \
+             from it alone. Measured answers are read off the tool's output in part 2 (so they can \
+             be copied from it, or from the folder's files: case.json and the lab reports hold \
+             every measured value); grade understanding by the predictions.",
+            ""
+        )
     )?;
     let rerun = folder.rerun()?;
     if !rerun.is_empty() {
