@@ -117,7 +117,7 @@ pub fn trace_span(trace: &worksheet::trace::model::Trace) -> Option<i128> {
     if let Some((s, e)) = trace.window {
         see(s, e);
     }
-    (lo <= hi).then_some(hi - lo)
+    (lo <= hi).then(|| hi - lo)
 }
 
 /// What must hold of an audit of `trace`: known codes; every figure within the trace's span
