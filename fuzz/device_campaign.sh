@@ -114,7 +114,7 @@ run() {
         rm "$out/corpus.tar.gz"
         echo "corpus.tar.gz left out (over 15 MiB)" >>"$summary"
     fi
-    ls "$work"/artifacts/*/ 2>/dev/null | grep -v '^$' | sed 's/^/artifact: /' >>"$summary" || true
+    find "$work/artifacts" -type f -printf 'artifact: %P\n' >>"$summary"
     rm -rf "$work"
 }
 

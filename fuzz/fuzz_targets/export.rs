@@ -43,7 +43,12 @@ fuzz_target!(|data: &[u8]| {
                 Values::Text(v) => (v.len(), v.iter().any(Option::is_none)),
             };
             assert_eq!(len, rows, "{}.{}", t.name, c.name);
-            assert!(c.nullable || !nulls, "null in required {}.{}", t.name, c.name);
+            assert!(
+                c.nullable || !nulls,
+                "null in required {}.{}",
+                t.name,
+                c.name
+            );
         }
     }
     let dir = path.with_file_name("parquet");
@@ -61,9 +66,17 @@ fuzz_target!(|data: &[u8]| {
     let said = String::from_utf8(out).unwrap();
     for t in &tables {
         let bytes = std::fs::read(table_path(&dir, t.name)).expect("the table was written");
-        assert!(bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"), "{}", t.name);
         assert!(
-            said.contains(&format!("{}: {} row(s)", table_path(&dir, t.name).display(), t.rows())),
+            bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"),
+            "{}",
+            t.name
+        );
+        assert!(
+            said.contains(&format!(
+                "{}: {} row(s)",
+                table_path(&dir, t.name).display(),
+                t.rows()
+            )),
             "{said}"
         );
     }

@@ -33,7 +33,10 @@ fuzz_target!(|data: &[u8]| {
         }
         (answers, None) => {
             let pick = answers.first().copied().unwrap_or(0) as usize % 5;
-            (blank(QuestionKind::ALL.get(pick).copied(), Some("fuzz")), answers)
+            (
+                blank(QuestionKind::ALL.get(pick).copied(), Some("fuzz")),
+                answers,
+            )
         }
     };
     let lines = answers.split(|&b| b == b'\n').count();
@@ -53,7 +56,11 @@ fuzz_target!(|data: &[u8]| {
         return; // refused input may end the session with an error; what was saved is checked
     };
     assert_eq!(outcome.accepted, saved, "accepted answers and saves differ");
-    assert!(outcome.accepted <= lines, "{} answers from {lines} lines", outcome.accepted);
+    assert!(
+        outcome.accepted <= lines,
+        "{} answers from {lines} lines",
+        outcome.accepted
+    );
     match outcome.end {
         FillEnd::Complete => assert!(next_field(&outcome.form).is_none()),
         FillEnd::Interrupted => assert!(input.fill_buf().unwrap().is_empty(), "input left"),

@@ -72,7 +72,12 @@ fuzz_target!(|data: &[u8]| {
         let read = read_sheet(&sheet, csv, &lesson, "answers")
             .unwrap_or_else(|e| panic!("the key's sheet does not read back: {e}\n{sheet}"));
         for g in grade(&lesson, &key, &read) {
-            assert_eq!(g.mark, Mark::Right, "the key grades itself {:?}: {g:?}", g.mark);
+            assert_eq!(
+                g.mark,
+                Mark::Right,
+                "the key grades itself {:?}: {g:?}",
+                g.mark
+            );
         }
     }
 });

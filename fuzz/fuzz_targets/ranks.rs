@@ -19,7 +19,13 @@ fuzz_target!(|data: &[u8]| {
     worksheet_fuzz::one_rayon_thread();
     let (a, b) = worksheet_fuzz::split_two(data);
     let b = b.unwrap_or(RANK1);
-    let ext = |t: &[u8]| if t.starts_with(&[0x1f, 0x8b]) { ".json.gz" } else { ".json" };
+    let ext = |t: &[u8]| {
+        if t.starts_with(&[0x1f, 0x8b]) {
+            ".json.gz"
+        } else {
+            ".json"
+        }
+    };
     let files = vec![
         worksheet_fuzz::scratch_file(&format!("rank-a{}", ext(a)), a),
         worksheet_fuzz::scratch_file(&format!("rank-b{}", ext(b)), b),

@@ -192,7 +192,9 @@ pub fn checks_clean(name: &str, text: &str) {
 pub fn one_rayon_thread() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build_global();
     });
 }
 
