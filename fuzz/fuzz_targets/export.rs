@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
         "input.json"
     };
     let path = worksheet_fuzz::scratch_file(name, data);
-    let input = match load(&[path.clone()], false) {
+    let input = match load(&[path.clone()], false, &[]) {
         Ok(input) => input,
         Err(f) => return refused(&f),
     };
@@ -54,9 +54,11 @@ fuzz_target!(|data: &[u8]| {
     let dir = path.with_file_name("parquet");
     let args = ExportArgs {
         inputs: vec![path],
-        parquet: dir.clone(),
+        parquet: Some(dir.clone()),
+        perfetto: None,
         force: true,
         round_sub_ns: false,
+        clocks_within: Vec::new(),
     };
     let mut out = Vec::new();
     match run(&args, &mut out) {

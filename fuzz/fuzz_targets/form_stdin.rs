@@ -6,7 +6,8 @@
 //! must consume input or finish); it never accepts more answers than lines given; every
 //! saved form validates, and is written as JSON and as CSV that read back to the same form
 //! (an answer is never saved where the readers cannot read it); `Complete` means no field
-//! is left to ask, `Interrupted` means the input was used up.
+//! is left to ask, `Interrupted` means the input was used up, `Refused` names a field and a
+//! known code.
 #![no_main]
 use std::io::BufRead;
 
@@ -64,5 +65,11 @@ fuzz_target!(|data: &[u8]| {
     match outcome.end {
         FillEnd::Complete => assert!(next_field(&outcome.form).is_none()),
         FillEnd::Interrupted => assert!(input.fill_buf().unwrap().is_empty(), "input left"),
+        // A refused answer ends a session with nobody to answer again: its field is one
+        // the form asks, and it names a known error code.
+        FillEnd::Refused { field, code, .. } => {
+            assert!(!field.is_empty());
+            assert!(["too-large", "bad-syntax", "bad-value"].contains(&code), "{code}");
+        }
     }
 });

@@ -52,6 +52,8 @@ fuzz_target!(|data: &[u8]| {
         fixture: Some("fixture"),
         simulated: measured.simulated,
         files: Vec::new(),
+        cautions: &[],
+        rerun_advice: None,
     };
     let _ = handout(&lesson, &ctx);
     let case = worksheet::case::load_case_str(&measured.case_json, "case.json")
