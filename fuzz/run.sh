@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A fuzz campaign for one target: fuzz/run.sh TARGET SECONDS [more libFuzzer flags]
 #
-# Targets: case form_json form_csv kineto nsys value (see fuzz/README.md).
+# Targets: see fuzz/targets.sh (every target in Cargo.toml) and fuzz/README.md.
 # Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
 # The working corpus grows in fuzz/corpus/TARGET (not committed); fuzz/seeds/TARGET is read
 # only. Crashes land in fuzz/artifacts/TARGET. Builds go to $CARGO_TARGET_DIR/fuzz when
@@ -21,16 +21,10 @@ fi
 target=$1
 seconds=$2
 shift 2
-case "$target" in
-    value) max_len=64 ;;
-    form_json | form_csv) max_len=4096 ;;
-    nsys) max_len=8192 ;;
-    case | kineto) max_len=16384 ;;
-    *)
-        echo "unknown target $target: case form_json form_csv kineto nsys value" >&2
-        exit 2
-        ;;
-esac
+# shellcheck source=fuzz/targets.sh
+. ./targets.sh
+known_target "$target" || exit 2
+max_len=$(max_len_of "$target")
 target_dir=()
 if [ -n "${CARGO_TARGET_DIR:-}" ]; then
     target_dir=(--target-dir "$CARGO_TARGET_DIR/fuzz")
