@@ -403,7 +403,10 @@ fn parse_binding(value: &str) -> Result<RawBinding, String> {
                 "`{item}` is not `key=value` (keys: question, timer, start_event, end_event, capture)"
             ));
         };
-        let v = Some(v.trim().to_owned());
+        // `question=` names nothing: an empty id is no id (the CSV form cannot tell it from
+        // an unanswered one, so a form that kept it would read back differently; found by the
+        // form_stdin fuzz target).
+        let v = Some(v.trim()).filter(|v| !v.is_empty()).map(str::to_owned);
         match k.trim() {
             "question" => b.question = v,
             "timer" => b.timer = v,
@@ -631,6 +634,18 @@ mod tests {
         for (p, h) in OTHER_HELP {
             assert!(!h.is_empty() && !h.contains('\n'), "{p}");
         }
+    }
+
+    #[test]
+    fn an_empty_binding_value_names_nothing() {
+        // `question=` typed in `form fill`: no id, so the JSON and the CSV form agree (the
+        // form_stdin fuzz target found `{"question": ""}` reading back through CSV as null).
+        let mut form = RawForm::empty();
+        set(&mut form, "binding", "question=").unwrap();
+        assert_eq!(form.binding.as_ref().and_then(|b| b.question.clone()), None);
+        set(&mut form, "binding", "question=q, timer=").unwrap();
+        let b = form.binding.clone().unwrap();
+        assert_eq!((b.question.as_deref(), b.timer), (Some("q"), None));
     }
 
     #[test]

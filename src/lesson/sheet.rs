@@ -32,11 +32,14 @@ pub fn blank_sheet(lesson: &Lesson) -> String {
 
 fn sheet_header(lesson: &Lesson) -> String {
     let mut s = String::new();
+    // The title on one comment line: a line break in it would start a line the sheet's
+    // reader takes for an answer (found by the lesson fuzz target).
+    let title: Vec<&str> = lesson.raw.title.lines().collect();
     let _ = writeln!(
         s,
         "# {FORMAT} `{}` (version {VERSION}): {}",
         lesson.id(),
-        lesson.raw.title
+        crate::escape::printable(&title.join(" "))
     );
     s.push_str(
         "# Write each answer after its id. Forms: `known 12.5 us`, `unknown (<reason code>)`,\n\

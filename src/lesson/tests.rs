@@ -942,3 +942,30 @@ fn a_class_counts_a_re_run_apart_and_grades_nobody_on_it() {
         "{csv}"
     );
 }
+
+#[test]
+fn a_title_with_a_line_break_stays_on_the_sheets_comment_line() {
+    // Found by the lesson fuzz target: "Clocks \nd boots" made a line `d boots: …` that the
+    // sheet's reader took for an answer to an unknown question.
+    let text = std::fs::read_to_string("lessons/clocks-and-boots.json").unwrap();
+    let text = text.replacen(
+        "\"title\": \"Clocks and boots",
+        "\"title\": \"Clocks \\nand boots",
+        1,
+    );
+    let lesson = crate::lesson::model::parse_lesson(&text, "l.json").unwrap();
+    assert!(lesson.raw.title.contains('\n'), "{}", lesson.raw.title);
+    let blank = crate::lesson::sheet::blank_sheet(&lesson);
+    assert!(
+        blank
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("Clocks  and boots: no number across two clocks"),
+        "{blank}"
+    );
+    let answers = crate::lesson::sheet::read_sheet(&blank, false, &lesson, "answers.txt").unwrap();
+    // Every line the blank sheet has is a question's (predict and measure), all unanswered.
+    assert!(answers.len() >= lesson.questions.len(), "{answers:?}");
+    assert!(answers.iter().all(|(_, a)| a.is_empty()), "{answers:?}");
+}
