@@ -393,11 +393,11 @@ fn the_shipped_sql_files_reproduce_worksheets_json() {
         })
         .collect();
     assert_eq!(collectives.len(), 40);
-    let unknown = collectives.iter().filter(|c| c[1].is_null()).count();
-    assert!(
-        unknown > 0 && unknown < 40,
-        "both kinds are compared: {unknown} unknown"
-    );
+    // Since the cross-rank figures come from one computation (audit A5), a skew bound as
+    // wide as the collective is printed as the bound it is: every instance here is bounded,
+    // and the SQL recomputes each bound from the ranks' delays.
+    let bounded = collectives.iter().filter(|c| !c[1].is_null()).count();
+    assert_eq!(bounded, 40, "{collectives:?}");
     assert_eq!(sql["collective_skew.sql"], Value::Array(collectives));
 
     // Stragglers.
