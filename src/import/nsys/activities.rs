@@ -16,7 +16,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::error::NsysError;
-use super::join::{api_base, Joined, Plan};
+use super::join::{Joined, Plan};
 use super::kinds;
 use super::read::{Export, GpuKind, GpuRow, Proc, SessionStart, StreamKey};
 use crate::case::raw::{RawClock, RawEvent, RawEventState, RawImplicit, RawStreamKind};
@@ -24,6 +24,7 @@ use crate::import::activity::{
     self, Activities, FinalSync, Op, Step, StepKey, Target, WorkClass, WorkKind,
 };
 use crate::import::copies;
+use crate::trace::model::base_call_name;
 
 /// The clock domain of every imported clock.
 pub const DOMAIN: &str = "nsys-session";
@@ -446,7 +447,7 @@ fn copy_steps(
             continue;
         };
         let call = &j.api[c];
-        let Some(how) = copies::call_of(api_base(&j.names[&call.name_id])) else {
+        let Some(how) = copies::call_of(base_call_name(&j.names[&call.name_id])) else {
             continue;
         };
         let (direction, host) = kinds::copy_facts(r, memory_kinds.as_ref());

@@ -6,6 +6,7 @@
 //! The decisions are listed in the module documentation of [`super`]; [`super::activities`]
 //! turns the joined rows into the format-neutral intermediate.
 
+use crate::trace::model::base_call_name;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -212,7 +213,7 @@ fn count_calls_without_gpu_rows(
         if gpu_keys.contains(&(c.proc, c.correlation)) {
             continue;
         }
-        let base = api_base(&names[&c.name_id]);
+        let base = base_call_name(&names[&c.name_id]);
         if queues_gpu_work(base) {
             *counts
                 .calls_without_gpu_row
@@ -306,7 +307,7 @@ fn classify_syncs(j: &mut Joined) -> Vec<(usize, Plan)> {
             );
             continue;
         };
-        let api_name = api_base(&j.names[&j.api[c_idx].name_id]).to_owned();
+        let api_name = base_call_name(&j.names[&j.api[c_idx].name_id]).to_owned();
         let kind = classify(&api_name);
         let needs_device = matches!(
             kind,
@@ -487,26 +488,6 @@ fn identify_record(
             let c = record_call(i).expect("filtered on the call");
             (c.end, c.rowid)
         })
-}
-
-/// `cudaLaunchKernel` from `cudaLaunchKernel_v7000`; also drops `_ptsz` / `_ptds`.
-pub(super) fn api_base(name: &str) -> &str {
-    let mut base = name;
-    loop {
-        let before = base;
-        for suffix in ["_ptsz", "_ptds"] {
-            base = base.strip_suffix(suffix).unwrap_or(base);
-        }
-        if let Some(i) = base.rfind("_v") {
-            let digits = &base[i + 2..];
-            if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
-                base = &base[..i];
-            }
-        }
-        if base == before {
-            return base;
-        }
-    }
 }
 
 /// Whether a call normally queues GPU work that CUPTI reports as a kernel, copy or set.
