@@ -10,9 +10,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::capture::command::CaptureArgs;
 use crate::case::load_case_file;
 use crate::check::CheckReport;
+use crate::cmd::capture::CaptureArgs;
 use crate::engine::{evaluate, Outcome, Report};
 pub use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_NO_CUDA, EXIT_OK};
 use crate::verdict::Verdict;
@@ -132,7 +132,7 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     Report(crate::report::ReportArgs),
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
-    Import(crate::import::ImportArgs),
+    Import(crate::cmd::import::ImportArgs),
     /// Write a trace's or several ranks' phases, collectives, clock relations and summary
     /// numbers as Parquet tables for an existing engine, or as a Perfetto (Chrome trace) file.
     Export(crate::export::ExportArgs),
@@ -309,12 +309,12 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             write_eval(&report, *format, out).map_err(Failure::from)?;
             Ok(EXIT_OK)
         }
-        Command::Capture(args) => crate::capture::command::run_capture(args, out),
+        Command::Capture(args) => crate::cmd::capture::run_capture(args, out),
         Command::Form(args) => crate::form::run(args, out),
         Command::Lab { lab } => crate::lab::run(lab, out),
         Command::Render(args) => crate::render::run(args, out),
         Command::Report(args) => crate::report::run(args, out),
-        Command::Import(args) => crate::import::run(args, out),
+        Command::Import(args) => crate::cmd::import::run(args, out),
         Command::Export(args) => crate::export::run(args, out),
         Command::Compare(args) => run_compare(args, out),
         Command::Audit(args) => match crate::cmd::audit::run(args, out) {

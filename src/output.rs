@@ -230,6 +230,15 @@ pub fn write_output(path: &Path, bytes: &[u8], force: bool) -> Result<(), Failur
     Ok(())
 }
 
+/// Gzip-compresses `bytes` (default level): a `.gz` output's bytes.
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder
+        .write_all(bytes)
+        .and_then(|()| encoder.finish())
+        .expect("writing to a Vec cannot fail")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

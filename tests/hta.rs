@@ -14,8 +14,8 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use worksheet::import::hta_compat::{compat_path, Assumption, Breakdown, HtaCompat, HtaOptions};
 use worksheet::import::ImportOptions;
+use worksheet::peer::hta::{compat_path, Assumption, Breakdown, HtaCompat, HtaOptions};
 
 fn trace(name: &str) -> PathBuf {
     Path::new("tests/data/traces").join(name)

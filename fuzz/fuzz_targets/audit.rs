@@ -1,4 +1,4 @@
-//! The audit: a Kineto trace's text through the audit's reader (`kineto::trace::read_trace`)
+//! The audit: a Kineto trace's text through the audit's reader (`trace::kineto::lenient::read_trace`)
 //! and `audit::audit`. Beyond "no panic": reading errors have documented codes; every
 //! finding's code is in the catalogue and every figure it states lies within the trace's
 //! span; the breakdown adds up to each device's span; step rows and kernel shares are
@@ -6,7 +6,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use worksheet::audit::{audit, AuditOptions};
-use worksheet::import::{kineto::trace::read_trace, ImportOptions};
+use worksheet::import::ImportOptions;
+use worksheet::trace::kineto::lenient::read_trace;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

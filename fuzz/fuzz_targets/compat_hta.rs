@@ -7,7 +7,7 @@
 //! rendering works.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use worksheet::import::hta_compat::{Breakdown, HtaOptions, HtaTrace};
+use worksheet::peer::hta::{Breakdown, HtaOptions, HtaTrace};
 use worksheet::import::ImportOptions;
 
 /// HTA's identity and bounds, for a breakdown of proper rows (none reversed) whose sums

@@ -8,7 +8,7 @@
 //! grade all right (a key a student cannot write down or that grades itself wrong is a bug).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use worksheet::capture::streams::{StreamsOptions, StreamsRecord};
+use worksheet::lab::streams::{StreamsOptions, StreamsRecord};
 use worksheet::lab::executor::{LabConfig, LabRun};
 use worksheet::lesson::grade::{answer_key, grade, rerun_reasons, Mark};
 use worksheet::lesson::measure::{measure, Bench, MeasureError};

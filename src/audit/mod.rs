@@ -25,7 +25,7 @@
 //! report, and nothing here imports `crate::import`.
 //! Every time is integer ns; shares are exact integer percentages with one decimal.
 //!
-//! HTA compatibility (`--compat hta`) is its own module (`import::hta_compat`): the command
+//! HTA compatibility (`--compat hta`) is its own module (`peer::hta`): the command
 //! (`crate::cmd::audit`) prints its comparison after the audit, as `import --compat hta` does.
 
 pub mod breakdown;

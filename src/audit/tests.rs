@@ -2,8 +2,8 @@
 //! integer µs, so 1 µs = 1000 ns), read through the real reader.
 
 use super::*;
-use crate::import::kineto::trace::read_trace;
 use crate::import::ImportOptions;
+use crate::trace::kineto::lenient::read_trace;
 
 /// A tiny Kineto trace, written event by event. Host thread 1, device 0.
 #[derive(Default)]
@@ -743,7 +743,7 @@ fn an_unrecorded_join_makes_cross_stream_coverage_unknown() {
             crate::import::kineto::import_text(&text, "t", &ImportOptions::default()).unwrap();
         let trace = read_trace(&text, &ImportOptions::default()).unwrap();
         let a = audit(&trace, "t", &AuditOptions::default());
-        crate::import::kineto::trace::annotate_case(&mut imported.case, &trace, &a);
+        crate::import::kineto::annotate_case(&mut imported.case, &trace, &a);
         let case = validate(imported.case.clone(), "t").unwrap();
         let report = evaluate(&case);
         (

@@ -137,7 +137,7 @@ pub trait Backend {
     /// # Errors
     /// The driver's refusal.
     fn copy_in(&mut self, stream: StreamId, range: Range<usize>) -> Result<(), BackendError>;
-    /// Runs the lab kernel ([`super::streams::lcg_iterate`], `iters` steps per word) on
+    /// Runs the lab kernel ([`super::lcg::lcg_iterate`], `iters` steps per word) on
     /// device words `range`, in place, in `stream`.
     ///
     /// # Errors

@@ -27,12 +27,11 @@
 
 pub mod backend;
 pub mod build;
-pub mod command;
+pub mod lcg;
 pub mod procedure;
 pub mod record;
 pub mod relations;
 pub mod report;
 pub mod sim;
-pub mod streams;
 
 pub use record::{ms_to_nanos, utc_from_unix};

@@ -14,8 +14,8 @@ use std::collections::VecDeque;
 use std::ops::Range;
 
 use super::backend::{Backend, BackendError, EventId, StreamId};
+use super::lcg::lcg_jump;
 use super::record::{ms_to_nanos, DeviceInfo, DriverAnswer};
-use super::streams::lcg_jump;
 use crate::units::Nanos;
 
 /// Host cost of one clock reading.

@@ -10,8 +10,10 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use crate::audit::{audit, render, AuditOptions, Severity};
+use crate::cmd::import::Compat;
 use crate::error::InputError;
-use crate::import::{compat_hta_of, read_audit_trace, Compat, ImportOptions};
+use crate::import::{read_audit_trace, ImportOptions};
+use crate::peer::hta::compat_of as compat_hta_of;
 
 /// Output format of `worksheet audit`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -24,40 +24,9 @@
 
 use crate::case::raw::{RawClock, RawEvent, RawImplicit, RawPhase, RawStreamKind};
 
-/// What a GPU activity does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum WorkKind {
-    /// A kernel.
-    Kernel,
-    /// A memory copy.
-    Memcpy,
-    /// A memory set.
-    Memset,
-}
-
-/// The class of work an activity belongs to, for the per-device questions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WorkClass {
-    /// A kernel that is not communication.
-    Compute,
-    /// A kernel whose name contains `nccl` (any case; HTA: `^nccl.*Kernel`).
-    Communication,
-    /// A copy or a set.
-    Memory,
-}
-
-impl WorkClass {
-    /// The class of an activity of `kind` named `name`.
-    pub fn of(kind: WorkKind, name: &str) -> WorkClass {
-        match kind {
-            WorkKind::Memcpy | WorkKind::Memset => WorkClass::Memory,
-            WorkKind::Kernel if name.to_ascii_lowercase().contains("nccl") => {
-                WorkClass::Communication
-            }
-            WorkKind::Kernel => WorkClass::Compute,
-        }
-    }
-}
+/// What a GPU activity does, and its class: the recorded model's own types, so the two views
+/// of a trace never classify work differently.
+pub use crate::trace::model::{ActivityKind as WorkKind, WorkClass};
 
 /// A stream: its id, clock and device (indices into [`Activities`]), and kind when known.
 #[derive(Clone, Debug)]

@@ -67,113 +67,23 @@
 pub mod activity;
 pub mod build;
 mod copies;
-pub mod hta_compat;
 pub mod kineto;
 pub mod nsys;
 pub mod ranks;
 mod summary;
-mod text;
 
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-
-use clap::{Args, ValueEnum};
+use std::path::Path;
 
 use crate::case::raw::RawCase;
-use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
-use crate::output::{refuse_existing, write_output};
 
 pub use summary::{summarize, summarize_owned, Summary};
 
-/// The largest trace text read, in bytes (2 GiB), before or after decompression: the
-/// decompressor stops one byte past it, so a gzip bomb is refused as `too-large` rather than
-/// exhausting memory. (Real Kineto traces reach hundreds of MB; the largest the project
-/// knows of is 474 MB.)
-pub const MAX_TRACE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
-// Standard input (`-`) is copied up to its own cap, so this cap must not exceed it.
-const _: () = assert!(crate::input::MAX_STDIN_BYTES >= MAX_TRACE_BYTES);
-
-/// The longest name (a kernel, a call, a string of an export) an import keeps, in bytes
-/// (1 MiB): a demangled C++ kernel name reaches some KiB; a name past this is refused as
-/// `too-large` where it is read, so that one string costs about twice its size, not once
-/// per phase, label and summary line that repeats it (review D9: 19× for a 100 MB string).
-pub const MAX_NAME_BYTES: usize = 1 << 20;
-
-/// Output format of the summary `import` prints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SummaryFormat {
-    /// Tables for people.
-    Text,
-    /// The summary as JSON (exact values as text and as integer ns).
-    Json,
-}
-
-/// Arguments of `worksheet import`.
-#[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  worksheet import trace.json.gz -o trace-case.json\n  \
-worksheet import trace.json.gz --format json\n  \
-worksheet import trace.json.gz -o trace-case.json.gz --expect\n  \
-worksheet check trace-case.json.gz\n  \
-worksheet import report.sqlite -o report-case.json.gz\n\n\
-Reads PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzipped, and Nsight Systems SQLite exports \
-(`nsys export --type sqlite`, opened read-only). Without -o, only the summary is printed.\n\
-Exit codes: 0 imported, 2 the trace is malformed or unsupported, or the output\n\
-exists (use --force)."
-)]
-pub struct ImportArgs {
-    /// The trace file: Kineto `*.json` / `*.json.gz`, or an Nsight Systems `*.sqlite` export.
-    /// A folder, or several files, are the ranks of one job: one multi-rank case. `-` reads
-    /// standard input (any of these formats, gzipped or not).
-    pub file: PathBuf,
-    /// More trace files: with FILE, the ranks of one job (Kineto traces; rank from
-    /// `distributedInfo`, else the argument order), imported as one case with one clock per
-    /// rank, related by their collectives.
-    #[arg(value_name = "MORE")]
-    pub more: Vec<PathBuf>,
-    /// Write the case here (gzipped when the name ends in `.gz`; `-`: to standard output, and
-    /// the summary to standard error). Never overwritten without --force.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Overwrite the output file if it exists.
-    #[arg(long)]
-    pub force: bool,
-    /// Summary format.
-    #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
-    pub format: SummaryFormat,
-    /// Embed the current answers as expectations, so `worksheet check` replays them.
-    #[arg(long)]
-    pub expect: bool,
-    /// Round timestamps finer than 1 ns to the nearest ns (counted and noted) instead of
-    /// refusing them as `inexact-value`.
-    #[arg(long)]
-    pub round_sub_ns: bool,
-    /// Also print a peer's numbers reproduced from its defaults, with the delta each of its
-    /// assumptions causes (`hta`: HTA 0.5.0's temporal breakdown; Kineto traces only;
-    /// `HTA_DISABLE_NS_ROUNDING=1` in the environment switches HTA's µs rounding off, as in HTA).
-    #[arg(long, value_enum, value_name = "PEER")]
-    pub compat: Option<Compat>,
-    /// Several ranks only: declare that the ranks' clocks agree within DURATION (`0`: one host
-    /// clock; `1ms` fits NTP, `1us` PTP), or `RANKS=DURATION` for a group (`0-7=0`);
-    /// repeatable. A declared relation (SPEC §10): every answer that uses it says so.
-    #[arg(long = "clocks-within", value_name = "DURATION")]
-    pub clocks_within: Vec<String>,
-}
-
-/// Peers whose numbers `--compat` reproduces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Compat {
-    /// Holistic Trace Analysis 0.5.0's `get_temporal_breakdown()` (docs/hta-compat.md).
-    Hta,
-}
-
-/// Options of an import, apart from where things are written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ImportOptions {
-    /// Round values with digits below 1 ns to the nearest ns (halves away from zero)
-    /// instead of refusing them.
-    pub round_sub_ns: bool,
-}
+pub use crate::trace::detect;
+pub use crate::trace::open::read_audit_trace;
+pub(crate) use crate::trace::open::{explain_failure, open_with_head, refuse_past_cap};
+pub use crate::trace::{
+    ReadOptions as ImportOptions, TraceFormat, MAX_NAME_BYTES, MAX_TRACE_BYTES,
+};
 
 /// A trace that cannot be imported: [`crate::error::InputError`] — the file, the JSON path
 /// of the field (or, for SQLite exports, the table, column or row), a stable code.
@@ -224,44 +134,6 @@ impl Imported {
     }
 }
 
-/// The trace formats `import` knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TraceFormat {
-    /// PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzipped.
-    KinetoJson,
-    /// An Nsight Systems SQLite export (`nsys export --type sqlite`).
-    NsysSqlite,
-}
-
-/// The SQLite file header.
-const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
-
-/// Recognises a trace by its first bytes, then by its name.
-///
-/// # Errors
-/// `unsupported-format` for an Nsight Systems report that has not been exported to SQLite.
-pub fn detect(path: &Path, head: &[u8]) -> Result<TraceFormat, ImportError> {
-    if head.starts_with(SQLITE_MAGIC) {
-        return Ok(TraceFormat::NsysSqlite);
-    }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    if name.ends_with(".nsys-rep") || name.ends_with(".qdrep") {
-        return Err(ImportError::new(
-            "$",
-            "unsupported-format",
-            "an Nsight Systems report is read through its SQLite export: run `nsys export --type sqlite FILE` and import the .sqlite file",
-        )
-        .in_file(path.display().to_string()));
-    }
-    if name.ends_with(".sqlite") || name.ends_with(".sqlite3") {
-        return Ok(TraceFormat::NsysSqlite);
-    }
-    Ok(TraceFormat::KinetoJson)
-}
-
 /// Reads and imports the trace at `path`.
 ///
 /// # Errors
@@ -285,53 +157,13 @@ pub fn import_path_audited(path: &Path, options: &ImportOptions) -> Result<Impor
     Ok(imported)
 }
 
-/// Opens the regular file at `path` and reads its first 16 bytes (for [`detect`]); the
-/// file is then positioned after them.
-///
-/// # Errors
-/// `io` or `not-a-file`, naming the file.
-pub(crate) fn open_with_head(path: &Path) -> Result<(std::fs::File, Vec<u8>), ImportError> {
-    let file = path.display().to_string();
-    let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
-    let mut head = Vec::with_capacity(16);
-    (&mut handle).take(16).read_to_end(&mut head).map_err(|e| {
-        ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
-    })?;
-    Ok((handle, head))
-}
-
-/// A plain (not gzipped) trace file larger than [`MAX_TRACE_BYTES`] is `too-large` from its
-/// size, before a byte of it is parsed (review D4, unclear message 7: 2 GiB were read first).
-///
-/// # Errors
-/// `too-large`, or `io` when the size cannot be read.
-fn refuse_past_cap(handle: &std::fs::File, head: &[u8]) -> Result<(), ImportError> {
-    if crate::case::is_gzip(head) {
-        return Ok(());
-    }
-    let len = handle
-        .metadata()
-        .map_err(|e| ImportError::new("$", "io", format!("cannot read the file: {e}")))?
-        .len();
-    if len > MAX_TRACE_BYTES {
-        return Err(ImportError::new(
-            "$",
-            "too-large",
-            format!(
-                "the file holds {len} bytes, more than the {MAX_TRACE_BYTES} bytes a trace may hold; refused from its size, unread"
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// The audit's model of a trace, read by the import's own pass (Kineto traces), or `None`
 /// when the audit reads the file itself (Nsight Systems exports).
-type AuditTrace = Option<Result<crate::trace::model::Trace, ImportError>>;
+pub(crate) type AuditTrace = Option<Result<crate::trace::model::Trace, ImportError>>;
 
 /// [`import_path`], and with `audit`, the audit's model of a Kineto trace from the same
 /// streaming pass ([`kineto::import_with_audit`]).
-fn import_path_with(
+pub(crate) fn import_path_with(
     path: &Path,
     options: &ImportOptions,
     audit: bool,
@@ -355,7 +187,7 @@ fn import_path_with(
             // The fast path: gunzipping and cutting into events on a second thread, each
             // event parsed from its slice on this one.
             refuse_past_cap(&handle, &head).map_err(|e| e.in_file(&file))?;
-            let text = text::open(head, handle, MAX_TRACE_BYTES);
+            let text = crate::trace::source::open(head, handle, MAX_TRACE_BYTES);
             let refusal = text.refusal();
             if let Some(done) =
                 kineto::import_split(text, &name, options, audit, Some(refusal.clone()))
@@ -370,10 +202,10 @@ fn import_path_with(
             // the importer refuses, trouble reading): the careful reader reads the file
             // again from the start, and reports it exactly.
             let (handle, head) = open_with_head(path)?;
-            let text = text::open(head, handle, MAX_TRACE_BYTES);
+            let text = crate::trace::source::open(head, handle, MAX_TRACE_BYTES);
             // Reading and gunzipping on a second thread, parsing on this one.
             std::thread::scope(|scope| {
-                let blocks = text::in_thread(scope, text);
+                let blocks = crate::trace::source::in_thread(scope, text);
                 let reader = std::io::BufReader::with_capacity(1 << 16, blocks);
                 if audit {
                     kineto::import_with_audit(reader, &name, options)
@@ -386,170 +218,6 @@ fn import_path_with(
         }
     }
 }
-
-/// Reads the file at `path` into the audit's format-neutral model ([`crate::trace::model`]):
-/// a Kineto trace, an Nsight Systems SQLite export, or a case file (`"format":
-/// "worksheet-case"`, plain or gzipped).
-///
-/// # Errors
-/// [`ImportError`]: the same codes as [`import_path`], and a case file's own error codes.
-pub fn read_audit_trace(
-    path: &Path,
-    options: &ImportOptions,
-) -> Result<crate::trace::model::Trace, ImportError> {
-    let file = path.display().to_string();
-    let io_err = |e: std::io::Error| {
-        ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
-    };
-    let (handle, head) = open_with_head(path)?;
-    if detect(path, &head)? == TraceFormat::NsysSqlite {
-        return nsys::trace::read_trace(path);
-    }
-    // A trace the importer reads gives the same model through its one streaming pass
-    // (`src/import/kineto/fast_tests.rs`): no whole text in memory, no second parse.
-    refuse_past_cap(&handle, &head).map_err(|e| e.in_file(&file))?;
-    let text = text::open(head, handle, MAX_TRACE_BYTES);
-    let refusal = text.refusal();
-    let fast = kineto::audit_split(text, options, Some(refusal.clone()));
-    if let Some(Ok(trace)) = fast {
-        return Ok(trace);
-    }
-    // Past the cap or the event budget: refused, never read whole (review D4).
-    if let Some(refused) = refusal.get() {
-        return Err(refused.clone().in_file(&file));
-    }
-    // Anything else (a trace the importer refuses, a case file): the lenient reader, from the
-    // start of the file.
-    let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
-    let mut bytes = Vec::new();
-    (&mut handle)
-        .take(MAX_TRACE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_err)?;
-    let text = decode_text(bytes, &file, MAX_TRACE_BYTES)?;
-    let start: String = text.chars().take(512).collect();
-    if start.contains("\"worksheet-case\"") {
-        let case = crate::case::load_case_str(&text, &file)?;
-        return Ok(crate::trace::model::Trace::from_case(&case));
-    }
-    kineto::trace::read_trace(&text, options).map_err(|e| gzip_context(e, path).in_file(&file))
-}
-
-/// Bytes of a trace file → text, through the same checks as a streamed import
-/// ([`text::open`]): gunzipped when they start with the gzip magic, with the size cap `max`
-/// applied to the decompressed text too (a gzip bomb is `too-large`). The whole text is
-/// kept: for readers that need it all at once (`--compat hta`); `import` itself streams.
-fn decode_text(bytes: Vec<u8>, file: &str, max: u64) -> Result<String, ImportError> {
-    let mut text = String::new();
-    text::open(bytes, std::io::empty(), max)
-        .read_to_string(&mut text)
-        .map_err(|e| text::trouble_of_io(e).in_file(file))?;
-    Ok(text)
-}
-
-/// A streamed parse cannot look back at the text, so on the error path alone the file is read
-/// again (under the same cap) to say what serde_json's message does not: a byte-order mark,
-/// `NaN` / `Infinity` or a lone surrogate where the parser stopped, and a file of another
-/// kind (a case, a form, a report), naming the command to use. Otherwise `err` as it is.
-fn explain_failure(err: ImportError, path: &Path) -> ImportError {
-    let err = gzip_context(err, path);
-    if err.code != "bad-syntax" && err.code != "missing-field" && err.code != "wrong-type" {
-        return err;
-    }
-    // Each look streams the text again, so the error path holds no more of it than the
-    // import did (review D4: a 1 GiB refused trace was held whole here).
-    let stream =
-        |max: u64| open_with_head(path).map(|(handle, head)| text::open(head, handle, max));
-    let Ok(start) = stream(MAX_TRACE_BYTES) else {
-        return err;
-    };
-    let mut head = Vec::with_capacity(3);
-    if start.take(3).read_to_end(&mut head).is_ok() && head == "\u{feff}".as_bytes() {
-        if let Err(bom) = crate::error::refuse_bom("\u{feff}") {
-            return bom;
-        }
-    }
-    if let Ok(whole) = stream(MAX_TRACE_BYTES) {
-        if let Some(other_kind) = crate::kind::not_a_trace_kind(crate::kind::peek_reader(whole)) {
-            return other_kind;
-        }
-    }
-    // A parse into a JSON value with paths names the field; it costs several times the
-    // text, so only texts up to the case cap get it, read only that far.
-    let mut text = String::new();
-    let read =
-        stream(EXPLAIN_MAX_BYTES).map(|t| t.take(EXPLAIN_MAX_BYTES + 1).read_to_string(&mut text));
-    if !matches!(read, Ok(Ok(_))) {
-        return err;
-    }
-    if err.code == "bad-syntax" && text.len() as u64 <= EXPLAIN_MAX_BYTES {
-        let mut de = serde_json::Deserializer::from_str(&text);
-        if let Err(e) = serde_path_to_error::deserialize::<_, serde_json::Value>(&mut de) {
-            if let Some(clear) = crate::error::explain_syntax(&text, e.inner()) {
-                let path = e.path().to_string();
-                return ImportError {
-                    path: if path == "." { err.path } else { path },
-                    message: format!(
-                        "{clear} (line {} column {})",
-                        e.inner().line(),
-                        e.inner().column()
-                    ),
-                    ..err
-                };
-            }
-        }
-    }
-    err
-}
-
-/// What the gzip layer says about a content error (reliability review, unclear messages 5
-/// and 6): a file named `.gz` that is not gzip was read as plain text, so its JSON error
-/// says so; and a gzip stream whose damage gave the JSON reader garbage (one flipped byte
-/// in the middle: `duplicate field`) is checked to its end, where the CRC finds the damage,
-/// which is then the error. Errors of reading, size and kind are returned as they are.
-fn gzip_context(err: ImportError, path: &Path) -> ImportError {
-    if matches!(err.code, "io" | "too-large" | "not-a-file" | "wrong-kind")
-        || err.message.contains("gzip stream is damaged")
-    {
-        return err;
-    }
-    let Ok((handle, head)) = open_with_head(path) else {
-        return err;
-    };
-    let named_gz = path
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().ends_with(".gz"));
-    if !crate::case::is_gzip(&head) {
-        if named_gz {
-            return ImportError {
-                message: format!(
-                    "{} (the file is named `.gz` but does not start with gzip's magic bytes 1f 8b, so it was read as plain text)",
-                    err.message
-                ),
-                ..err
-            };
-        }
-        return err;
-    }
-    // The whole stream, decompressed into nothing (bounded memory, at most the cap).
-    let decoder = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(
-        std::io::Cursor::new(head).chain(handle),
-    ));
-    match std::io::copy(&mut decoder.take(MAX_TRACE_BYTES), &mut std::io::sink()) {
-        Ok(_) => err,
-        Err(e) => ImportError::new(
-            "$",
-            "bad-syntax",
-            format!(
-                "the gzip stream is damaged ({e}); the JSON reader met its garbage first (at {}: {}), which is a consequence of the damage",
-                err.path, err.message
-            ),
-        ),
-    }
-}
-
-/// The largest trace text [`explain_failure`] parses again to name a syntax error's field.
-const EXPLAIN_MAX_BYTES: u64 = 64 << 20;
 
 /// The case name for a trace file: its name without `.gz`, `.json` and `.pt.trace`.
 pub fn case_name(path: &Path) -> String {
@@ -570,81 +238,6 @@ pub fn case_name(path: &Path) -> String {
     }
 }
 
-/// Runs `worksheet import`: reads the trace, writes the case when asked, prints the summary.
-///
-/// # Errors
-/// A [`Failure`] with exit code 2 for a malformed or unsupported trace, or an output file
-/// that exists without `--force`.
-pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
-    if let Some(path) = &args.output {
-        refuse_existing(path, args.force)?;
-    }
-    // With `-o -` the case goes to standard output, so the summary goes to standard error.
-    let mut stderr = std::io::stderr();
-    let out: &mut dyn Write = match &args.output {
-        Some(path) if crate::output::is_stdout(path) => &mut stderr,
-        _ => out,
-    };
-    let options = ImportOptions {
-        round_sub_ns: args.round_sub_ns,
-    };
-    let paths: Vec<PathBuf> = std::iter::once(args.file.clone())
-        .chain(args.more.iter().cloned())
-        .collect();
-    if ranks::is_multi(&paths) {
-        return ranks::command::run(args, &paths, &options, out);
-    }
-    if let Some(first) = args.clocks_within.first() {
-        return Err(ranks::declare::option_error(format!(
-            "`{first}`: --clocks-within relates the clocks of several ranks; give two or more traces (or a folder of them)"
-        ))
-        .into());
-    }
-    let (mut imported, trace) = import_path_with(&args.file, &options, true)?;
-    let hta = match args.compat {
-        Some(Compat::Hta) => Some(compat_hta(&args.file, &imported, &options)?),
-        None => None,
-    };
-    let audit = audit_imported(&mut imported, &args.file, &options, trace)?;
-    let mut summary = summarize_owned(imported, args.expect, args.output.is_some()).map_err(|e| Failure {
-        message: format!(
-            "{}: error[internal]: the imported case does not validate ({e}); please report this with the trace",
-            args.file.display()
-        ),
-        code: EXIT_INPUT,
-    })?;
-    summary.audit = Some(audit);
-    if let Some(path) = &args.output {
-        let bytes = if path.to_string_lossy().ends_with(".gz") {
-            gzip(summary.case_json.as_bytes())
-        } else {
-            std::mem::take(&mut summary.case_json).into_bytes()
-        };
-        write_output(path, &bytes, args.force)?;
-        summary.written = Some((path.display().to_string(), bytes.len() as u64));
-    }
-    match args.format {
-        SummaryFormat::Text => {
-            out.write_all(summary.to_text().as_bytes())?;
-            if let Some(hta) = &hta {
-                out.write_all(hta.to_text().as_bytes())?;
-            }
-        }
-        SummaryFormat::Json => {
-            let mut value = serde_json::to_value(&summary).map_err(std::io::Error::from)?;
-            value["format"] = "worksheet-import".into();
-            value["version"] = 1.into();
-            if let (Some(hta), Some(map)) = (&hta, value.as_object_mut()) {
-                let hta = serde_json::to_value(hta).map_err(std::io::Error::from)?;
-                map.insert("compat_hta".to_owned(), hta);
-            }
-            serde_json::to_writer_pretty(&mut *out, &value).map_err(std::io::Error::from)?;
-            writeln!(out)?;
-        }
-    }
-    Ok(EXIT_OK)
-}
-
 /// Audits the trace `import` just read ([`crate::audit`]): the findings go under the summary,
 /// and for a Kineto trace the case gains the unrecorded joins and the step questions. The
 /// facts never say "0 stream waits" while stream-wait calls whose joins are unrecorded exist.
@@ -654,7 +247,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
 /// # Errors
 /// The audit's reading error (a host range only the audit reads whose time overflows), or
 /// what [`read_audit_trace`] returns.
-fn audit_imported(
+pub(crate) fn audit_imported(
     imported: &mut Imported,
     file: &Path,
     options: &ImportOptions,
@@ -671,7 +264,7 @@ fn audit_imported(
         &crate::audit::AuditOptions::default(),
     );
     if trace.source == "kineto" {
-        kineto::trace::annotate_case(&mut imported.case, &trace, &audit);
+        kineto::annotate_case(&mut imported.case, &trace, &audit);
     }
     // The audit travels with the case: `report` of the case shows what `report` of the trace
     // shows, from these same values.
@@ -704,53 +297,11 @@ fn audit_imported(
     Ok(audit)
 }
 
-/// `--compat hta`: HTA reads Kineto traces only.
-fn compat_hta(
-    path: &Path,
-    imported: &Imported,
-    options: &ImportOptions,
-) -> Result<hta_compat::HtaCompat, ImportError> {
-    compat_hta_of(path, imported.format.starts_with("nsys"), options)
-}
-
-/// `--compat hta` of `import` and `audit`: HTA 0.5.0's temporal breakdown of the Kineto trace at
-/// `path`, with HTA's defaults (and its `HTA_DISABLE_NS_ROUNDING` switch).
-///
-/// # Errors
-/// `unsupported-format` for an Nsight Systems export (`nsys`), and the reader's errors.
-pub fn compat_hta_of(
-    path: &Path,
-    nsys: bool,
-    options: &ImportOptions,
-) -> Result<hta_compat::HtaCompat, ImportError> {
-    if nsys {
-        return Err(ImportError::new(
-            "$",
-            "unsupported-format",
-            "--compat hta reproduces HTA, which reads PyTorch profiler (Kineto) traces, not Nsight Systems exports",
-        )
-        .in_file(path.display().to_string()));
-    }
-    // HTA's own switch (`hta/configs/env_options.py`): rounding is off only for exactly "1".
-    let mut hta = hta_compat::HtaOptions::HTA_DEFAULTS;
-    if std::env::var_os("HTA_DISABLE_NS_ROUNDING").is_some_and(|v| v == "1") {
-        hta.us_rounding = false;
-    }
-    hta_compat::compat_path(path, options, hta)
-}
-
-/// Gzip-compresses `bytes` (default level).
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    encoder
-        .write_all(bytes)
-        .and_then(|()| encoder.finish())
-        .expect("writing to a Vec cannot fail")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::gzip;
+    use crate::trace::open::decode_text;
 
     #[test]
     fn a_gzip_bomb_is_refused_before_its_text_is_kept() {

@@ -42,6 +42,7 @@ pub mod clock;
 pub mod executor;
 pub mod export;
 pub mod pool;
+pub mod streams;
 pub mod work;
 
 use std::io::{self, IsTerminal, Write};
@@ -82,7 +83,7 @@ Exit codes: 0 measured and verified, 1 an output is wrong or a replayed check\n\
 fails, 2 a file cannot be written, 3 CUDA not available (built without the\n\
 `cuda` feature, no libcuda or NVRTC, no device) or the device failed."
     )]
-    Streams(crate::capture::command::StreamsArgs),
+    Streams(crate::cmd::capture::StreamsArgs),
 }
 
 /// Arguments of `worksheet lab executor`.
@@ -149,7 +150,7 @@ impl ExecutorArgs {
 pub fn run(command: &LabCommand, out: &mut dyn Write) -> Result<u8, Failure> {
     match command {
         LabCommand::Executor(args) => run_executor(args, out),
-        LabCommand::Streams(args) => crate::capture::command::run_streams(args, out),
+        LabCommand::Streams(args) => crate::cmd::capture::run_streams(args, out),
     }
 }
 

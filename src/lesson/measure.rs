@@ -12,12 +12,12 @@ use serde_json::Value;
 
 use super::model::{Lesson, Measurement};
 use crate::capture::sim::Sim;
-use crate::capture::streams::{self, StreamsOptions, StreamsRecord};
 use crate::case::load_case_str;
 use crate::error::InputError;
 use crate::lab::clock::{FakeClock, HostClock, MonotonicClock};
 use crate::lab::executor::{analyze, calibrate_for, run_lab, LabConfig, LabRun, Machine};
 use crate::lab::export;
+use crate::lab::streams::{self, StreamsOptions, StreamsRecord};
 use crate::lab::work::{HashWork, ScriptedWork, Work};
 use crate::units::Nanos;
 

@@ -81,9 +81,17 @@ pub struct Activity {
 impl Activity {
     /// Compute, communication or memory.
     pub fn class(&self) -> WorkClass {
-        match self.kind {
+        WorkClass::of(self.kind, &self.name)
+    }
+}
+
+impl WorkClass {
+    /// The class of an activity of `kind` named `name` (HTA: `^nccl.*Kernel`; here any name
+    /// containing `nccl`, any case).
+    pub fn of(kind: ActivityKind, name: &str) -> WorkClass {
+        match kind {
             ActivityKind::Memcpy | ActivityKind::Memset => WorkClass::Memory,
-            ActivityKind::Kernel if self.name.to_ascii_lowercase().contains("nccl") => {
+            ActivityKind::Kernel if name.to_ascii_lowercase().contains("nccl") => {
                 WorkClass::Communication
             }
             ActivityKind::Kernel => WorkClass::Compute,

@@ -6,8 +6,9 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::{audit_split, import_split, import_with_audit};
+use super::{import_split, import_with_audit};
 use crate::import::ImportOptions;
+use crate::trace::kineto::audit_split;
 
 /// The import and audit of `text` both ways, as debug text; `None` for the fast path when
 /// it gave up.
@@ -139,9 +140,12 @@ fn edge_shapes_read_the_same_or_give_up() {
 fn the_audit_model_of_the_pass_is_the_lenient_readers() {
     let options = ImportOptions::default();
     for (name, text) in traces("tests/data/traces") {
-        let lenient = super::trace::read_trace(std::str::from_utf8(&text).unwrap(), &options)
-            .map(|t| format!("{t:?}"))
-            .map_err(|e| e.to_string());
+        let lenient = crate::trace::kineto::lenient::read_trace(
+            std::str::from_utf8(&text).unwrap(),
+            &options,
+        )
+        .map(|t| format!("{t:?}"))
+        .map_err(|e| e.to_string());
         let pass = audit_split(text.as_slice(), &options, None)
             .unwrap_or_else(|| panic!("{name}: the fast path gave up"))
             .map(|t| format!("{t:?}"))

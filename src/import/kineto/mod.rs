@@ -105,106 +105,30 @@
 //! `worksheet audit` uses, and `annotate_case`, which adds the audit's joins and step questions
 //! to the case `import` writes.
 
-mod audit;
+mod annotate;
 mod build;
 #[cfg(test)]
 mod fast_tests;
-mod names;
-mod number;
+#[cfg(test)]
+mod neutral_tests;
 mod program;
-mod read;
-mod split;
 mod summary;
-pub mod trace;
 
-use std::collections::{BTreeMap, HashMap};
+pub use crate::trace::kineto::CLOCK_ID;
+use crate::trace::kineto::{
+    names, read, split, AuditResult, GpuWork, HostCall, Read, SyncRow, WorkKind,
+};
+pub use annotate::annotate_case;
 
+#[cfg(test)]
+use crate::trace::kineto::number::{scaled_decimal, Scaled};
 use build::build;
 #[cfg(test)]
-use number::{scaled_decimal, Scaled};
-#[cfg(test)]
 use read::stream_of_tid;
-use serde_json::value::RawValue;
 
 use super::{copies, ImportError, ImportOptions, Imported};
 
 type Result<T> = std::result::Result<T, ImportError>;
-
-/// The clock every imported time is on.
-pub const CLOCK_ID: &str = "kineto";
-
-/// What a GPU activity does: the intermediate's kind ([`crate::import::activity`]).
-use crate::import::activity::WorkKind;
-
-impl WorkKind {
-    /// The kind of a Kineto category (`kernel`, `gpu_memcpy`, `gpu_memset`; 2021:
-    /// `Kernel`, `Memcpy`, `Memset`).
-    pub(crate) fn of_category(cat: &str) -> Option<WorkKind> {
-        match cat {
-            "kernel" | "Kernel" => Some(WorkKind::Kernel),
-            "gpu_memcpy" | "Memcpy" => Some(WorkKind::Memcpy),
-            "gpu_memset" | "Memset" => Some(WorkKind::Memset),
-            _ => None,
-        }
-    }
-}
-
-/// One GPU activity, on the trace's clock, in absolute ns.
-struct GpuWork {
-    kind: WorkKind,
-    name: String,
-    device: i64,
-    stream: i64,
-    start: i64,
-    end: i64,
-    correlation: Option<i64>,
-}
-
-/// A `gpu_user_annotation` range.
-struct Annotation {
-    name: String,
-    device: i64,
-    stream: i64,
-    start: i64,
-    end: i64,
-}
-
-/// A host API call (`cuda_runtime`, `cuda_driver`, 2021 `Runtime`).
-struct HostCall {
-    name: String,
-    start: i64,
-    end: i64,
-}
-
-/// A `cuda_sync` row.
-struct SyncRow {
-    event: usize,
-    kind: String,
-    device: Option<i64>,
-    stream: Option<i64>,
-    wait_on_stream: Option<i64>,
-    record_corr: Option<i64>,
-    correlation: Option<i64>,
-}
-
-/// Everything read from the events, before the case is built.
-#[derive(Default)]
-struct Read {
-    events: usize,
-    work: Vec<GpuWork>,
-    annotations: Vec<Annotation>,
-    calls: HashMap<i64, HostCall>,
-    duplicate_calls: u64,
-    syncs: Vec<SyncRow>,
-    ignored: BTreeMap<String, u64>,
-    pids: HashMap<i64, u64>,
-    legacy_categories: bool,
-    rounded: u64,
-    zero_ts_with_base: u64,
-    fractional_ts: bool,
-    /// What only the audit reads.
-    audit: audit::AuditRead,
-}
 
 /// Imports a Kineto trace from its JSON text; `name` names the case. Errors are not yet
 /// attributed to a file.
@@ -217,12 +141,12 @@ pub fn import_text(text: &str, name: &str, options: &ImportOptions) -> Result<Im
     import_reader(text.as_bytes(), name, options)
 }
 
-/// Imports a Kineto trace streamed from `reader` (JSON text, in one pass: `kineto/read.rs`);
+/// Imports a Kineto trace streamed from `reader` (JSON text, in one pass: `trace::kineto::read`);
 /// `name` names the case. Errors are not yet attributed to a file.
 ///
 /// # Errors
 /// As [`import_text`], and `io`, `too-large` or `bad-syntax` for trouble the reader reports
-/// (see `src/import/text.rs`).
+/// (see `src/trace/source.rs`).
 pub fn import_reader<R: std::io::BufRead>(
     reader: R,
     name: &str,
@@ -248,9 +172,6 @@ pub fn import_with_audit<R: std::io::BufRead>(
     Ok(with_audit(parsed, name))
 }
 
-/// The audit's result: the audit's model of a trace, or why it could not be made.
-pub(crate) type AuditResult = Result<crate::trace::model::Trace>;
-
 /// The case (and, with `audit`, the audit's model) of a trace read by [`read::read_trace`]
 /// or [`read::read_pieces`].
 fn finish(parsed: read::Parsed, name: &str, audit: bool) -> (Imported, Option<AuditResult>) {
@@ -266,75 +187,9 @@ fn finish(parsed: read::Parsed, name: &str, audit: bool) -> (Imported, Option<Au
 /// The case and the audit's model of a trace read whole.
 fn with_audit(parsed: read::Parsed, name: &str) -> (Imported, AuditResult) {
     let (mut read, top, base) = parsed;
-    let trace = audit_of(&mut read, &top);
+    let trace = crate::trace::kineto::audit_of(&mut read, &top);
     let imported = build(read, &top, base, name);
     (imported, trace)
-}
-
-/// The audit's model of what the pass read (its audit part is taken out of `read`), with the
-/// devices of the top level's `deviceProperties`.
-fn audit_of(read: &mut Read, top: &read::TopLevel) -> AuditResult {
-    let activities = audit::activities(read);
-    let model = std::mem::take(&mut read.audit);
-    let syncs: Vec<Option<i64>> = read.syncs.iter().map(|s| s.correlation).collect();
-    audit::finish(model, &syncs, activities).map(|mut trace| {
-        trace.devices = top.device_properties.as_ref().map_or_else(
-            Vec::new,
-            crate::trace::model::Device::from_kineto_properties,
-        );
-        trace
-    })
-}
-
-/// Calls `each` with the text of every element of the trace's `traceEvents`, in order, as
-/// the fast path's splitter cuts them (the whole text is never held). `None` when the
-/// splitter cannot follow the text, or the document is not an object with exactly one
-/// `traceEvents` array: the caller then reads the trace another way. Values are not checked
-/// here; a trace the importer has read is valid JSON.
-pub(crate) fn for_each_event<R: std::io::Read + Send>(
-    text: R,
-    mut each: impl FnMut(&[u8]),
-) -> Option<()> {
-    use split::Piece;
-    std::thread::scope(|scope| {
-        let pieces = split::in_thread(scope, text);
-        if !matches!(pieces.recv()?, Piece::Object) {
-            return None;
-        }
-        let mut arrays = 0;
-        let mut events_key = false;
-        loop {
-            match pieces.recv()? {
-                Piece::Key(raw) => events_key = raw == b"\"traceEvents\"",
-                Piece::Value(_) if !events_key => {}
-                Piece::EventsBegin => arrays += 1,
-                Piece::Events(batch) => {
-                    for &(start, end) in &batch.spans {
-                        each(&batch.text[start..end]);
-                    }
-                    pieces.give_back(batch.text);
-                }
-                Piece::EventsEnd => {}
-                Piece::End if arrays == 1 => return Some(()),
-                _ => return None,
-            }
-        }
-    })
-}
-
-/// The audit's model of a trace by the import's fast path alone (no case is built): `None`
-/// when the fast path gives up (see [`import_split`]); the caller then reads the trace with
-/// the lenient reader of [`trace`], which audits traces the importer refuses.
-pub(crate) fn audit_split<R: std::io::Read + Send>(
-    text: R,
-    options: &ImportOptions,
-    refusal: Option<crate::import::text::Refusal>,
-) -> Option<AuditResult> {
-    let (mut read, top, _) = std::thread::scope(|scope| {
-        let pieces = split::in_thread_refusing(scope, text, refusal);
-        read::read_pieces(&pieces, options)
-    })?;
-    Some(audit_of(&mut read, &top))
 }
 
 /// The fast path of [`import_with_audit`] / [`import_reader`]: `text` (the trace's JSON,
@@ -349,29 +204,13 @@ pub(crate) fn import_split<R: std::io::Read + Send>(
     name: &str,
     options: &ImportOptions,
     audit: bool,
-    refusal: Option<crate::import::text::Refusal>,
+    refusal: Option<crate::trace::source::Refusal>,
 ) -> Option<(Imported, Option<AuditResult>)> {
     let parsed = std::thread::scope(|scope| {
         let pieces = split::in_thread_refusing(scope, text, refusal);
         read::read_pieces(&pieces, options)
     })?;
     Some(finish(parsed, name, audit))
-}
-
-/// The exact value of a JSON number scaled by 10^`scale` (3: µs → ns), as an integer;
-/// `Ok(None)` when the value is not a number. `path` names the field in errors.
-///
-/// # Errors
-/// `inexact-value` when digits remain below 1 (unless rounding is on; then `rounded` counts
-/// it), `overflow` past `i64`.
-pub(super) fn exact_number(
-    raw: &RawValue,
-    scale: i32,
-    path: &str,
-    options: &ImportOptions,
-    rounded: &mut u64,
-) -> Result<Option<i64>> {
-    number::exact_number_at(raw, scale, &|| path.to_owned(), options, rounded)
 }
 
 /// The id of a stream: `gpu<device>-s<stream>`.
@@ -393,6 +232,7 @@ fn record_id(corr: i64) -> String {
 mod tests {
     use super::names::{short_name, SHORT_NAME_CHARS};
     use super::*;
+    use serde_json::value::RawValue;
 
     fn scaled(text: &str) -> Option<Scaled> {
         scaled_decimal(text, 3)

@@ -139,12 +139,11 @@
 
 mod activities;
 mod build;
-mod error;
 mod facts;
 mod join;
 mod kinds;
-mod read;
-pub mod trace;
+
+use crate::trace::nsys::{error, read};
 
 use std::path::Path;
 

@@ -30,7 +30,6 @@
 //! summaries together).
 
 pub mod arrivals;
-pub mod command;
 pub mod declare;
 pub mod listing;
 pub mod merged;

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::case::raw::{RawCase, RawTime};
-use crate::import::{kineto, ImportError, MAX_TRACE_BYTES};
+use crate::import::{ImportError, MAX_TRACE_BYTES};
 use crate::relation::collectives::Instance;
 use crate::units::{parse_value, Nanos};
 
@@ -194,8 +194,8 @@ type PhaseByCorrelation<'c> =
 /// `Ok(None)` when that cannot follow the text.
 fn stream_events(path: &Path, each: impl FnMut(&[u8])) -> Result<Option<()>, ImportError> {
     let (handle, head) = crate::import::open_with_head(path)?;
-    let text = crate::import::text::open(head, handle, MAX_TRACE_BYTES);
-    Ok(kineto::for_each_event(text, each))
+    let text = crate::trace::source::open(head, handle, MAX_TRACE_BYTES);
+    Ok(crate::trace::kineto::for_each_event(text, each))
 }
 
 /// Counts one event into `facts`: an NCCL kernel's collective, found in the case.

@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 
 use super::super::number::exact_number_at;
 use super::{State, Text};
-use crate::import::{ImportError, ImportOptions};
+use crate::{error::InputError as ImportError, trace::ReadOptions as ImportOptions};
 
 type Result<T> = std::result::Result<T, ImportError>;
 
@@ -181,7 +181,7 @@ fn base_of(raw: Option<&RawValue>, options: &ImportOptions) -> Result<Option<i64
 
 /// The stream a `tid` names, read as the streaming pass reads it: an integer, or the 2021
 /// string `"stream 7"`.
-pub(in crate::import::kineto) fn stream_of_tid(raw: &RawValue) -> Option<i64> {
+pub(crate) fn stream_of_tid(raw: &RawValue) -> Option<i64> {
     match serde_json::from_str::<Id>(raw.get()).ok()? {
         Id::Int(v) | Id::Stream(v) => Some(v),
         Id::Other => None,
@@ -189,7 +189,7 @@ pub(in crate::import::kineto) fn stream_of_tid(raw: &RawValue) -> Option<i64> {
 }
 
 /// One trace event.
-pub(super) struct Event<'s, 'o>(pub(super) &'s mut State<'o>);
+pub(crate) struct Event<'s, 'o>(pub(crate) &'s mut State<'o>);
 
 impl<'de> DeserializeSeed<'de> for Event<'_, '_> {
     type Value = ();
@@ -282,7 +282,7 @@ impl<'de> Visitor<'de> for Event<'_, '_> {
 }
 
 /// The `traceEvents` array (or a bare array of events).
-pub(super) struct Events<'s, 'o>(pub(super) &'s mut State<'o>);
+pub(crate) struct Events<'s, 'o>(pub(crate) &'s mut State<'o>);
 
 impl<'de> DeserializeSeed<'de> for Events<'_, '_> {
     type Value = ();
@@ -322,7 +322,7 @@ impl<'de> Visitor<'de> for Events<'_, '_> {
 }
 
 /// The top-level object.
-pub(super) struct Top<'s, 'o>(pub(super) &'s mut State<'o>);
+pub(crate) struct Top<'s, 'o>(pub(crate) &'s mut State<'o>);
 
 /// The top-level keys the importer reads, in the order of their bits for `first_time`.
 const TOP_KEYS: [&str; 6] = [
@@ -336,7 +336,7 @@ const TOP_KEYS: [&str; 6] = [
 
 /// A top-level key just read: which of [`TOP_KEYS`] it is (`None`: one the importer skips),
 /// refused when it comes twice; `seen` holds the bits of the keys seen so far.
-pub(super) fn top_key<E: de::Error>(
+pub(crate) fn top_key<E: de::Error>(
     st: &mut State<'_>,
     key: String,
     seen: &mut u8,
@@ -350,9 +350,9 @@ pub(super) fn top_key<E: de::Error>(
 }
 
 /// The value of the top-level key `known` ([`top_key`]).
-pub(super) struct TopValue<'s, 'o> {
-    pub(super) st: &'s mut State<'o>,
-    pub(super) known: Option<usize>,
+pub(crate) struct TopValue<'s, 'o> {
+    pub(crate) st: &'s mut State<'o>,
+    pub(crate) known: Option<usize>,
 }
 
 impl<'de> DeserializeSeed<'de> for TopValue<'_, '_> {

@@ -8,13 +8,13 @@
 //! strip before deciding whether a call blocks the host, joins streams or only polls.
 
 /// Longest short name used in a phase id.
-pub(super) const SHORT_NAME_CHARS: usize = 48;
+pub(crate) const SHORT_NAME_CHARS: usize = 48;
 
 /// Longest phase label.
-pub(super) const LABEL_CHARS: usize = 120;
+pub(crate) const LABEL_CHARS: usize = 120;
 
 /// A call name without the per-thread-stream and version suffixes (`_ptsz`, `_v2`).
-pub(super) fn base_call_name(name: &str) -> &str {
+pub(crate) fn base_call_name(name: &str) -> &str {
     let mut n = name;
     for suffix in ["_ptsz", "_ptds", "_v2", "_v3"] {
         n = n.strip_suffix(suffix).unwrap_or(n);
@@ -22,35 +22,35 @@ pub(super) fn base_call_name(name: &str) -> &str {
     n
 }
 
-pub(super) fn is_blocking_stream_sync(name: &str) -> bool {
+pub(crate) fn is_blocking_stream_sync(name: &str) -> bool {
     matches!(
         base_call_name(name),
         "cudaStreamSynchronize" | "cuStreamSynchronize"
     )
 }
 
-pub(super) fn is_blocking_event_sync(name: &str) -> bool {
+pub(crate) fn is_blocking_event_sync(name: &str) -> bool {
     matches!(
         base_call_name(name),
         "cudaEventSynchronize" | "cuEventSynchronize"
     )
 }
 
-pub(super) fn is_blocking_device_sync(name: &str) -> bool {
+pub(crate) fn is_blocking_device_sync(name: &str) -> bool {
     matches!(
         base_call_name(name),
         "cudaDeviceSynchronize" | "cuCtxSynchronize"
     )
 }
 
-pub(super) fn is_stream_wait_call(name: &str) -> bool {
+pub(crate) fn is_stream_wait_call(name: &str) -> bool {
     matches!(
         base_call_name(name),
         "cudaStreamWaitEvent" | "cuStreamWaitEvent"
     )
 }
 
-pub(super) fn is_query(name: &str) -> bool {
+pub(crate) fn is_query(name: &str) -> bool {
     matches!(
         base_call_name(name),
         "cudaEventQuery" | "cuEventQuery" | "cudaStreamQuery" | "cuStreamQuery"
@@ -58,7 +58,7 @@ pub(super) fn is_query(name: &str) -> bool {
 }
 
 /// `text` cut to `max` characters, with `…` when cut.
-pub(super) fn cut(text: &str, max: usize) -> String {
+pub(crate) fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_owned(),
         Some((i, _)) => format!("{}…", &text[..i]),
@@ -67,7 +67,7 @@ pub(super) fn cut(text: &str, max: usize) -> String {
 
 /// A readable short form of a kernel name for ids: no `void `, no template or argument
 /// list, whitespace as `_`.
-pub(super) fn short_name(name: &str) -> String {
+pub(crate) fn short_name(name: &str) -> String {
     let n = name.trim().replace("(anonymous namespace)::", "");
     let n = n.strip_prefix("void ").unwrap_or(&n);
     let cut_at = n.find(['<', '(']).unwrap_or(n.len());

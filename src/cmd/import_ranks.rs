@@ -10,9 +10,13 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{declare, import_ranks_declared, summarize_all, RankOptions, RanksSummary, Summaries};
+use super::import::{ImportArgs, SummaryFormat};
 use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
-use crate::import::{gzip, ImportArgs, ImportError, ImportOptions, Summary, SummaryFormat};
+use crate::import::ranks::{
+    declare, import_ranks_declared, summarize_all, RankOptions, RanksSummary, Summaries,
+};
+use crate::import::{ImportError, ImportOptions, Summary};
+use crate::output::gzip;
 use crate::output::write_output;
 
 /// Everything a multi-rank import prints: the engine's per-rank tables and the ranks' part.
@@ -47,7 +51,7 @@ pub fn run(
         )
         .into());
     }
-    let listing = super::listing::list(paths)?;
+    let listing = crate::import::ranks::listing::list(paths)?;
     let how = RankOptions {
         expect: args.expect,
         keep_cases: args.output.is_some(),

@@ -9,8 +9,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{HtaTrace, Result, Row};
-use crate::import::kineto::exact_number;
 use crate::import::{ImportError, ImportOptions};
+use crate::trace::kineto::exact_number;
 
 /// The fields of one event HTA's breakdown looks at.
 #[derive(Deserialize)]

@@ -12,17 +12,17 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
-use super::backend::{Backend, BackendError};
-use super::build::capture_case;
-use super::record::{CaptureOptions, CaptureRecord};
-use super::relations::{self, Relation};
-use super::report::{calibration_text, demos_table, runs_csv, summary_table};
-use super::sim::Sim;
-use super::streams::{self, StreamsOptions, StreamsRecord};
+use crate::capture::backend::{Backend, BackendError};
+use crate::capture::build::capture_case;
+use crate::capture::record::{CaptureOptions, CaptureRecord};
+use crate::capture::relations::{self, Relation};
+use crate::capture::report::{calibration_text, demos_table, runs_csv, summary_table};
+use crate::capture::sim::Sim;
 use crate::case::load_case_str;
 use crate::check::check_paths;
 use crate::engine::evaluate;
 use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
+use crate::lab::streams::{self, StreamsOptions, StreamsRecord};
 use crate::units::Nanos;
 
 pub use crate::exit::EXIT_NO_CUDA;
@@ -252,7 +252,7 @@ fn write_and_replay(path: &Path, json: &str, force: bool) -> Result<(usize, usiz
     Ok((checks - failed, failed))
 }
 
-fn header(rec_device: &super::record::DeviceInfo, date: &str) -> String {
+fn header(rec_device: &crate::capture::record::DeviceInfo, date: &str) -> String {
     format!(
         "{}{} ({}), compute capability {}, CUDA driver {} ({}), context {}, host {} boot {}, {}",
         if rec_device.simulated {
@@ -281,7 +281,7 @@ pub fn capture_with<B: Backend>(
     args: &CaptureArgs,
     out: &mut dyn Write,
 ) -> Result<u8, Failure> {
-    let rec = super::procedure::capture(b, &args.options()).map_err(device_failure)?;
+    let rec = crate::capture::procedure::capture(b, &args.options()).map_err(device_failure)?;
     write_capture(&rec, args, out)
 }
 

@@ -52,18 +52,18 @@ pub(crate) const MAX_VALUE_BYTES: usize = 64 << 20;
 pub(crate) const MAX_EVENTS: usize = 1 << 25;
 
 /// The refusal of a trace past [`MAX_EVENTS`]; `events_path` is `traceEvents` or `$`.
-pub(crate) fn too_many_events(events_path: &str) -> crate::import::ImportError {
+pub(crate) fn too_many_events(events_path: &str) -> crate::error::InputError {
     let path = if events_path == "$" {
         format!("[{MAX_EVENTS}]")
     } else {
         format!("{events_path}[{MAX_EVENTS}]")
     };
-    crate::import::ImportError::new(
+    crate::error::InputError::new(
         path,
         "too-large",
         format!(
             "the trace holds more than {MAX_EVENTS} events: under the {} byte cap that would be under 64 bytes an event, shorter than any profiler's event; the rest is not read",
-            crate::import::MAX_TRACE_BYTES
+            crate::trace::MAX_TRACE_BYTES
         ),
     )
 }
@@ -154,7 +154,7 @@ pub(crate) fn in_thread<'scope, R: Read + Send + 'scope>(
 pub(crate) fn in_thread_refusing<'scope, R: Read + Send + 'scope>(
     scope: &'scope Scope<'scope, '_>,
     text: R,
-    refusal: Option<crate::import::text::Refusal>,
+    refusal: Option<crate::trace::source::Refusal>,
 ) -> Pieces {
     let (tx, rx) = sync_channel(BATCHES_IN_FLIGHT);
     let (spent, reuse) = sync_channel(BATCHES_IN_FLIGHT + 2);
@@ -177,7 +177,7 @@ fn split<R: Read>(
     tx: &SyncSender<Piece>,
     reuse: Option<&Receiver<Vec<u8>>>,
     (read_bytes, batch_bytes): (usize, usize),
-    refusal: Option<&crate::import::text::Refusal>,
+    refusal: Option<&crate::trace::source::Refusal>,
 ) {
     let mut splitter = Splitter {
         src: text,
@@ -284,7 +284,7 @@ struct Splitter<'t, R> {
     events: usize,
     /// `traceEvents` or `$`, for the refusal's path.
     events_path: &'static str,
-    refusal: Option<&'t crate::import::text::Refusal>,
+    refusal: Option<&'t crate::trace::source::Refusal>,
 }
 
 impl<R: Read> Splitter<'_, R> {
@@ -656,7 +656,7 @@ mod tests {
             ("[{},{},{},{},{}]", ""),
         ] {
             let (tx, rx) = sync_channel(1 << 10);
-            let refusal = crate::import::text::Refusal::default();
+            let refusal = crate::trace::source::Refusal::default();
             let mut splitter = Splitter {
                 src: text.as_bytes(),
                 tx: &tx,
@@ -682,7 +682,7 @@ mod tests {
         }
         // under the budget nothing is refused
         let (tx, _rx) = sync_channel(1 << 10);
-        let refusal = crate::import::text::Refusal::default();
+        let refusal = crate::trace::source::Refusal::default();
         split("[{},{}]".as_bytes(), &tx, None, (4, 16), Some(&refusal));
         assert!(refusal.get().is_none());
     }

@@ -61,7 +61,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{decode_text, ImportError, ImportOptions, MAX_TRACE_BYTES};
+use crate::error::InputError as ImportError;
+use crate::trace::open::decode_text;
+use crate::trace::{ReadOptions as ImportOptions, MAX_TRACE_BYTES};
 use crate::units::{Nanos, Unit};
 
 pub use read::is_hta_compute;
@@ -555,6 +557,28 @@ pub fn compat_path(path: &Path, options: &ImportOptions, hta: HtaOptions) -> Res
     let text = decode_text(bytes, &file, MAX_TRACE_BYTES)?;
     let trace = HtaTrace::from_text(&text, options).map_err(|e| e.in_file(&file))?;
     Ok(trace.compare(hta))
+}
+
+/// `--compat hta` of `import` and `audit`: HTA 0.5.0's temporal breakdown of the Kineto trace at
+/// `path`, with HTA's defaults (and its `HTA_DISABLE_NS_ROUNDING` switch).
+///
+/// # Errors
+/// `unsupported-format` for an Nsight Systems export (`nsys`), and the reader's errors.
+pub fn compat_of(path: &Path, nsys: bool, options: &ImportOptions) -> Result<HtaCompat> {
+    if nsys {
+        return Err(ImportError::new(
+            "$",
+            "unsupported-format",
+            "--compat hta reproduces HTA, which reads PyTorch profiler (Kineto) traces, not Nsight Systems exports",
+        )
+        .in_file(path.display().to_string()));
+    }
+    // HTA's own switch (`hta/configs/env_options.py`): rounding is off only for exactly "1".
+    let mut hta = HtaOptions::HTA_DEFAULTS;
+    if std::env::var_os("HTA_DISABLE_NS_ROUNDING").is_some_and(|v| v == "1") {
+        hta.us_rounding = false;
+    }
+    compat_path(path, options, hta)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, OnceLock};
 use std::thread::Scope;
 
-use super::ImportError;
+use crate::error::InputError as ImportError;
 
 /// An [`ImportError`] found while streaming, carried inside an [`io::Error`].
 #[derive(Debug)]

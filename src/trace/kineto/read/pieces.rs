@@ -12,14 +12,11 @@ use serde::de::DeserializeSeed;
 
 use super::visit::{top_key, Event, TopValue};
 use super::{Parsed, State};
-use crate::import::kineto::split::{Piece, Pieces};
-use crate::import::ImportOptions;
+use crate::trace::kineto::split::{Piece, Pieces};
+use crate::trace::ReadOptions as ImportOptions;
 
 /// Reads a trace from the splitter's pieces; `None` when the careful reader must read it.
-pub(in crate::import::kineto) fn read_pieces(
-    pieces: &Pieces,
-    options: &ImportOptions,
-) -> Option<Parsed> {
+pub(crate) fn read_pieces(pieces: &Pieces, options: &ImportOptions) -> Option<Parsed> {
     let events_path = match pieces.recv()? {
         Piece::Object => "traceEvents",
         Piece::Array => "$",

@@ -26,30 +26,30 @@ use serde::de::{self, Deserializer, IgnoredAny};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::audit::{audit_only, audit_times, is_step_name, AuditEvent};
+use super::neutral::{audit_only, audit_times, is_step_name, AuditEvent};
 use super::number::{classify, exact_number_at, parse_with_path};
 use super::{Annotation, GpuWork, HostCall, Read, SyncRow, WorkKind};
-use crate::import::text::trouble_of;
-use crate::import::{ImportError, ImportOptions};
 use crate::trace::model::{ApiCall, Step};
+use crate::trace::source::trouble_of;
 use crate::units::Nanos;
-pub(super) use pieces::read_pieces;
-pub(super) use visit::stream_of_tid;
+use crate::{error::InputError as ImportError, trace::ReadOptions as ImportOptions};
+pub(crate) use pieces::read_pieces;
+pub(crate) use visit::stream_of_tid;
 
 type Result<T> = std::result::Result<T, ImportError>;
 
 /// The top level of a Kineto trace, apart from the events: what the build step uses.
 #[derive(Default)]
-pub(super) struct TopLevel {
-    pub(super) distributed_info: Option<serde_json::Value>,
-    pub(super) device_properties: Option<serde_json::Value>,
-    pub(super) trace_name: Option<serde_json::Value>,
-    pub(super) schema_version: Option<serde_json::Value>,
+pub(crate) struct TopLevel {
+    pub(crate) distributed_info: Option<serde_json::Value>,
+    pub(crate) device_properties: Option<serde_json::Value>,
+    pub(crate) trace_name: Option<serde_json::Value>,
+    pub(crate) schema_version: Option<serde_json::Value>,
 }
 
 /// The `args` fields the importer uses (GPU work, API calls, sync rows).
 #[derive(Default, Deserialize)]
-pub(super) struct EventArgs {
+pub(crate) struct EventArgs {
     #[serde(default)]
     correlation: Option<i64>,
     #[serde(default)]
@@ -65,17 +65,17 @@ pub(super) struct EventArgs {
 }
 
 /// What the build step gets: the events read, the top level, the base time.
-pub(super) type Parsed = (Read, TopLevel, Option<i64>);
+pub(crate) type Parsed = (Read, TopLevel, Option<i64>);
 
 /// Reads a whole trace from `reader` (JSON text: a `{"traceEvents": [...]}` object or a bare
 /// array of events).
 ///
 /// # Errors
 /// [`ImportError`] with the JSON path and code of the first problem met.
-pub(super) fn read_trace<R: BufRead>(mut reader: R, options: &ImportOptions) -> Result<Parsed> {
+pub(crate) fn read_trace<R: BufRead>(mut reader: R, options: &ImportOptions) -> Result<Parsed> {
     let first = match peek_first(&mut reader) {
         Ok(first) => first,
-        Err(e) => return Err(crate::import::text::trouble_of_io(e)),
+        Err(e) => return Err(crate::trace::source::trouble_of_io(e)),
     };
     let events_path = match first {
         Some(b'{') => "traceEvents",
@@ -115,7 +115,7 @@ pub(super) fn read_trace<R: BufRead>(mut reader: R, options: &ImportOptions) -> 
 fn not_a_trace<R: BufRead>(mut reader: R, c: u8) -> ImportError {
     let mut text = String::new();
     if let Err(e) = reader.read_to_string(&mut text) {
-        return crate::import::text::trouble_of_io(e);
+        return crate::trace::source::trouble_of_io(e);
     }
     match serde_json::from_str::<IgnoredAny>(&text).err() {
         Some(e) => ImportError::new("$", "bad-syntax", format!("not JSON: {e}")),
@@ -432,13 +432,13 @@ impl<'o> State<'o> {
         let (ts, dur) = self.kept_times(cat, index)?;
         let f = &self.fields;
         let name_len = f.name.get().map_or(0, str::len);
-        if name_len > crate::import::MAX_NAME_BYTES {
+        if name_len > crate::trace::MAX_NAME_BYTES {
             return Err(ImportError::new(
                 format!("{}.name", event_path(self.events_path, index)),
                 "too-large",
                 format!(
                     "the name holds {name_len} bytes, more than the {} bytes a name may hold; no kernel or call name is that long",
-                    crate::import::MAX_NAME_BYTES
+                    crate::trace::MAX_NAME_BYTES
                 ),
             ));
         }

@@ -16,15 +16,15 @@
 //! import itself has succeeded, where the audit used to fail after it.
 
 use super::{GpuWork, Read, WorkKind};
-use crate::import::{ImportError, ImportOptions};
 use crate::trace::model::{
     Activity, ActivityKind, ApiCall, CopyDirection, HostRange, Problem, ProblemKind, RangeKind,
     Step, Trace,
 };
+use crate::{error::InputError as ImportError, trace::ReadOptions as ImportOptions};
 
 /// What an event that only the audit reads is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum AuditOnly {
+pub(crate) enum AuditOnly {
     /// The profiler's own range (`cat: "Trace"`): the recording window.
     Window,
     /// A `ProfilerStep#N` on the host.
@@ -36,7 +36,7 @@ pub(super) enum AuditOnly {
 /// Whether the audit reads a complete (`ph: X`) event of category `cat`, named `name`, that
 /// the importer does not keep. `name` is `None` while it is not known yet; the answer is then
 /// `Some` for every category that may be wanted (`cpu_op`: it depends on the name).
-pub(super) fn audit_only(cat: &str, name: Option<&str>) -> Option<AuditOnly> {
+pub(crate) fn audit_only(cat: &str, name: Option<&str>) -> Option<AuditOnly> {
     let is_step = |n: &str| n.starts_with("ProfilerStep#");
     let is_scalar = |n: &str| matches!(n, "aten::item" | "aten::_local_scalar_dense");
     let range = |n: &str| {
@@ -61,45 +61,45 @@ pub(super) fn audit_only(cat: &str, name: Option<&str>) -> Option<AuditOnly> {
 }
 
 /// Whether a `gpu_user_annotation` range (which the importer keeps) is also a GPU step.
-pub(super) fn is_step_name(name: &str) -> bool {
+pub(crate) fn is_step_name(name: &str) -> bool {
     name.starts_with("ProfilerStep#")
 }
 
 /// The audit's share of the streaming pass.
 #[derive(Default)]
-pub(super) struct AuditRead {
+pub(crate) struct AuditRead {
     /// Every API call, in file order (the importer keeps one per correlation).
-    pub(super) calls: Vec<ApiCall>,
+    pub(crate) calls: Vec<ApiCall>,
     /// `ProfilerStep#N` on the host, in file order.
-    pub(super) steps: Vec<Step>,
+    pub(crate) steps: Vec<Step>,
     /// `ProfilerStep#N` drawn on the GPU (`gpu_user_annotation`), in file order.
-    pub(super) gpu_steps: Vec<Step>,
+    pub(crate) gpu_steps: Vec<Step>,
     /// Annotations and scalar reads.
-    pub(super) ranges: Vec<HostRange>,
+    pub(crate) ranges: Vec<HostRange>,
     /// The profiler's window.
-    pub(super) window: Option<(i64, i64)>,
+    pub(crate) window: Option<(i64, i64)>,
     /// Negative durations and zero timestamps, in file order.
-    pub(super) problems: Vec<Problem>,
+    pub(crate) problems: Vec<Problem>,
     /// Host ranges whose time is not an exact ns: left out, counted.
-    pub(super) unreadable: u64,
+    pub(crate) unreadable: u64,
     /// The first error the audit meets where the importer does not (a host range whose time
     /// overflows): the audit of an imported trace fails with it.
-    pub(super) error: Option<ImportError>,
+    pub(crate) error: Option<ImportError>,
 }
 
 /// An event only the audit reads, with its times as read (before the base is added).
-pub(super) struct AuditEvent {
-    pub(super) what: AuditOnly,
-    pub(super) name: String,
-    pub(super) thread: Option<i64>,
-    pub(super) ts: i64,
-    pub(super) dur: i64,
+pub(crate) struct AuditEvent {
+    pub(crate) what: AuditOnly,
+    pub(crate) name: String,
+    pub(crate) thread: Option<i64>,
+    pub(crate) ts: i64,
+    pub(crate) dur: i64,
 }
 
 /// The times of an event only the audit reads: `Ok(None)` when it has none, or they are not
 /// numbers (the event is skipped); `Err(())` when a time is not an exact ns or overflows
 /// (the event is counted as unreadable), as [`super::trace::read_trace`] does.
-pub(super) fn audit_times(
+pub(crate) fn audit_times(
     ts: Option<&serde_json::value::RawValue>,
     dur: Option<&serde_json::value::RawValue>,
     options: &ImportOptions,
@@ -119,7 +119,7 @@ pub(super) fn audit_times(
 impl AuditRead {
     /// Files an event only the audit reads, placed on the clock (`base` + `ts`); `at` is its
     /// JSON path.
-    pub(super) fn place(&mut self, e: AuditEvent, at: &dyn Fn() -> String, base: Option<i64>) {
+    pub(crate) fn place(&mut self, e: AuditEvent, at: &dyn Fn() -> String, base: Option<i64>) {
         if self.error.is_some() {
             return;
         }
@@ -173,7 +173,7 @@ impl AuditRead {
     }
 
     /// A GPU activity the importer kept that starts exactly at the base (relative `ts` 0).
-    pub(super) fn zero_timestamp(&mut self, at: String, work: &GpuWork, ts_was_zero: bool) {
+    pub(crate) fn zero_timestamp(&mut self, at: String, work: &GpuWork, ts_was_zero: bool) {
         if ts_was_zero {
             self.problems.push(Problem {
                 kind: ProblemKind::ZeroTimestamp,
@@ -188,7 +188,7 @@ impl AuditRead {
 
 /// The audit's GPU activities: the importer's work, in file order (call before the build step
 /// sorts it).
-pub(super) fn activities(read: &Read) -> Vec<Activity> {
+pub(crate) fn activities(read: &Read) -> Vec<Activity> {
     read.work
         .iter()
         .map(|w| Activity {
@@ -214,7 +214,7 @@ pub(super) fn activities(read: &Read) -> Vec<Activity> {
 ///
 /// # Errors
 /// The first error the audit met ([`AuditRead::error`]).
-pub(super) fn finish(
+pub(crate) fn finish(
     mut audit: AuditRead,
     syncs: &[Option<i64>],
     activities: Vec<Activity>,
@@ -257,7 +257,7 @@ pub(super) fn finish(
 }
 
 /// The direction of a copy from its Kineto name, `Memcpy DtoH (Device -> Pageable)`.
-pub(super) fn copy_direction(name: &str) -> CopyDirection {
+pub(crate) fn copy_direction(name: &str) -> CopyDirection {
     if name.contains("DtoH") {
         if name.contains("Pageable") {
             CopyDirection::DeviceToPageable
@@ -266,102 +266,5 @@ pub(super) fn copy_direction(name: &str) -> CopyDirection {
         }
     } else {
         CopyDirection::Other
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::{import_with_audit, trace::read_trace};
-    use crate::import::ImportOptions;
-
-    /// The model the import's pass gathers, and the lenient whole-text reader's, as JSON (or
-    /// the error's path, code and message).
-    fn both(text: &str, options: &ImportOptions) -> (String, String) {
-        let show = |t: Result<crate::trace::model::Trace, crate::import::ImportError>| match t {
-            Ok(t) => serde_json::to_string(&t).unwrap(),
-            Err(e) => format!("{} {} {}", e.path, e.code, e.message),
-        };
-        let (_, streamed) = import_with_audit(text.as_bytes(), "t", options).expect("imports");
-        (show(streamed), show(read_trace(text, options)))
-    }
-
-    /// Every real trace of `tests/data/traces` that imports: the same model, field by field.
-    #[test]
-    fn the_import_pass_gathers_the_lenient_readers_model_on_real_traces() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/traces");
-        let mut seen = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if !path.to_string_lossy().ends_with(".json.gz") {
-                continue;
-            }
-            let mut text = String::new();
-            let file = std::fs::File::open(&path).unwrap();
-            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text)
-                .unwrap();
-            let (streamed, whole) = both(&text, &ImportOptions::default());
-            assert!(streamed == whole, "{}", path.display());
-            assert!(streamed.contains("\"activities\":[{"), "{}", path.display());
-            seen += 1;
-        }
-        assert!(seen >= 8, "{seen} traces");
-    }
-
-    /// Events only the audit reads, in every shape the lenient reader treats differently:
-    /// fields in another order (the name after the times), a base after the events, a
-    /// negative duration, a time with digits below 1 ns (left out, or rounded), a time that
-    /// is not a number, an overflow once the base is added, a `"stream 7"` tid (a stream,
-    /// not a thread), a zero timestamp, sync rows, calls without a correlation.
-    #[test]
-    fn the_import_pass_gathers_the_lenient_readers_model_on_edge_cases() {
-        let k = r#"{"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":"stream 7","ts":0,"dur":10,"args":{"device":0,"correlation":1}}"#;
-        let c = r#"{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":9,"tid":9,"ts":1,"dur":2,"args":{"correlation":1}}"#;
-        let no_corr = r#"{"ph":"X","cat":"cuda_runtime","name":"cudaStreamWaitEvent","tid":"main","ts":3,"dur":1}"#;
-        let sync = r#"{"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","tid":9,"ts":40,"dur":5,"args":{"correlation":4}},
-            {"ph":"X","cat":"cuda_sync","name":"Stream Sync","pid":0,"tid":7,"ts":40,"dur":5,"args":{"cuda_sync_kind":"Stream Sync","stream":7,"correlation":4,"device":0}}"#;
-        let host = r#"{"ph":"X","cat":"cpu_op","name":"ProfilerStep#2","tid":9,"ts":60,"dur":5},
-            {"ts":3,"dur":1,"ph":"X","cat":"cpu_op","tid":4,"name":"ProfilerStep#1"},
-            {"ts":3,"dur":1,"ph":"X","cat":"cpu_op","tid":4,"name":"aten::add"},
-            {"ph":"X","cat":"Operator","name":"aten::_local_scalar_dense","tid":4,"ts":7,"dur":1},
-            {"ph":"X","cat":"user_annotation","name":"aten::item","tid":4,"ts":7,"dur":1},
-            {"ph":"X","cat":"user_annotation","tid":4,"ts":6,"dur":-2},
-            {"ph":"X","cat":"user_annotation","name":"sub-ns","tid":4,"ts":6.0004,"dur":2},
-            {"ph":"X","cat":"user_annotation","name":"text","tid":4,"ts":"6","dur":2},
-            {"ph":"X","cat":"user_annotation","name":"no dur","tid":4,"ts":6},
-            {"ph":"i","cat":"user_annotation","name":"instant","tid":4,"ts":6,"dur":1},
-            {"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#1","pid":0,"tid":7,"ts":1,"dur":12},
-            {"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"PyTorch Profiler","ts":1,"dur":100},
-            {"ph":"X","cat":"Trace","name":"again","ts":0,"dur":200}"#;
-        let events = [k, c, no_corr, sync, host].join(",");
-        let rounding = ImportOptions { round_sub_ns: true };
-        for text in [
-            format!(r#"{{"traceEvents":[{events}]}}"#),
-            format!(r#"{{"traceEvents":[{events}],"baseTimeNanoseconds":1000000}}"#),
-            format!(r#"{{"baseTimeNanoseconds":1000000,"traceEvents":[{events}]}}"#),
-            format!("[{events}]"),
-        ] {
-            for options in [ImportOptions::default(), rounding] {
-                let (streamed, whole) = both(&text, &options);
-                assert_eq!(streamed, whole, "{text}");
-                for part in [
-                    "negative-duration",
-                    "scalar-read",
-                    "\"window\":[",
-                    "ProfilerStep#2",
-                ] {
-                    assert!(streamed.contains(part), "{part}: {streamed}");
-                }
-                let based = text.contains("baseTimeNanoseconds");
-                assert_eq!(streamed.contains("zero-timestamp"), based, "{streamed}");
-            }
-        }
-        // A host range whose end overflows once the base is added: both fail the same way.
-        let far = r#"{"ph":"X","cat":"user_annotation","name":"far","tid":9,"ts":9223372036854775,"dur":3}"#;
-        for base in ["", r#","baseTimeNanoseconds":1000000"#] {
-            let text = format!(r#"{{"traceEvents":[{k},{c},{far}]{base}}}"#);
-            let (streamed, whole) = both(&text, &ImportOptions::default());
-            assert_eq!(streamed, whole, "{text}");
-            assert!(streamed.contains("overflow"), "{streamed}");
-        }
     }
 }

@@ -10,7 +10,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::import::{ImportError, ImportOptions};
+use crate::{error::InputError as ImportError, trace::ReadOptions as ImportOptions};
 
 type Result<T> = std::result::Result<T, ImportError>;
 
@@ -20,7 +20,7 @@ type Result<T> = std::result::Result<T, ImportError>;
 /// # Errors
 /// `inexact-value` when digits remain below 1 (unless rounding is on; then `rounded` counts
 /// it), `overflow` past `i64`; `path` names the field.
-pub(super) fn exact_number_at(
+pub(crate) fn exact_number_at(
     raw: &RawValue,
     scale: i32,
     path: &dyn Fn() -> String,
@@ -53,7 +53,7 @@ pub(super) fn exact_number_at(
 }
 
 /// Deserializes `text` as `T`, with the JSON path of any error under `prefix`.
-pub(super) fn parse_with_path<'a, T: Deserialize<'a>>(text: &'a str, prefix: &str) -> Result<T> {
+pub(crate) fn parse_with_path<'a, T: Deserialize<'a>>(text: &'a str, prefix: &str) -> Result<T> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|err| {
         let inner = err.path().to_string();
@@ -88,7 +88,7 @@ fn join_path(prefix: &str, inner: &str) -> String {
     }
 }
 
-pub(super) fn classify(err: &serde_json::Error) -> &'static str {
+pub(crate) fn classify(err: &serde_json::Error) -> &'static str {
     use serde_json::error::Category;
     match err.classify() {
         Category::Io => "io",
@@ -99,14 +99,14 @@ pub(super) fn classify(err: &serde_json::Error) -> &'static str {
 
 /// A decimal scaled to an integer: exact, or rounded to the nearest (halves away from 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Scaled {
+pub(crate) enum Scaled {
     Exact(i64),
     Rounded(i64),
 }
 
 /// `text` (a JSON number: sign, digits, optional fraction and exponent) × 10^`scale`, read
 /// digit by digit. `None` when it is not such a number or the result overflows `i64`.
-pub(super) fn scaled_decimal(text: &str, scale: i32) -> Option<Scaled> {
+pub(crate) fn scaled_decimal(text: &str, scale: i32) -> Option<Scaled> {
     let (negative, rest) = match text.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, text),

@@ -8,7 +8,7 @@ use super::{
     quote, text_at, Export, StreamInfoRow, MEM_KIND_ENUM, META_NEW, META_OLD, SESSION_START,
     STREAM_INFO, STREAM_TYPE_ENUM, STRING_IDS, TARGET_GPU,
 };
-use crate::import::nsys::error::{sqlite_error, NsysError};
+use crate::trace::nsys::error::{sqlite_error, NsysError};
 
 /// A GPU listed in `TARGET_INFO_GPU`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,7 +103,7 @@ impl Export {
         }
         let value = if self.has_table(STRING_IDS) {
             // A value past MAX_NAME_BYTES is measured in SQLite and never copied out.
-            let cap = crate::import::MAX_NAME_BYTES as i64;
+            let cap = crate::trace::MAX_NAME_BYTES as i64;
             let mut stmt = self
                 .conn
                 .prepare_cached(

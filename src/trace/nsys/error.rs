@@ -19,7 +19,7 @@ pub use crate::error::InputError as NsysError;
 /// | `missing-column` | a table lacks a column the reader needs |
 /// | `not-a-table` | a view, trigger or virtual table stands where an expected table belongs |
 /// | `wrong-column-type` | a column the reader reads is declared with another type (affinity) |
-/// | `too-large` | a `StringIds` value past [`crate::import::MAX_NAME_BYTES`] |
+/// | `too-large` | a `StringIds` value past [`crate::trace::MAX_NAME_BYTES`] |
 /// | `duplicate-row` | a table returns one rowid twice (a damaged file) |
 /// | `bad-row` | a row holds NULL or a non-integer where a value is needed, or ends before it starts |
 /// | `sqlite` | any other SQLite failure |

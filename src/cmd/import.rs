@@ -1,0 +1,171 @@
+//! `worksheet import`: its arguments, the single-trace run (the case with `-o`, the summary,
+//! `--compat hta`), and the hand-over to the multi-rank import ([`super::import_ranks`]) for
+//! several traces or a folder. The meaning of a trace (the case it becomes) is `crate::import`'s.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+
+use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::import::{
+    audit_imported, import_path_with, ranks, summarize_owned, ImportError, ImportOptions, Imported,
+};
+use crate::output::{gzip, refuse_existing, write_output};
+
+/// Output format of the summary `import` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SummaryFormat {
+    /// Tables for people.
+    Text,
+    /// The summary as JSON (exact values as text and as integer ns).
+    Json,
+}
+
+/// Arguments of `worksheet import`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  worksheet import trace.json.gz -o trace-case.json\n  \
+worksheet import trace.json.gz --format json\n  \
+worksheet import trace.json.gz -o trace-case.json.gz --expect\n  \
+worksheet check trace-case.json.gz\n  \
+worksheet import report.sqlite -o report-case.json.gz\n\n\
+Reads PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzipped, and Nsight Systems SQLite exports \
+(`nsys export --type sqlite`, opened read-only). Without -o, only the summary is printed.\n\
+Exit codes: 0 imported, 2 the trace is malformed or unsupported, or the output\n\
+exists (use --force)."
+)]
+pub struct ImportArgs {
+    /// The trace file: Kineto `*.json` / `*.json.gz`, or an Nsight Systems `*.sqlite` export.
+    /// A folder, or several files, are the ranks of one job: one multi-rank case. `-` reads
+    /// standard input (any of these formats, gzipped or not).
+    pub file: PathBuf,
+    /// More trace files: with FILE, the ranks of one job (Kineto traces; rank from
+    /// `distributedInfo`, else the argument order), imported as one case with one clock per
+    /// rank, related by their collectives.
+    #[arg(value_name = "MORE")]
+    pub more: Vec<PathBuf>,
+    /// Write the case here (gzipped when the name ends in `.gz`; `-`: to standard output, and
+    /// the summary to standard error). Never overwritten without --force.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Summary format.
+    #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
+    pub format: SummaryFormat,
+    /// Embed the current answers as expectations, so `worksheet check` replays them.
+    #[arg(long)]
+    pub expect: bool,
+    /// Round timestamps finer than 1 ns to the nearest ns (counted and noted) instead of
+    /// refusing them as `inexact-value`.
+    #[arg(long)]
+    pub round_sub_ns: bool,
+    /// Also print a peer's numbers reproduced from its defaults, with the delta each of its
+    /// assumptions causes (`hta`: HTA 0.5.0's temporal breakdown; Kineto traces only;
+    /// `HTA_DISABLE_NS_ROUNDING=1` in the environment switches HTA's µs rounding off, as in HTA).
+    #[arg(long, value_enum, value_name = "PEER")]
+    pub compat: Option<Compat>,
+    /// Several ranks only: declare that the ranks' clocks agree within DURATION (`0`: one host
+    /// clock; `1ms` fits NTP, `1us` PTP), or `RANKS=DURATION` for a group (`0-7=0`);
+    /// repeatable. A declared relation (SPEC §10): every answer that uses it says so.
+    #[arg(long = "clocks-within", value_name = "DURATION")]
+    pub clocks_within: Vec<String>,
+}
+
+/// Peers whose numbers `--compat` reproduces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Compat {
+    /// Holistic Trace Analysis 0.5.0's `get_temporal_breakdown()` (docs/hta-compat.md).
+    Hta,
+}
+
+/// Runs `worksheet import`: one trace, or several (a folder) as the ranks of one job.
+///
+/// # Errors
+/// A [`Failure`] with exit code 2 for a malformed trace or an output that exists without
+/// `--force`.
+/// Runs `worksheet import`: reads the trace, writes the case when asked, prints the summary.
+///
+/// # Errors
+/// A [`Failure`] with exit code 2 for a malformed or unsupported trace, or an output file
+/// that exists without `--force`.
+pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
+    if let Some(path) = &args.output {
+        refuse_existing(path, args.force)?;
+    }
+    // With `-o -` the case goes to standard output, so the summary goes to standard error.
+    let mut stderr = std::io::stderr();
+    let out: &mut dyn Write = match &args.output {
+        Some(path) if crate::output::is_stdout(path) => &mut stderr,
+        _ => out,
+    };
+    let options = ImportOptions {
+        round_sub_ns: args.round_sub_ns,
+    };
+    let paths: Vec<PathBuf> = std::iter::once(args.file.clone())
+        .chain(args.more.iter().cloned())
+        .collect();
+    if ranks::is_multi(&paths) {
+        return super::import_ranks::run(args, &paths, &options, out);
+    }
+    if let Some(first) = args.clocks_within.first() {
+        return Err(ranks::declare::option_error(format!(
+            "`{first}`: --clocks-within relates the clocks of several ranks; give two or more traces (or a folder of them)"
+        ))
+        .into());
+    }
+    let (mut imported, trace) = import_path_with(&args.file, &options, true)?;
+    let hta = match args.compat {
+        Some(Compat::Hta) => Some(compat_hta(&args.file, &imported, &options)?),
+        None => None,
+    };
+    let audit = audit_imported(&mut imported, &args.file, &options, trace)?;
+    let mut summary = summarize_owned(imported, args.expect, args.output.is_some()).map_err(|e| Failure {
+        message: format!(
+            "{}: error[internal]: the imported case does not validate ({e}); please report this with the trace",
+            args.file.display()
+        ),
+        code: EXIT_INPUT,
+    })?;
+    summary.audit = Some(audit);
+    if let Some(path) = &args.output {
+        let bytes = if path.to_string_lossy().ends_with(".gz") {
+            gzip(summary.case_json.as_bytes())
+        } else {
+            std::mem::take(&mut summary.case_json).into_bytes()
+        };
+        write_output(path, &bytes, args.force)?;
+        summary.written = Some((path.display().to_string(), bytes.len() as u64));
+    }
+    match args.format {
+        SummaryFormat::Text => {
+            out.write_all(summary.to_text().as_bytes())?;
+            if let Some(hta) = &hta {
+                out.write_all(hta.to_text().as_bytes())?;
+            }
+        }
+        SummaryFormat::Json => {
+            let mut value = serde_json::to_value(&summary).map_err(std::io::Error::from)?;
+            value["format"] = "worksheet-import".into();
+            value["version"] = 1.into();
+            if let (Some(hta), Some(map)) = (&hta, value.as_object_mut()) {
+                let hta = serde_json::to_value(hta).map_err(std::io::Error::from)?;
+                map.insert("compat_hta".to_owned(), hta);
+            }
+            serde_json::to_writer_pretty(&mut *out, &value).map_err(std::io::Error::from)?;
+            writeln!(out)?;
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+/// `--compat hta`: HTA reads Kineto traces only.
+fn compat_hta(
+    path: &Path,
+    imported: &Imported,
+    options: &ImportOptions,
+) -> Result<crate::peer::hta::HtaCompat, ImportError> {
+    crate::peer::hta::compat_of(path, imported.format.starts_with("nsys"), options)
+}

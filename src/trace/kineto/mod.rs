@@ -1,0 +1,192 @@
+//! PyTorch profiler (Kineto) Chrome-trace JSON, read: the rows the importer interprets
+//! ([`Read`]) and the format-neutral recorded model ([`crate::trace::model::Trace`]), both from
+//! one streaming pass.
+//!
+//! What the rows mean (which call launched which kernel, which sync row is a wait) is decided
+//! above, in `import::kineto`; its module documentation describes the mapping. Here:
+//!
+//! ```text
+//!  JSON text ──split (the fast path: events cut on the gunzipping thread)──▶ pieces
+//!     pieces ──read (serde visitors; number: exact µs → ns, never f64)──▶ Read
+//!       Read ──neutral (what only the audit reads, from the same pass)──▶ trace::model::Trace
+//!  JSON text ──lenient (a trace the importer refuses, for the audit)──▶ trace::model::Trace
+//! ```
+//!
+//! `names` holds the call-name predicates both the readers and the importer use.
+
+pub mod lenient;
+pub(crate) mod names;
+pub(crate) mod neutral;
+pub(crate) mod number;
+pub(crate) mod read;
+pub(crate) mod split;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::value::RawValue;
+
+use super::ReadOptions;
+use crate::error::InputError;
+
+type Result<T> = std::result::Result<T, InputError>;
+
+/// The clock every imported time is on.
+pub const CLOCK_ID: &str = "kineto";
+
+/// What a GPU activity does: the recorded model's kind.
+pub(crate) use crate::trace::model::ActivityKind as WorkKind;
+
+impl WorkKind {
+    /// The kind of a Kineto category (`kernel`, `gpu_memcpy`, `gpu_memset`; 2021:
+    /// `Kernel`, `Memcpy`, `Memset`).
+    pub(crate) fn of_category(cat: &str) -> Option<WorkKind> {
+        match cat {
+            "kernel" | "Kernel" => Some(WorkKind::Kernel),
+            "gpu_memcpy" | "Memcpy" => Some(WorkKind::Memcpy),
+            "gpu_memset" | "Memset" => Some(WorkKind::Memset),
+            _ => None,
+        }
+    }
+}
+
+/// One GPU activity, on the trace's clock, in absolute ns.
+pub(crate) struct GpuWork {
+    pub(crate) kind: WorkKind,
+    pub(crate) name: String,
+    pub(crate) device: i64,
+    pub(crate) stream: i64,
+    pub(crate) start: i64,
+    pub(crate) end: i64,
+    pub(crate) correlation: Option<i64>,
+}
+
+/// A `gpu_user_annotation` range.
+pub(crate) struct Annotation {
+    pub(crate) name: String,
+    pub(crate) device: i64,
+    pub(crate) stream: i64,
+    pub(crate) start: i64,
+    pub(crate) end: i64,
+}
+
+/// A host API call (`cuda_runtime`, `cuda_driver`, 2021 `Runtime`).
+pub(crate) struct HostCall {
+    pub(crate) name: String,
+    pub(crate) start: i64,
+    pub(crate) end: i64,
+}
+
+/// A `cuda_sync` row.
+pub(crate) struct SyncRow {
+    pub(crate) event: usize,
+    pub(crate) kind: String,
+    pub(crate) device: Option<i64>,
+    pub(crate) stream: Option<i64>,
+    pub(crate) wait_on_stream: Option<i64>,
+    pub(crate) record_corr: Option<i64>,
+    pub(crate) correlation: Option<i64>,
+}
+
+/// Everything read from the events, before the case is built.
+#[derive(Default)]
+pub(crate) struct Read {
+    pub(crate) events: usize,
+    pub(crate) work: Vec<GpuWork>,
+    pub(crate) annotations: Vec<Annotation>,
+    pub(crate) calls: HashMap<i64, HostCall>,
+    pub(crate) duplicate_calls: u64,
+    pub(crate) syncs: Vec<SyncRow>,
+    pub(crate) ignored: BTreeMap<String, u64>,
+    pub(crate) pids: HashMap<i64, u64>,
+    pub(crate) legacy_categories: bool,
+    pub(crate) rounded: u64,
+    pub(crate) zero_ts_with_base: u64,
+    pub(crate) fractional_ts: bool,
+    /// What only the audit reads.
+    pub(crate) audit: neutral::AuditRead,
+}
+
+/// The audit's result: the audit's model of a trace, or why it could not be made.
+pub(crate) type AuditResult = Result<crate::trace::model::Trace>;
+
+/// The audit's model of what the pass read (its audit part is taken out of `read`), with the
+/// devices of the top level's `deviceProperties`.
+pub(crate) fn audit_of(read: &mut Read, top: &read::TopLevel) -> AuditResult {
+    let activities = neutral::activities(read);
+    let model = std::mem::take(&mut read.audit);
+    let syncs: Vec<Option<i64>> = read.syncs.iter().map(|s| s.correlation).collect();
+    neutral::finish(model, &syncs, activities).map(|mut trace| {
+        trace.devices = top.device_properties.as_ref().map_or_else(
+            Vec::new,
+            crate::trace::model::Device::from_kineto_properties,
+        );
+        trace
+    })
+}
+
+/// Calls `each` with the text of every element of the trace's `traceEvents`, in order, as
+/// the fast path's splitter cuts them (the whole text is never held). `None` when the
+/// splitter cannot follow the text, or the document is not an object with exactly one
+/// `traceEvents` array: the caller then reads the trace another way. Values are not checked
+/// here; a trace the importer has read is valid JSON.
+pub(crate) fn for_each_event<R: std::io::Read + Send>(
+    text: R,
+    mut each: impl FnMut(&[u8]),
+) -> Option<()> {
+    use split::Piece;
+    std::thread::scope(|scope| {
+        let pieces = split::in_thread(scope, text);
+        if !matches!(pieces.recv()?, Piece::Object) {
+            return None;
+        }
+        let mut arrays = 0;
+        let mut events_key = false;
+        loop {
+            match pieces.recv()? {
+                Piece::Key(raw) => events_key = raw == b"\"traceEvents\"",
+                Piece::Value(_) if !events_key => {}
+                Piece::EventsBegin => arrays += 1,
+                Piece::Events(batch) => {
+                    for &(start, end) in &batch.spans {
+                        each(&batch.text[start..end]);
+                    }
+                    pieces.give_back(batch.text);
+                }
+                Piece::EventsEnd => {}
+                Piece::End if arrays == 1 => return Some(()),
+                _ => return None,
+            }
+        }
+    })
+}
+
+/// The audit's model of a trace by the import's fast path alone (no case is built): `None`
+/// when the fast path gives up (see [`import_split`]); the caller then reads the trace with
+/// the lenient reader of [`trace`], which audits traces the importer refuses.
+pub(crate) fn audit_split<R: std::io::Read + Send>(
+    text: R,
+    options: &ReadOptions,
+    refusal: Option<super::source::Refusal>,
+) -> Option<AuditResult> {
+    let (mut read, top, _) = std::thread::scope(|scope| {
+        let pieces = split::in_thread_refusing(scope, text, refusal);
+        read::read_pieces(&pieces, options)
+    })?;
+    Some(audit_of(&mut read, &top))
+}
+
+/// The exact value of a JSON number scaled by 10^`scale` (3: µs → ns), as an integer;
+/// `Ok(None)` when the value is not a number. `path` names the field in errors.
+///
+/// # Errors
+/// `inexact-value` when digits remain below 1 (unless rounding is on; then `rounded` counts
+/// it), `overflow` past `i64`.
+pub(crate) fn exact_number(
+    raw: &RawValue,
+    scale: i32,
+    path: &str,
+    options: &ReadOptions,
+    rounded: &mut u64,
+) -> Result<Option<i64>> {
+    number::exact_number_at(raw, scale, &|| path.to_owned(), options, rounded)
+}
