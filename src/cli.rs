@@ -123,7 +123,7 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     Lab {
         /// Which lab.
         #[command(subcommand)]
-        lab: crate::lab::LabCommand,
+        lab: crate::cmd::lab::LabCommand,
     },
     /// Draw the timeline of a case file or trace: SVG, PNG, or a terminal sketch.
     Render(crate::render::RenderArgs),
@@ -311,7 +311,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         }
         Command::Capture(args) => crate::cmd::capture::run_capture(args, out),
         Command::Form(args) => crate::form::run(args, out),
-        Command::Lab { lab } => crate::lab::run(lab, out),
+        Command::Lab { lab } => crate::cmd::lab::run(lab, out),
         Command::Render(args) => crate::render::run(args, out),
         Command::Report(args) => crate::report::run(args, out),
         Command::Import(args) => crate::cmd::import::run(args, out),

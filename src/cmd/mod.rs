@@ -15,4 +15,4 @@
 pub mod audit;
 pub mod capture;
 pub mod import;
-pub mod import_ranks;
+pub mod lab;

@@ -9,8 +9,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{HtaTrace, Result, Row};
-use crate::import::{ImportError, ImportOptions};
+use crate::error::InputError as ImportError;
 use crate::trace::kineto::exact_number;
+use crate::trace::ReadOptions as ImportOptions;
 
 /// The fields of one event HTA's breakdown looks at.
 #[derive(Deserialize)]

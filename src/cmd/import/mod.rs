@@ -1,6 +1,8 @@
 //! `worksheet import`: its arguments, the single-trace run (the case with `-o`, the summary,
-//! `--compat hta`), and the hand-over to the multi-rank import ([`super::import_ranks`]) for
+//! `--compat hta`), and the hand-over to the multi-rank import ([`ranks`]) for
 //! several traces or a folder. The meaning of a trace (the case it becomes) is `crate::import`'s.
+
+pub mod ranks;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,7 +11,8 @@ use clap::{Args, ValueEnum};
 
 use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::import::{
-    audit_imported, import_path_with, ranks, summarize_owned, ImportError, ImportOptions, Imported,
+    audit_imported, import_path_with, ranks as rank_import, summarize_owned, ImportError,
+    ImportOptions, Imported,
 };
 use crate::output::{gzip, refuse_existing, write_output};
 
@@ -107,11 +110,11 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     let paths: Vec<PathBuf> = std::iter::once(args.file.clone())
         .chain(args.more.iter().cloned())
         .collect();
-    if ranks::is_multi(&paths) {
-        return super::import_ranks::run(args, &paths, &options, out);
+    if rank_import::is_multi(&paths) {
+        return ranks::run(args, &paths, &options, out);
     }
     if let Some(first) = args.clocks_within.first() {
-        return Err(ranks::declare::option_error(format!(
+        return Err(rank_import::declare::option_error(format!(
             "`{first}`: --clocks-within relates the clocks of several ranks; give two or more traces (or a folder of them)"
         ))
         .into());
