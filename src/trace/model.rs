@@ -76,6 +76,30 @@ pub struct Activity {
     pub correlation: Option<i64>,
     /// Copies: the direction.
     pub copy: Option<CopyDirection>,
+    /// Collective kernels: the process group and collective the trace names (Kineto's
+    /// `args."Process Group Name"` and `args."Collective name"`, both present), for the
+    /// multi-rank import.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collective: Option<CollectiveArgs>,
+}
+
+/// What a collective kernel's `args` say it is part of.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CollectiveArgs {
+    /// The process group (`"Process Group Name"`).
+    pub group: String,
+    /// The collective (`"Collective name"`: `allreduce`, ...).
+    pub name: String,
+}
+
+impl CollectiveArgs {
+    /// The pair when both are named, else `None`.
+    pub fn of(group: Option<String>, name: Option<String>) -> Option<CollectiveArgs> {
+        Some(CollectiveArgs {
+            group: group?,
+            name: name?,
+        })
+    }
 }
 
 impl Activity {
@@ -344,6 +368,7 @@ impl Trace {
                 end: p.interval.end().as_i64(),
                 correlation: None,
                 copy: None,
+                collective: None,
             });
         }
         for op in &case.program {

@@ -19,7 +19,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::read::{rank_facts, RankFacts};
+use super::read::{rank_facts, rank_facts_recorded, RankFacts};
 use super::size::{self, SectionSizes};
 use crate::audit::Breakdown;
 use crate::case::raw::{RawCase, RawClock};
@@ -27,7 +27,7 @@ use crate::case::Case;
 use crate::case::{validate, CaseError};
 use crate::engine::evaluate;
 use crate::import::summary::{embed_expectations, phase_intervals, rows_of, Rows};
-use crate::import::{import_path, ImportError, ImportOptions, Imported};
+use crate::import::{import_path_with, ImportError, ImportOptions, Imported};
 use crate::interval::analyze;
 
 /// What a multi-rank import keeps of each rank.
@@ -251,7 +251,8 @@ pub fn read_rank(
     options: &ImportOptions,
     how: RankOptions,
 ) -> Result<RankPart, ImportError> {
-    let imported = import_path(path, options)?;
+    // One pass: the rank's case and its recorded model (collectives, steps) together.
+    let (imported, recorded) = import_path_with(path, options, true)?;
     if imported.format.starts_with("nsys") {
         return Err(ImportError::new(
             "$",
@@ -260,7 +261,12 @@ pub fn read_rank(
         )
         .in_file(path.display().to_string()));
     }
-    let facts = rank_facts(path, &imported.case)?;
+    let facts = match recorded {
+        Some(Ok(trace)) => rank_facts_recorded(&trace, &imported.case),
+        // The audit's model could not be made (a host range only it reads overflows): the
+        // collectives are read from the file again.
+        _ => rank_facts(path, &imported.case)?,
+    };
     let rank = forced.or(facts.rank).unwrap_or(position);
     let Imported {
         mut case, format, ..

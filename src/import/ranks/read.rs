@@ -19,6 +19,7 @@ use serde_json::value::RawValue;
 use crate::case::raw::{RawCase, RawTime};
 use crate::import::{ImportError, MAX_TRACE_BYTES};
 use crate::relation::collectives::Instance;
+use crate::trace::model::{ActivityKind, CollectiveArgs, Trace};
 use crate::units::{parse_value, Nanos};
 
 /// One collective kernel of one rank, placed on the rank's clock.
@@ -30,7 +31,7 @@ pub struct Collective {
     pub phase: String,
 }
 
-/// What the second pass found in one trace.
+/// What the multi-rank import needs of one trace beyond its case.
 #[derive(Clone, Debug, Default)]
 pub struct RankFacts {
     /// `distributedInfo.rank`, when the trace says.
@@ -138,25 +139,8 @@ fn correlation_of(phase_id: &str) -> Option<i64> {
 /// The file cannot be read again, or is not a JSON object with `traceEvents` (the
 /// single-trace import has accepted it, so this means it changed in between).
 pub fn rank_facts(path: &Path, case: &RawCase) -> Result<RankFacts, ImportError> {
-    let mut facts = RankFacts::default();
-    if let Some(info) = case
-        .provenance
-        .as_ref()
-        .and_then(|p| p.get("distributedInfo"))
-    {
-        let num = |k: &str| {
-            info.get(k)
-                .and_then(serde_json::Value::as_u64)
-                .and_then(|v| u32::try_from(v).ok())
-        };
-        facts.rank = num("rank");
-        facts.world_size = num("world_size");
-    }
-    let phase_by_corr: PhaseByCorrelation<'_> = case
-        .phases
-        .iter()
-        .filter_map(|p| Some(((correlation_of(&p.id)?, p.stream.as_deref()?), p)))
-        .collect();
+    let mut facts = distributed_info(case);
+    let phase_by_corr = phases_by_correlation(case);
     // The events streamed, as the import's fast path cuts them; else the whole text.
     let streamed = {
         let mut streamed = RankFacts {
@@ -184,6 +168,58 @@ pub fn rank_facts(path: &Path, case: &RawCase) -> Result<RankFacts, ImportError>
         }
     }
     Ok(facts)
+}
+
+/// What the multi-rank import needs of one rank, from the recorded model the rank's import
+/// pass gathered ([`Trace`]): the file is not read again. The same facts as [`rank_facts`]
+/// (`every_rank_reads_the_same_from_the_model_and_from_the_file`), with the steps of every
+/// category the audit reads as `ProfilerStep#N` (exact ns).
+pub fn rank_facts_recorded(trace: &Trace, case: &RawCase) -> RankFacts {
+    let mut facts = distributed_info(case);
+    let phase_by_corr = phases_by_correlation(case);
+    facts.steps_ns = trace.steps.iter().map(|s| s.end - s.start).collect();
+    for act in &trace.activities {
+        if act.kind != ActivityKind::Kernel || !act.name.to_ascii_lowercase().contains("nccl") {
+            continue;
+        }
+        let stream = format!("gpu{}-s{}", act.device, act.stream);
+        count_collective(
+            &mut facts,
+            &act.name,
+            act.collective.clone(),
+            act.correlation,
+            Some(stream),
+            &phase_by_corr,
+        );
+    }
+    facts
+}
+
+/// The rank and world size the case's provenance keeps from `distributedInfo`.
+fn distributed_info(case: &RawCase) -> RankFacts {
+    let mut facts = RankFacts::default();
+    if let Some(info) = case
+        .provenance
+        .as_ref()
+        .and_then(|p| p.get("distributedInfo"))
+    {
+        let num = |k: &str| {
+            info.get(k)
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|v| u32::try_from(v).ok())
+        };
+        facts.rank = num("rank");
+        facts.world_size = num("world_size");
+    }
+    facts
+}
+
+/// The rank's phases by (correlation, stream).
+fn phases_by_correlation(case: &RawCase) -> PhaseByCorrelation<'_> {
+    case.phases
+        .iter()
+        .filter_map(|p| Some(((correlation_of(&p.id)?, p.stream.as_deref()?), p)))
+        .collect()
 }
 
 /// The rank's phases by (correlation, stream).
@@ -224,15 +260,40 @@ fn tally(facts: &mut RankFacts, ev: Ev<'_>, phase_by_corr: &PhaseByCorrelation<'
     if !is_nccl_kernel {
         return;
     }
+    let name = ev.name.as_deref().unwrap_or("?");
     let Some(args) = ev.args else {
         facts.without_group += 1;
         return;
     };
-    let (Some(group), Some(name)) = (args.group, args.collective) else {
+    let stream = match (args.device, args.stream) {
+        (Some(d), Some(s)) => Some(format!("gpu{d}-s{s}")),
+        _ => None,
+    };
+    let collective = CollectiveArgs::of(args.group, args.collective);
+    count_collective(
+        facts,
+        name,
+        collective,
+        args.correlation,
+        stream,
+        phase_by_corr,
+    );
+}
+
+/// Counts one NCCL kernel named `kernel` into `facts`: its collective found in the case by
+/// its correlation and stream, or why not.
+fn count_collective(
+    facts: &mut RankFacts,
+    kernel: &str,
+    collective: Option<CollectiveArgs>,
+    correlation: Option<i64>,
+    stream: Option<String>,
+    phase_by_corr: &PhaseByCorrelation<'_>,
+) {
+    let Some(CollectiveArgs { group, name }) = collective else {
         facts.without_group += 1;
         if facts.ungrouped_names.len() < 3 {
-            let n = ev.name.as_deref().unwrap_or("?");
-            let short = n.split('(').next().unwrap_or(n).to_owned();
+            let short = kernel.split('(').next().unwrap_or(kernel).to_owned();
             if !facts.ungrouped_names.contains(&short) {
                 facts.ungrouped_names.push(short);
             }
@@ -244,15 +305,11 @@ fn tally(facts: &mut RankFacts, ev: Ev<'_>, phase_by_corr: &PhaseByCorrelation<'
         facts.point_to_point += 1;
         return;
     }
-    let stream = match (args.device, args.stream) {
-        (Some(d), Some(s)) => format!("gpu{d}-s{s}"),
-        _ => {
-            facts.without_phase += 1;
-            return;
-        }
+    let Some(stream) = stream else {
+        facts.without_phase += 1;
+        return;
     };
-    let found = args
-        .correlation
+    let found = correlation
         .and_then(|c| phase_by_corr.get(&(c, stream.as_str())))
         .and_then(|p| Some((p.id.clone(), time(&p.start)?, time(&p.end)?)));
     match found {
@@ -299,6 +356,64 @@ mod tests {
             }
         }
         assert!(files >= 10, "{files} files");
+    }
+
+    /// The facts from the import pass's recorded model equal the facts read from the file
+    /// again, on every Kineto trace the project keeps (steps, collectives, counts).
+    #[test]
+    fn every_rank_reads_the_same_from_the_model_and_from_the_file() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        let options = crate::import::ImportOptions::default();
+        let mut collectives = 0;
+        for dir in ["ranks", "ranks-sync", "traces"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if !path.to_string_lossy().ends_with(".json.gz") {
+                    continue;
+                }
+                let (imported, trace) =
+                    crate::import::import_path_with(&path, &options, true).unwrap();
+                let trace = trace.unwrap().unwrap();
+                let again = rank_facts(&path, &imported.case).unwrap();
+                let once = rank_facts_recorded(&trace, &imported.case);
+                let show = |f: &RankFacts| {
+                    let c: Vec<_> = f
+                        .collectives
+                        .iter()
+                        .map(|c| {
+                            (
+                                c.phase.clone(),
+                                c.instance.group.clone(),
+                                c.instance.name.clone(),
+                                c.instance.start,
+                                c.instance.end,
+                            )
+                        })
+                        .collect();
+                    format!(
+                        "{:?} {:?} {c:?} {} {} {} {:?} {:?}",
+                        f.rank,
+                        f.world_size,
+                        f.without_group,
+                        f.point_to_point,
+                        f.without_phase,
+                        f.ungrouped_names,
+                        f.steps_ns
+                    )
+                };
+                // The one deliberate difference: the second pass took only `user_annotation`
+                // steps, the recorded model also the `cpu_op` `ProfilerStep#N` of 2021 traces.
+                if !again.steps_ns.is_empty() {
+                    assert_eq!(show(&once), show(&again), "{}", path.display());
+                } else {
+                    let mut once = once.clone();
+                    once.steps_ns.clear();
+                    assert_eq!(show(&once), show(&again), "{}", path.display());
+                }
+                collectives += once.collectives.len();
+            }
+        }
+        assert!(collectives > 50, "{collectives} collectives");
     }
 
     #[test]

@@ -19,8 +19,8 @@ use super::read::stream_of_tid;
 use super::{exact_number, Result, WorkKind};
 use crate::error::InputError as ImportError;
 use crate::trace::model::{
-    Activity, ActivityKind, ApiCall, Device, HostRange, Problem, ProblemKind, RangeKind, Step,
-    Trace,
+    Activity, ActivityKind, ApiCall, CollectiveArgs, Device, HostRange, Problem, ProblemKind,
+    RangeKind, Step, Trace,
 };
 use crate::trace::ReadOptions as ImportOptions;
 
@@ -54,6 +54,10 @@ struct EventArgs {
     stream: Option<i64>,
     #[serde(default)]
     device: Option<i64>,
+    #[serde(rename = "Collective name", default)]
+    collective_name: Option<String>,
+    #[serde(rename = "Process Group Name", default)]
+    process_group: Option<String>,
 }
 
 /// A JSON integer, or `None` for anything else.
@@ -387,6 +391,11 @@ impl Lenient<'_> {
             start,
             end,
             correlation: args.correlation,
+            collective: (kind == WorkKind::Kernel)
+                .then(|| {
+                    CollectiveArgs::of(args.process_group.clone(), args.collective_name.clone())
+                })
+                .flatten(),
         });
     }
 

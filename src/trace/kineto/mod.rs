@@ -58,6 +58,7 @@ pub(crate) struct GpuWork {
     pub(crate) start: i64,
     pub(crate) end: i64,
     pub(crate) correlation: Option<i64>,
+    pub(crate) collective: Option<crate::trace::model::CollectiveArgs>,
 }
 
 /// A `gpu_user_annotation` range.

@@ -204,6 +204,7 @@ pub(crate) fn activities(read: &Read) -> Vec<Activity> {
             start: w.start,
             end: w.end,
             correlation: w.correlation,
+            collective: w.collective.clone(),
         })
         .collect()
 }

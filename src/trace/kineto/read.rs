@@ -29,7 +29,7 @@ use serde_json::value::RawValue;
 use super::neutral::{audit_only, audit_times, is_step_name, AuditEvent};
 use super::number::{classify, exact_number_at, parse_with_path};
 use super::{Annotation, GpuWork, HostCall, Read, SyncRow, WorkKind};
-use crate::trace::model::{ApiCall, Step};
+use crate::trace::model::{ApiCall, CollectiveArgs, Step};
 use crate::trace::source::trouble_of;
 use crate::units::Nanos;
 use crate::{error::InputError as ImportError, trace::ReadOptions as ImportOptions};
@@ -62,6 +62,10 @@ pub(crate) struct EventArgs {
     wait_on_cuda_event_record_corr_id: Option<i64>,
     #[serde(default)]
     cuda_sync_kind: Option<String>,
+    #[serde(rename = "Collective name", default)]
+    collective_name: Option<String>,
+    #[serde(rename = "Process Group Name", default)]
+    process_group: Option<String>,
 }
 
 /// What the build step gets: the events read, the top level, the base time.
@@ -670,6 +674,9 @@ fn work_of(
         start,
         end,
         correlation: p.args.correlation,
+        collective: (kind == WorkKind::Kernel)
+            .then(|| CollectiveArgs::of(p.args.process_group, p.args.collective_name))
+            .flatten(),
     })
 }
 

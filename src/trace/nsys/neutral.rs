@@ -80,6 +80,7 @@ fn read_inner(path: &Path) -> Result<Trace, NsysError> {
                 start: row.start,
                 end: row.end,
                 correlation: Some(process_correlation(row.key.proc.pid(), row.correlation)),
+                collective: None,
             });
         }
     }
