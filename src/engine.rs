@@ -327,7 +327,11 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
     }
     // Waits between the timer's start and stop in the program. A wait whose recorded return
     // is later than the stop reading (on the same clock) did not return before the stop.
+    // A wait recorded on another clock id of the same clock is another host's (an nsys
+    // import: another process on the session clock): it orders nothing in this timer's
+    // program, so it neither covers nor is listed (`other_host`).
     let stop_clock = case.clock(t.stop.0);
+    let other_host = |returned: &Option<(usize, Nanos)>| matches!(returned, Some((c, _)) if *c != t.stop.0 && case.clock(*c) == stop_clock);
     let (waits, late): (Vec<_>, Vec<_>) = (t.start_op..t.stop_op)
         .filter_map(|k| match &case.program[k] {
             Op::HostWait {
@@ -335,7 +339,7 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
                 target,
                 returned,
                 ..
-            } => Some((k, id.as_str(), target, *returned)),
+            } if !other_host(returned) => Some((k, id.as_str(), target, *returned)),
             _ => None,
         })
         .partition(|(_, _, _, returned)| match returned {

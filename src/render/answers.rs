@@ -123,7 +123,8 @@ pub fn coverages(
         let (Ask::Intervals { phases }, Outcome::Intervals(ia)) = (&q.ask, &answer.outcome) else {
             continue;
         };
-        let Some(set) = ia.per_clock.iter().find(|g| g.clock_id == clock_id) else {
+        // By clock (domain and instance), not by id: ids of one clock share a panel.
+        let Some(set) = ia.per_clock.iter().find(|g| g.clock == *case.clock(c)) else {
             continue;
         };
         let mine: BTreeSet<usize> = phases
