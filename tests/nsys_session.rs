@@ -121,3 +121,34 @@ fn the_picture_draws_both_processes_on_one_axis() {
     );
     assert!(!text.contains("not comparable"), "{text}");
 }
+
+#[test]
+fn the_perfetto_export_gives_both_processes_the_session_origin() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("trace.json");
+    assert_cmd::Command::cargo_bin("worksheet")
+        .unwrap()
+        .args([
+            "export",
+            "tests/data/nsys/mfu_2gpu_before.sqlite",
+            "--perfetto",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let origins = &trace["otherData"]["clock_origins_ns"];
+    // One origin for both: the earliest GPU row of either process (process 145's, at
+    // 60 111 513 113 ns; process 144's first is at 60 111 541 307 ns, by Python's sqlite3).
+    assert_eq!(
+        origins["pid144"].as_i64(),
+        Some(60_111_513_113),
+        "{origins}"
+    );
+    assert_eq!(
+        origins["pid145"].as_i64(),
+        Some(60_111_513_113),
+        "{origins}"
+    );
+}
