@@ -13,3 +13,4 @@
 //! by one. `tests/architecture.rs` keeps the rules that already hold.
 
 pub mod audit;
+pub mod audit_folder;

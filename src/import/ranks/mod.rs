@@ -32,6 +32,7 @@
 pub mod arrivals;
 pub mod command;
 pub mod declare;
+pub mod folder;
 pub mod listing;
 pub mod merged;
 pub mod part;
