@@ -34,7 +34,10 @@ pub fn load_input(path: &Path) -> Result<(Case, Source), Failure> {
 ///
 /// # Errors
 /// As [`load_input`]; a declaration for anything but a folder is `bad-value`.
-pub fn load_input_declared(path: &Path, clocks_within: &[String]) -> Result<(Case, Source), Failure> {
+pub fn load_input_declared(
+    path: &Path,
+    clocks_within: &[String],
+) -> Result<(Case, Source), Failure> {
     if path.is_dir() {
         let folder = crate::import::ranks::folder::import_folder(
             &[path.to_path_buf()],

@@ -70,7 +70,8 @@ pub fn run(args: &ReportArgs, _out: &mut dyn Write) -> Result<u8, Failure> {
         });
     }
     refuse_existing(&args.output, args.force)?;
-    let (case, source) = crate::render::input::load_input_declared(&args.input, &args.clocks_within)?;
+    let (case, source) =
+        crate::render::input::load_input_declared(&args.input, &args.clocks_within)?;
     // The audit travels in the case (`provenance.audit`): a trace imported on the way and
     // the case `worksheet import` wrote from it give the same section.
     let mut sections: Vec<html::Section> = case

@@ -80,8 +80,11 @@ pub fn import_folder(
             format!("{what}; please report this with the traces"),
         )
     };
-    let summaries = summarize_all(&mut multi, false, true)
-        .map_err(|e| internal(format!("the merged multi-rank case does not validate ({e})")))?;
+    let summaries = summarize_all(&mut multi, false, true).map_err(|e| {
+        internal(format!(
+            "the merged multi-rank case does not validate ({e})"
+        ))
+    })?;
     let merged = summaries
         .merged
         .ok_or_else(|| internal("the ranks' cases were not kept for the merged case".into()))?;
