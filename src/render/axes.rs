@@ -69,7 +69,7 @@ mod tests {
     use super::*;
     use crate::case::load_case_str;
 
-    const TWO_IDS_ONE_CLOCK: &str = r#"{"name": "two", "clocks": [
+    const TWO_IDS_ONE_CLOCK: &str = r#"{"format": "worksheet-case", "version": 1, "name": "two", "clocks": [
         {"id": "p1", "domain": "nsys-session", "instance": "s"},
         {"id": "p2", "domain": "nsys-session", "instance": "s"},
         {"id": "other", "domain": "host", "instance": "h"}],
