@@ -4,7 +4,9 @@
 //! - **submission**: the host timer's stop minus start; known whenever both readings share a
 //!   clock, and it makes no completion claim;
 //! - **host completion**: known only when the timer's stop follows a host wait (between the
-//!   timer's start and stop in the program) whose coverage includes all claimed work;
+//!   timer's start and stop in the program) whose coverage includes all claimed work; a wait
+//!   recorded on another clock id of the timer's clock is another host's (the processes of
+//!   one nsys export) and answers nothing for it (docs/ranks.md);
 //! - **device interval**: known only for two timing-enabled, completed events on one clock
 //!   instance, in one stream or joined by a declared dependency;
 //! - **elapsed**: two marks of one clock;
@@ -331,7 +333,10 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
     // import: another process on the session clock): it orders nothing in this timer's
     // program, so it neither covers nor is listed (`other_host`).
     let stop_clock = case.clock(t.stop.0);
-    let other_host = |returned: &Option<(usize, Nanos)>| matches!(returned, Some((c, _)) if *c != t.stop.0 && case.clock(*c) == stop_clock);
+    let other_host = |returned: &Option<(usize, Nanos)>| match returned {
+        Some((c, _)) => *c != t.stop.0 && case.clock(*c) == stop_clock,
+        None => false,
+    };
     let (waits, late): (Vec<_>, Vec<_>) = (t.start_op..t.stop_op)
         .filter_map(|k| match &case.program[k] {
             Op::HostWait {
