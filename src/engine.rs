@@ -4,7 +4,9 @@
 //! - **submission**: the host timer's stop minus start; known whenever both readings share a
 //!   clock, and it makes no completion claim;
 //! - **host completion**: known only when the timer's stop follows a host wait (between the
-//!   timer's start and stop in the program) whose coverage includes all claimed work;
+//!   timer's start and stop in the program) whose coverage includes all claimed work; a wait
+//!   recorded on another clock id of the timer's clock is another host's (the processes of
+//!   one nsys export) and answers nothing for it (docs/ranks.md);
 //! - **device interval**: known only for two timing-enabled, completed events on one clock
 //!   instance, in one stream or joined by a declared dependency;
 //! - **elapsed**: two marks of one clock;
@@ -327,7 +329,14 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
     }
     // Waits between the timer's start and stop in the program. A wait whose recorded return
     // is later than the stop reading (on the same clock) did not return before the stop.
+    // A wait recorded on another clock id of the same clock is another host's (an nsys
+    // import: another process on the session clock): it orders nothing in this timer's
+    // program, so it neither covers nor is listed (`other_host`).
     let stop_clock = case.clock(t.stop.0);
+    let other_host = |returned: &Option<(usize, Nanos)>| match returned {
+        Some((c, _)) => *c != t.stop.0 && case.clock(*c) == stop_clock,
+        None => false,
+    };
     let (waits, late): (Vec<_>, Vec<_>) = (t.start_op..t.stop_op)
         .filter_map(|k| match &case.program[k] {
             Op::HostWait {
@@ -335,7 +344,7 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
                 target,
                 returned,
                 ..
-            } => Some((k, id.as_str(), target, *returned)),
+            } if !other_host(returned) => Some((k, id.as_str(), target, *returned)),
             _ => None,
         })
         .partition(|(_, _, _, returned)| match returned {

@@ -50,14 +50,16 @@ impl From<FailOn> for Severity {
 /// Arguments of `worksheet audit`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  worksheet audit trace.json.gz\n  worksheet audit report.sqlite --format json\n  worksheet audit trace.json.gz --fail-on warning   (exit 1 on any warning or error)\n  worksheet audit trace.json.gz --explain sync-in-loop   (the intervals behind its figures)\n\n\
+    after_help = "Examples:\n  worksheet audit trace.json.gz\n  worksheet audit report.sqlite --format json\n  worksheet audit trace.json.gz --fail-on warning   (exit 1 on any warning or error)\n  worksheet audit trace.json.gz --explain sync-in-loop   (the intervals behind its figures)\n  worksheet audit tests/data/ranks --clocks-within 0   (a folder of ranks: each audited, then the straggler finding)\n\n\
 Reads a PyTorch profiler (Kineto) trace (.json / .json.gz), an Nsight Systems SQLite export, or a case file. \
 Every finding code is explained, with a drawn timeline and a fix, in docs/findings.md. \
 --compat hta adds HTA 0.5.0's temporal breakdown reproduced from its defaults (docs/hta-compat.md).\n\
 Exit codes: 0 no finding at or above --fail-on (by default nothing fails), 1 at least one, 2 the input is malformed."
 )]
 pub struct AuditArgs {
-    /// The trace: Kineto `*.json` / `*.json.gz`, an Nsight Systems `*.sqlite` export, or a case file.
+    /// The trace: Kineto `*.json` / `*.json.gz`, an Nsight Systems `*.sqlite` export, or a case
+    /// file; or a folder of ranks' traces (each rank audited, then the `straggler` finding
+    /// across ranks).
     pub input: PathBuf,
     /// Output format.
     #[arg(long, value_enum, default_value_t = AuditFormat::Text)]
@@ -81,6 +83,10 @@ pub struct AuditArgs {
     /// them all).
     #[arg(long, value_name = "N", default_value_t = crate::audit::render::DEFAULT_TOP)]
     pub top: usize,
+    /// A folder of ranks only: how well their clocks agree, as `worksheet import
+    /// --clocks-within` (docs/ranks.md); repeatable.
+    #[arg(long = "clocks-within", value_name = "DURATION")]
+    pub clocks_within: Vec<String>,
 }
 
 /// What `audit` ended with: whether a finding reached `--fail-on`.
@@ -106,6 +112,15 @@ pub enum AuditError {
 /// # Errors
 /// [`AuditError::Input`] for a malformed input, [`AuditError::Io`] when writing fails.
 pub fn run(args: &AuditArgs, out: &mut dyn Write) -> Result<AuditOutcome, AuditError> {
+    if args.input.is_dir() {
+        return super::audit_folder::run(args, out);
+    }
+    if let Some(first) = args.clocks_within.first() {
+        return Err(crate::import::ranks::declare::option_error(format!(
+            "`{first}`: --clocks-within relates the clocks of several ranks; give a folder of their traces"
+        ))
+        .into());
+    }
     let options = ImportOptions {
         round_sub_ns: args.round_sub_ns,
     };

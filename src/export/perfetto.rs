@@ -16,7 +16,8 @@
 //! Kineto writes them, from integer ns, never through a float. Each process's times count from
 //! its clock's first event (`origin_ns` in the process's metadata), so a viewer that reads
 //! them as doubles still gets every nanosecond back (below 2⁵³ ns, 104 days). Two processes'
-//! times are **not comparable**: they are different clocks (SPEC §10).
+//! times are **not comparable** when they are different clocks (SPEC §10); clock ids of one
+//! clock (an nsys export's processes) share one origin and compare.
 
 use std::collections::BTreeMap;
 
@@ -146,8 +147,8 @@ fn meta(name: &str, pid: usize, tid: usize, args: Value) -> Event {
     }
 }
 
-/// One process per clock of `case`; its origin is its earliest phase or step start (0 when
-/// it has none).
+/// One process per clock id of `case`; its origin is the earliest phase or step start of its
+/// clock (0 when it has none).
 fn processes(case: &Case, phases: &Table, steps: &Table) -> BTreeMap<String, Process> {
     let mut processes: BTreeMap<String, Process> = case
         .clocks
@@ -167,6 +168,19 @@ fn processes(case: &Case, phases: &Table, steps: &Table) -> BTreeMap<String, Pro
             if let (Some(p), Some(s)) = (clock.as_ref().and_then(|c| processes.get_mut(c)), start) {
                 p.origin = p.origin.min(*s);
             }
+        }
+    }
+    // Clock ids of one clock (an nsys export's processes on its session clock) share the
+    // earliest origin among them, so their times stay comparable in the viewer.
+    for (i, clock) in case.clocks.iter().enumerate() {
+        let shared = case
+            .clocks
+            .iter()
+            .filter(|other| other.clock == clock.clock)
+            .filter_map(|other| processes.get(&other.id).map(|p| p.origin))
+            .min();
+        if let (Some(o), Some(p)) = (shared, processes.get_mut(&case.clocks[i].id)) {
+            p.origin = o;
         }
     }
     for p in processes.values_mut() {
@@ -371,7 +385,7 @@ pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Failure> {
             "version": 1,
             "case": case.name,
             "clock_origins_ns": origins,
-            "note": "each process is one clock, its times counted from its origin; times of two processes are not comparable",
+            "note": "each process is one clock id, its times counted from its origin; ids of one clock (the processes of one nsys session) share their origin and compare; times of two different clocks are not comparable",
             "duration_answers": durations,
         }),
     };

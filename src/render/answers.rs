@@ -118,12 +118,12 @@ pub fn coverages(
 ) -> (BTreeMap<usize, Vec<Coverage>>, Vec<Coverage>) {
     let mut by_stream: BTreeMap<usize, Vec<Coverage>> = BTreeMap::new();
     let mut others = Vec::new();
-    let clock_id = case.clocks[c].id.as_str();
     for (q, answer) in case.questions.iter().zip(&report.answers) {
         let (Ask::Intervals { phases }, Outcome::Intervals(ia)) = (&q.ask, &answer.outcome) else {
             continue;
         };
-        let Some(set) = ia.per_clock.iter().find(|g| g.clock_id == clock_id) else {
+        // By clock (domain and instance), not by id: ids of one clock share a panel.
+        let Some(set) = ia.per_clock.iter().find(|g| g.clock == *case.clock(c)) else {
             continue;
         };
         let mine: BTreeSet<usize> = phases
@@ -138,7 +138,7 @@ pub fn coverages(
                 (iv.start().as_i64(), iv.end().as_i64())
             })
             .collect();
-        let cov = coverage(&q.id, clock_id, &set.analysis, intervals, view);
+        let cov = coverage(&q.id, &set.clock_id, &set.analysis, intervals, view);
         let streams: BTreeSet<Option<usize>> =
             mine.iter().map(|&p| case.phases[p].stream).collect();
         let single = match streams.iter().collect::<Vec<_>>().as_slice() {

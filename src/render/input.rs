@@ -1,6 +1,7 @@
-//! What `render` and `report` read: a case file (fixture, capture, lab output), or a trace
-//! (Kineto JSON / .json.gz, Nsight Systems .sqlite) imported in memory on the way, so that
-//! a trace is drawn without writing a case first. Case files of any size are streamed.
+//! What `render` and `report` read: a case file (fixture, capture, lab output), a trace
+//! (Kineto JSON / .json.gz, Nsight Systems .sqlite) or a folder of ranks' traces imported in
+//! memory on the way, so that a trace is drawn without writing a case first. Case files of
+//! any size are streamed.
 
 use std::io::Read;
 use std::path::Path;
@@ -19,11 +20,41 @@ pub enum Source {
 
 const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
-/// Reads `path` as a case, or, when it is a trace, imports it into one.
+/// Reads `path` as a case, or, when it is a trace, imports it into one; a folder of ranks
+/// is imported as `worksheet import DIR` does (the merged case).
 ///
 /// # Errors
 /// [`Failure`] (exit 2) with the case loader's or the importer's message.
 pub fn load_input(path: &Path) -> Result<(Case, Source), Failure> {
+    load_input_declared(path, &[])
+}
+
+/// [`load_input`], with `--clocks-within` declarations for a folder of ranks
+/// (docs/ranks.md).
+///
+/// # Errors
+/// As [`load_input`]; a declaration for anything but a folder is `bad-value`.
+pub fn load_input_declared(
+    path: &Path,
+    clocks_within: &[String],
+) -> Result<(Case, Source), Failure> {
+    if path.is_dir() {
+        let folder = crate::import::ranks::folder::import_folder(
+            &[path.to_path_buf()],
+            clocks_within,
+            &crate::import::ImportOptions::default(),
+        )?;
+        let name = path.display().to_string();
+        let case = load_case_str(&folder.merged.to_json_pretty(), &name)?;
+        let format = format!("{} ranks of one job", folder.ranks.ranks.len());
+        return Ok((case, Source::Trace(format)));
+    }
+    if let Some(first) = clocks_within.first() {
+        return Err(crate::import::ranks::declare::option_error(format!(
+            "`{first}`: --clocks-within relates the clocks of several ranks; give a folder of their traces"
+        ))
+        .into());
+    }
     // Only a regular file is peeked at: opening a FIFO or a device would block. Anything
     // else goes to the case reader, which refuses it at once (`not-a-file`).
     if crate::input::require_file(path).is_err() {

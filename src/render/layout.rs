@@ -92,6 +92,9 @@ type FocusExtent = Option<(usize, i64, i64)>;
 /// [`LayoutError`] when `options.focus` names nothing drawable, or `options.window` no clock.
 pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutError> {
     let report = crate::engine::evaluate(case);
+    // Answered on the case as written; drawn with one panel per clock (not per clock id).
+    let drawn = super::axes::shared(case);
+    let case: &Case = &drawn;
     let work = answers::work_phases(case);
     let mut notes = Vec::new();
     let roles = timer_roles(case);
@@ -135,7 +138,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
         let (lanes, markers) = panel.lanes(of, &roles, &bounds, &work);
         anchor(&lanes, timeline.panels.len(), &mut anchors);
         timeline.panels.push(Panel {
-            clock_id: clock_def.id.clone(),
+            clock_id: super::axes::panel_name(case, c),
             clock: clock_def.clock.clone(),
             view,
             lanes,

@@ -13,6 +13,7 @@
 //! covers, not a time relation.
 
 pub mod answers;
+pub mod axes;
 pub mod axis;
 pub mod density;
 pub(crate) mod draw;

@@ -114,13 +114,19 @@ pub(super) fn window_clock(
             .join(", ")
     };
     match (&w.clock, focus_clock) {
-        (Some(id), _) => case.clocks.iter().position(|k| &k.id == id).ok_or_else(|| {
-            LayoutError::Window(format!(
-                "case `{}` has no clock `{id}` (its clocks: {})",
-                case.name,
-                ids()
-            ))
-        }),
+        // A clock id names its clock's panel, shared with the clock's other ids.
+        (Some(id), _) => case
+            .clocks
+            .iter()
+            .position(|k| &k.id == id)
+            .map(|i| case.relation_graph().0[i])
+            .ok_or_else(|| {
+                LayoutError::Window(format!(
+                    "case `{}` has no clock `{id}` (its clocks: {})",
+                    case.name,
+                    ids()
+                ))
+            }),
         (None, Some(c)) => Ok(c),
         (None, None) if views.len() == 1 => Ok(*views.keys().next().unwrap_or(&0)),
         (None, None) => Err(LayoutError::Window(format!(

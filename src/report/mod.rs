@@ -10,6 +10,7 @@
 
 pub mod audit;
 pub mod html;
+pub mod ranks;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
@@ -22,13 +23,14 @@ use crate::output::{refuse_existing, write_output};
 /// Arguments of `worksheet report`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  worksheet report fixtures/cases/three-boundaries.json -o report.html\n  worksheet report tests/data/traces/nccl_data.json.gz -o nccl.html\n\n\
+    after_help = "Examples:\n  worksheet report fixtures/cases/three-boundaries.json -o report.html\n  worksheet report tests/data/traces/nccl_data.json.gz -o nccl.html\n  worksheet report tests/data/ranks --clocks-within 0 -o ranks.html   (a folder of ranks: the straggler finding)\n\n\
 The page is one file with its CSS and JS inline: it opens offline in any browser.\n\n\
 Exit codes: 0 written, 2 the input is malformed or the output exists (use --force)."
 )]
 pub struct ReportArgs {
-    /// A case file, a capture, a lab's case file, or a trace (Kineto JSON / .json.gz, Nsight
-    /// Systems .sqlite), which is imported first; `-` reads standard input.
+    /// A case file, a capture, a lab's case file, a trace (Kineto JSON / .json.gz, Nsight
+    /// Systems .sqlite) or a folder of ranks' traces, which is imported first; `-` reads
+    /// standard input.
     pub input: PathBuf,
     /// Where to write the page (an .html file; `-` for standard output). Never overwritten
     /// without --force.
@@ -37,6 +39,10 @@ pub struct ReportArgs {
     /// Overwrite the output file if it exists.
     #[arg(long)]
     pub force: bool,
+    /// A folder of ranks only: how well their clocks agree, as `worksheet import
+    /// --clocks-within` (docs/ranks.md); repeatable.
+    #[arg(long = "clocks-within", value_name = "DURATION")]
+    pub clocks_within: Vec<String>,
 }
 
 pub use crate::render::input::{load_input, Source};
@@ -64,16 +70,19 @@ pub fn run(args: &ReportArgs, _out: &mut dyn Write) -> Result<u8, Failure> {
         });
     }
     refuse_existing(&args.output, args.force)?;
-    let (case, source) = load_input(&args.input)?;
+    let (case, source) =
+        crate::render::input::load_input_declared(&args.input, &args.clocks_within)?;
     // The audit travels in the case (`provenance.audit`): a trace imported on the way and
     // the case `worksheet import` wrote from it give the same section.
-    let sections: Vec<html::Section> = case
+    let mut sections: Vec<html::Section> = case
         .provenance
         .as_ref()
         .and_then(|p| p.get("audit"))
         .map(audit::section)
         .into_iter()
         .collect();
+    // A multi-rank case (a folder, or the case `import DIR -o` wrote): the straggler finding.
+    sections.extend(case.provenance.as_ref().and_then(ranks::section));
     let page = html::render(&html::ReportInput {
         case: &case,
         source: &source,

@@ -1,6 +1,7 @@
 //! Joined rows → the format-neutral [`Activities`] the one builder turns into a case
-//! ([`crate::import::build`]): a clock per process, device labels and stream ids in the
-//! shared naming scheme, every GPU row a phase, and the host program's steps.
+//! ([`crate::import::build`]): a clock id per process, all on the one session clock (same
+//! domain and instance), device labels and stream ids in the shared naming scheme, every GPU
+//! row a phase, and the host program's steps.
 //!
 //! # Names
 //!
@@ -117,7 +118,8 @@ fn clock_of_list(ids: &Ids, clocks: &[RawClock]) -> Vec<(Proc, String)> {
         .collect()
 }
 
-/// One clock per process: `pid<pid>` (`-2`, `-3` when two `globalPid`s share a pid).
+/// One clock id per process: `pid<pid>` (`-2`, `-3` when two `globalPid`s share a pid), all
+/// with the session's instance.
 fn clocks(procs: &BTreeSet<Proc>, session: SessionStart, file_name: &str) -> Vec<RawClock> {
     let mut used: HashSet<String> = HashSet::new();
     procs
@@ -133,21 +135,26 @@ fn clocks(procs: &BTreeSet<Proc>, session: SessionStart, file_name: &str) -> Vec
             RawClock {
                 id,
                 domain: DOMAIN.to_owned(),
-                instance: Some(clock_instance(session, file_name, *p)),
+                instance: Some(clock_instance(session, file_name)),
             }
         })
         .collect()
 }
 
-fn clock_instance(session: SessionStart, file_name: &str, p: Proc) -> String {
-    let process = format!("process pid {} (globalPid {})", p.pid(), p.0);
+/// The instance of every process's clock: the session. nsys records the rows of every
+/// process of a report on one session timebase (0 = the session start, `utcEpochNs`;
+/// SPEC §10 decision in docs/ranks.md, "Processes of one nsys session"), so the processes'
+/// clocks differ in id (the id names the process whose host program a wait belongs to) and
+/// agree in domain and instance: one clock, comparable readings. The process is not part of
+/// the instance.
+fn clock_instance(session: SessionStart, file_name: &str) -> String {
     match session {
-        SessionStart::Utc(ns) => format!("nsys session started at utcEpochNs {ns}; {process}"),
+        SessionStart::Utc(ns) => format!("nsys session started at utcEpochNs {ns}"),
         SessionStart::Absent => format!(
-            "nsys session of unknown start (no TARGET_INFO_SESSION_START_TIME: session-relative times only) in {file_name}; {process}"
+            "nsys session of unknown start (no TARGET_INFO_SESSION_START_TIME: session-relative times only) in {file_name}"
         ),
         SessionStart::Ambiguous(n) => format!(
-            "nsys session of unknown start (TARGET_INFO_SESSION_START_TIME holds {n} values) in {file_name}; {process}"
+            "nsys session of unknown start (TARGET_INFO_SESSION_START_TIME holds {n} values) in {file_name}"
         ),
     }
 }

@@ -21,7 +21,7 @@ pub struct ExportFacts {
     pub session_start_utc_ns: Option<i64>,
     /// `TARGET_INFO_GPU` rows, as listed.
     pub gpus: Vec<GpuInfo>,
-    /// One per process with CUDA rows, each its own clock.
+    /// One per process with CUDA rows, each a clock id on the one session clock.
     pub processes: Vec<ProcessFacts>,
     /// Streams declared.
     pub streams: usize,
@@ -33,7 +33,7 @@ pub struct ExportFacts {
     pub notes: Vec<String>,
 }
 
-/// A process and its clock.
+/// A process and its clock id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProcessFacts {
     /// Operating-system pid (`globalPid` bits 24–47).
@@ -187,7 +187,7 @@ impl ExportFacts {
             ),
             ("GPUs listed (TARGET_INFO_GPU)".into(), gpus),
             (
-                "processes (one clock each)".into(),
+                "processes (clock ids of the one session clock)".into(),
                 if processes.is_empty() {
                     "none".into()
                 } else {
@@ -229,7 +229,8 @@ impl ExportFacts {
         format!(
             "Imported from the Nsight Systems export {} ({}): {} kernel, {} memcpy and {} memset rows \
              on {} stream(s) of {} process(es). Times are the file's own integer ns on the session \
-             axis (absolute = utcEpochNs + t). Each process is its own clock. GPU rows whose \
+             axis (absolute = utcEpochNs + t), which nsys records every process on: the processes \
+             share one clock (clock ids `pid<pid>` name whose program a wait is). GPU rows whose \
              launching call is missing are phases that are never launched. Questions: intervals \
              per stream, per device and per class of work (compute, communication, memory), and \
              whether the file's waits cover its work.",

@@ -48,14 +48,18 @@
 //!
 //! # How the rows become a case
 //!
-//! - **Clocks: one per process.** nsys puts runtime and GPU rows of a process on one session
-//!   axis; each process's CUPTI converts its own GPU timestamps onto it, so the reader does
-//!   not claim that two processes' times are comparable. Clock id `pid<pid>` (`-2`, `-3` if
-//!   two `globalPid`s share a pid), domain `nsys-session`, instance naming the session start
-//!   (`utcEpochNs`) and the `globalPid`. A file without `TARGET_INFO_SESSION_START_TIME`
-//!   (2021.2) gets an instance that says the start is unknown and names the file, since
-//!   nothing else tells two such sessions apart. Times stay relative to the session start, as
-//!   the file has them; absolute = `utcEpochNs + t`.
+//! - **Clocks: one session clock, one clock id per process.** nsys records every row of a
+//!   report, of every process, on one session timebase: 0 is the session start, absolute
+//!   = `utcEpochNs + t` (NVIDIA's documentation, cited in docs/ranks.md, "Processes of one
+//!   nsys session"). So every process's clock has domain `nsys-session` and the same
+//!   instance, naming the session start (`utcEpochNs`): one clock in the sense of SPEC §2,
+//!   whose readings compare exactly across processes and are drawn on one axis. The clock
+//!   **id** stays per process, `pid<pid>` (`-2`, `-3` if two `globalPid`s share a pid): it
+//!   says whose host program a wait or timer belongs to, and a host wait answers only for
+//!   timers on its own clock id (a process's wait says nothing about another's work). A file
+//!   without `TARGET_INFO_SESSION_START_TIME` (2021.2) gets an instance that says the start
+//!   is unknown and names the file, since nothing else tells two such sessions apart. Times
+//!   stay relative to the session start, as the file has them.
 //! - **Processes** are `globalPid`/`globalTid` with the thread bits (0–23) cleared; the pid
 //!   is bits 24–47. correlationId is unique only within a process, so every join is on
 //!   (process, correlationId).

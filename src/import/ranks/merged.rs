@@ -43,6 +43,15 @@ pub fn summarize_all(
     let case = validate(m.case.clone(), "ranks")?;
     let report = evaluate(&case);
     let ranks = from_report(m, &report);
+    // The straggler part travels in the merged case (`report` of it draws it): added before
+    // any size is counted.
+    m.case
+        .provenance
+        .get_or_insert_with(Default::default)
+        .insert(
+            super::folder::PROVENANCE_KEY.to_owned(),
+            super::folder::provenance_entry(&ranks),
+        );
     // The cross-rank case as written: with the answers as expectations when asked.
     let expected = expect.then(|| {
         let mut c = m.case.clone();

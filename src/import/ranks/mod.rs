@@ -31,6 +31,7 @@
 
 pub mod arrivals;
 pub mod declare;
+pub mod folder;
 pub mod listing;
 pub mod merged;
 pub mod part;

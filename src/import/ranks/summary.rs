@@ -518,6 +518,15 @@ impl RanksSummary {
         s.push_str(&format!(
             "\nper rank: collective kernel time split into waiting and transfer (sums of the per-instance bounds; a profiler counts it all as communication)\n{t}\n"
         ));
+        s.push_str(&self.findings_text());
+        s
+    }
+
+    /// The `straggler` findings with their evidence, or that there is none, and what
+    /// declaration would decide the open ones: the lines `import`, `audit DIR` and the
+    /// report state.
+    pub fn findings_text(&self) -> String {
+        let mut s = String::new();
         for f in &self.findings {
             s.push_str(&format!("{} {}: {}\n", f.severity, f.code, f.message));
             for e in &f.evidence.items {
