@@ -13,7 +13,6 @@
 //! by one. `tests/architecture.rs` keeps the rules that already hold.
 
 pub mod audit;
-pub mod audit_folder;
 pub mod capture;
 pub mod import;
 pub mod lab;

@@ -9,7 +9,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::audit::{AuditArgs, AuditError, AuditFormat, AuditOutcome};
+use super::{AuditArgs, AuditError, AuditFormat, AuditOutcome};
 use crate::audit::{audit, render, Audit, AuditOptions, Severity};
 use crate::error::InputError;
 use crate::import::ranks::folder::{import_folder, provenance_entry};

@@ -4,6 +4,8 @@
 //! Exit codes (mapped by the CLI): 0 no finding at or above `--fail-on` (by default nothing
 //! fails), 1 at least one, 2 the input is malformed or unreadable.
 
+pub mod folder;
+
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -113,7 +115,7 @@ pub enum AuditError {
 /// [`AuditError::Input`] for a malformed input, [`AuditError::Io`] when writing fails.
 pub fn run(args: &AuditArgs, out: &mut dyn Write) -> Result<AuditOutcome, AuditError> {
     if args.input.is_dir() {
-        return super::audit_folder::run(args, out);
+        return folder::run(args, out);
     }
     if let Some(first) = args.clocks_within.first() {
         return Err(crate::import::ranks::declare::option_error(format!(
