@@ -52,8 +52,9 @@
 //!   the reader.
 //!
 //! The audit under the summary reads the model the same pass gathered: a Kineto trace is read
-//! and parsed once. (An Nsight Systems export is read again by the audit's own SQLite reader,
-//! `nsys/trace.rs`.) Several traces of one job (ranks) are imported by [`ranks`].
+//! and parsed once; an Nsight Systems export is opened once, and the recorded model is read
+//! from the same connection (`trace::nsys::neutral`). Several traces of one job (ranks) are
+//! imported by [`ranks`], each rank's collectives taken from its own pass's recorded model.
 //!
 //! Malformed input is an [`ImportError`] (exit 2) naming the file, the JSON path of the field
 //! (`traceEvents[12].dur`) and a stable code; the importer never panics on input.
@@ -145,8 +146,8 @@ pub fn import_path(path: &Path, options: &ImportOptions) -> Result<Imported, Imp
 
 /// [`import_path`] with the audit, as `worksheet import` makes the case: the step questions
 /// and unrecorded joins the audit adds, and the audit itself in `provenance.audit`. The file
-/// is read once for both (Kineto; an Nsight Systems export is read again by the audit's
-/// reader). `render` and `report` read a trace through this, so a trace and the case imported
+/// is read once for both (a Kineto trace in one streaming pass; an Nsight Systems export
+/// through one open connection). `render` and `report` read a trace through this, so a trace and the case imported
 /// from it give the same picture and page.
 ///
 /// # Errors
@@ -172,7 +173,7 @@ pub(crate) fn import_path_with(
     let (handle, head) = open_with_head(path)?;
     match detect(path, &head)? {
         TraceFormat::NsysSqlite => {
-            let imported = nsys::import_nsys(path, &case_name(path))?;
+            let (imported, trace) = nsys::import_nsys_recorded(path, &case_name(path), audit)?;
             let facts = &imported.facts;
             let imported = Imported {
                 format: format!("nsys sqlite ({})", facts.export.version_line()),
@@ -180,7 +181,7 @@ pub(crate) fn import_path_with(
                 facts: facts.rows(),
                 case: imported.case,
             };
-            Ok((imported, None))
+            Ok((imported, trace))
         }
         TraceFormat::KinetoJson => {
             let name = case_name(path);

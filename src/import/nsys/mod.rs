@@ -176,11 +176,34 @@ pub struct NsysImport {
 /// # Errors
 /// [`NsysError`] naming the file (as `path` displays), where in it, and what was expected.
 pub fn import_nsys(path: &Path, name: &str) -> Result<NsysImport, NsysError> {
+    import_nsys_recorded(path, name, false).map(|(import, _)| import)
+}
+
+/// [`import_nsys`], and with `recorded`, the export's recorded model
+/// ([`crate::trace::model::Trace`], for the audit) from the same open file.
+///
+/// # Errors
+/// As [`import_nsys`]. The inner result is the recorded model's.
+pub fn import_nsys_recorded(
+    path: &Path,
+    name: &str,
+    recorded: bool,
+) -> Result<
+    (
+        NsysImport,
+        Option<Result<crate::trace::model::Trace, NsysError>>,
+    ),
+    NsysError,
+> {
     let shown = path.display().to_string();
     let file_name = path
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_else(|| shown.clone());
     let mut export = read::open(path).map_err(|e| e.in_file(&shown))?;
-    build::build(&mut export, &file_name, name).map_err(|e| e.in_file(&shown))
+    let import = build::build(&mut export, &file_name, name).map_err(|e| e.in_file(&shown))?;
+    let trace = recorded.then(|| {
+        crate::trace::nsys::neutral::from_export(&mut export).map_err(|e| e.in_file(&shown))
+    });
+    Ok((import, trace))
 }

@@ -34,6 +34,15 @@ pub fn read_trace(path: &Path) -> Result<Trace, NsysError> {
 
 fn read_inner(path: &Path) -> Result<Trace, NsysError> {
     let mut export = read::open(path)?;
+    from_export(&mut export)
+}
+
+/// The recorded model of an export already open (the one the importer read its case from:
+/// the file is opened once for both).
+///
+/// # Errors
+/// The importer's errors for a file that is not an intact Nsight Systems export.
+pub(crate) fn from_export(export: &mut read::Export) -> Result<Trace, NsysError> {
     if !export.looks_like_nsys() {
         return Err(NsysError::new(
             "$",
