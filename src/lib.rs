@@ -53,6 +53,7 @@ pub mod kind;
 pub mod lab;
 pub mod lesson;
 pub mod output;
+pub mod progress;
 pub mod relation;
 pub mod render;
 pub mod report;

@@ -79,6 +79,10 @@ pub struct AuditArgs {
     /// them all).
     #[arg(long, value_name = "N", default_value_t = crate::audit::render::DEFAULT_TOP)]
     pub top: usize,
+    /// No progress bar (one is drawn on standard error while a large trace is read, when
+    /// standard error is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// What `audit` ended with: whether a finding reached `--fail-on`.

@@ -37,6 +37,10 @@ pub struct ReportArgs {
     /// Overwrite the output file if it exists.
     #[arg(long)]
     pub force: bool,
+    /// No progress bar (one is drawn on standard error while a large trace is read, when
+    /// standard error is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 pub use crate::render::input::{load_input, Source};
