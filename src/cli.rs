@@ -332,15 +332,15 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             crate::export::run(args, out)
         }
         Command::Compare(args) => run_compare(args, out),
-        Command::Audit(args) => match {
+        Command::Audit(args) => {
             let _bar = progress::for_input(&[args.input.as_path()], args.quiet);
-            crate::cmd::audit::run(args, out)
-        } {
-            Ok(outcome) if outcome.failed => Ok(EXIT_FAILED),
-            Ok(_) => Ok(EXIT_OK),
-            Err(crate::cmd::audit::AuditError::Input(e)) => Err(e.into()),
-            Err(crate::cmd::audit::AuditError::Io(e)) => Err(e.into()),
-        },
+            match crate::cmd::audit::run(args, out) {
+                Ok(outcome) if outcome.failed => Ok(EXIT_FAILED),
+                Ok(_) => Ok(EXIT_OK),
+                Err(crate::cmd::audit::AuditError::Input(e)) => Err(e.into()),
+                Err(crate::cmd::audit::AuditError::Io(e)) => Err(e.into()),
+            }
+        }
         Command::Lesson(args) => crate::lesson::run(args, out)
             .map(crate::lesson::LessonOutcome::exit_code)
             .map_err(lesson_failure),

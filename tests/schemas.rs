@@ -497,13 +497,16 @@ fn every_case_form_and_lesson_the_tool_accepts_passes_its_schema() {
     }
 }
 
+/// A change to a lesson's JSON.
+type Change = fn(&mut Value);
+
 #[test]
 fn a_lesson_the_reader_refuses_for_its_structure_fails_the_lesson_schema() {
     let (lesson, rules) = input_validator("lesson");
     let text = std::fs::read_to_string("lessons/overlap-arithmetic.json").unwrap();
     let good: Value = serde_json::from_str(&text).unwrap();
     // Each change is one the reader refuses; the schema must refuse it too.
-    let changes: [(&str, fn(&mut Value)); 8] = [
+    let changes: [(&str, Change); 8] = [
         ("an unknown field", |l| l["titel"] = "x".into()),
         ("a wrong format", |l| l["format"] = "worksheet-case".into()),
         ("no questions", |l| {
