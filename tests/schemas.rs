@@ -566,3 +566,57 @@ fn a_lesson_the_reader_refuses_for_its_structure_fails_the_lesson_schema() {
     assert_eq!(schema_errors(&lesson, &twice), Vec::<String>::new());
     assert!(rules.contains("`duplicate-id`"));
 }
+
+/// Writes `case` to a file in `dir` and runs `worksheet eval` on it; returns the exit code
+/// and the error code printed.
+fn eval_value(dir: &Path, case: &Value) -> (i32, Option<String>) {
+    let file = dir.join("case.json");
+    std::fs::write(&file, serde_json::to_string(case).unwrap()).unwrap();
+    refusal(&["eval"], file.to_str().unwrap())
+}
+
+#[test]
+fn a_null_optional_field_is_absent_for_the_reader_and_for_the_case_schema() {
+    let (case, _) = input_validator("case");
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("fixtures/cases/three-boundaries.json").unwrap();
+    let good: Value = serde_json::from_str(&text).unwrap();
+    // serde reads `null` in an optional field as no value: the reader accepts these.
+    let mut nulls = good.clone();
+    nulls["description"] = Value::Null;
+    nulls["provenance"] = Value::Null;
+    nulls["expect_error"] = Value::Null;
+    nulls["phases"][0]["label"] = Value::Null;
+    nulls["phases"][0]["clock"] = Value::Null;
+    nulls["streams"][0]["kind"] = Value::Null;
+    nulls["program"][9]["stream"] = Value::Null;
+    nulls["program"][9]["implicit"] = Value::Null;
+    nulls["questions"][0]["expect"]["reason"] = Value::Null;
+    nulls["questions"][3]["phases"] = Value::Null;
+    nulls["questions"][3]["expect"]["gaps"] = Value::Null;
+    assert_eq!(nulls["program"][9]["op"], "host-wait");
+    assert_eq!(eval_value(dir.path(), &nulls), (0, None));
+    assert_eq!(schema_errors(&case, &nulls), Vec::<String>::new());
+    // A null where a value is needed is refused by both.
+    let needs_a_value: [(&str, Change); 4] = [
+        ("a completed, timed event without its time", |c| {
+            c["events"][0]["at"] = Value::Null
+        }),
+        ("a wait whose only target is null", |c| {
+            c["program"][9]["event"] = Value::Null
+        }),
+        ("a wait's return time without its clock", |c| {
+            c["program"][9]["clock"] = Value::Null
+        }),
+        ("a known expectation without its value", |c| {
+            c["questions"][0]["expect"]["value"] = Value::Null
+        }),
+    ];
+    for (what, change) in needs_a_value {
+        let mut bad = good.clone();
+        change(&mut bad);
+        let (exit, code) = eval_value(dir.path(), &bad);
+        assert_eq!(exit, 2, "{what}: the reader accepts it");
+        assert!(!schema_errors(&case, &bad).is_empty(), "{what}: {code:?}");
+    }
+}
