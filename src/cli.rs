@@ -6,7 +6,7 @@
 //! not an error.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -15,6 +15,7 @@ use crate::check::CheckReport;
 use crate::cmd::capture::CaptureArgs;
 use crate::engine::{evaluate, Outcome, Report};
 pub use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_NO_CUDA, EXIT_OK};
+use crate::progress;
 use crate::verdict::Verdict;
 
 const AFTER_HELP: &str = "\
@@ -313,16 +314,33 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Form(args) => crate::form::run(args, out),
         Command::Lab { lab } => crate::cmd::lab::run(lab, out),
         Command::Render(args) => crate::render::run(args, out),
-        Command::Report(args) => crate::report::run(args, out),
-        Command::Import(args) => crate::cmd::import::run(args, out),
-        Command::Export(args) => crate::export::run(args, out),
+        Command::Report(args) => {
+            let _bar = progress::for_input(&[args.input.as_path()], args.quiet);
+            crate::report::run(args, out)
+        }
+        Command::Import(args) => {
+            let inputs: Vec<&Path> = std::iter::once(&args.file)
+                .chain(&args.more)
+                .map(PathBuf::as_path)
+                .collect();
+            let _bar = progress::for_input(&inputs, args.quiet);
+            crate::cmd::import::run(args, out)
+        }
+        Command::Export(args) => {
+            let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
+            let _bar = progress::for_input(&inputs, args.quiet);
+            crate::export::run(args, out)
+        }
         Command::Compare(args) => run_compare(args, out),
-        Command::Audit(args) => match crate::cmd::audit::run(args, out) {
-            Ok(outcome) if outcome.failed => Ok(EXIT_FAILED),
-            Ok(_) => Ok(EXIT_OK),
-            Err(crate::cmd::audit::AuditError::Input(e)) => Err(e.into()),
-            Err(crate::cmd::audit::AuditError::Io(e)) => Err(e.into()),
-        },
+        Command::Audit(args) => {
+            let _bar = progress::for_input(&[args.input.as_path()], args.quiet);
+            match crate::cmd::audit::run(args, out) {
+                Ok(outcome) if outcome.failed => Ok(EXIT_FAILED),
+                Ok(_) => Ok(EXIT_OK),
+                Err(crate::cmd::audit::AuditError::Input(e)) => Err(e.into()),
+                Err(crate::cmd::audit::AuditError::Io(e)) => Err(e.into()),
+            }
+        }
         Command::Lesson(args) => crate::lesson::run(args, out)
             .map(crate::lesson::LessonOutcome::exit_code)
             .map_err(lesson_failure),

@@ -54,6 +54,7 @@ pub mod lab;
 pub mod lesson;
 pub mod output;
 pub mod peer;
+pub mod progress;
 pub mod relation;
 pub mod render;
 pub mod report;

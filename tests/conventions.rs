@@ -652,3 +652,168 @@ fn the_readme_clippy_line_is_the_one_ci_runs() {
         }
     }
 }
+
+#[test]
+fn audit_tables_and_prose_fit_60_and_80_columns() {
+    let mut steps_seen = 0;
+    for trace in [
+        "tests/data/traces/nccl_data.json.gz",
+        "tests/data/ranks-sync/rank0.json.gz",
+        "tests/data/nsys/perlmutter-cloverleaf-cuda.sqlite",
+    ] {
+        let json = run_at(None, &["audit", trace, "--format", "json"]);
+        let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let steps = report["steps"].as_array().unwrap();
+        let breakdown = report["breakdown"].as_array().unwrap();
+        steps_seen += steps.len();
+        // Piped with no COLUMNS: the full tables.
+        let wide = run_at(None, &["audit", trace]);
+        if !steps.is_empty() {
+            assert!(wide.contains("\n| step "), "{trace}");
+        }
+        assert!(wide.contains("\n| device "), "{trace}: the breakdown table");
+        for columns in [60, 80] {
+            let text = run_at(Some(columns), &["audit", trace]);
+            // A line is wider only when it is one token longer than the line, kept whole
+            // (`experimental_config=torch._C._profiler._ExperimentalConfig(…)` in a fix).
+            for line in lines_wider_than(&text, columns) {
+                assert_eq!(line.split_whitespace().count(), 1, "{columns}: {line}");
+            }
+            let flat_records: Vec<String> = records(&text)
+                .iter()
+                .map(|r| one_line(&r.join(" ")))
+                .collect();
+            // One record per step and per device of the breakdown, its values whole.
+            for step in steps {
+                let head = format!(
+                    "{} · device: {} · start: t+",
+                    step["step"].as_str().unwrap(),
+                    step["device"].as_str().unwrap()
+                );
+                assert!(
+                    flat_records.iter().any(|r| r.starts_with(&head)),
+                    "{trace} at {columns}: no record `{head}…`"
+                );
+            }
+            for b in breakdown {
+                let head = format!("{} · span: ", b["device"].as_str().unwrap());
+                assert!(
+                    flat_records.iter().any(|r| r.starts_with(&head)),
+                    "{trace} at {columns}: no record `{head}…`"
+                );
+            }
+            // Every finding's message and fix is there, its tokens whole.
+            let flat = one_line(&text);
+            for f in report["findings"].as_array().unwrap() {
+                for key in ["message", "fix"] {
+                    let prose = one_line(f[key].as_str().unwrap());
+                    assert!(flat.contains(&prose), "{trace} at {columns}: `{prose}`");
+                }
+            }
+        }
+    }
+    assert!(steps_seen >= 10, "{steps_seen} steps");
+}
+
+/// A plain Kineto trace of at least `worksheet::progress::MIN_BYTES` bytes (a bar is drawn
+/// for it on a terminal): a small real trace, padded with JSON whitespace before its last
+/// brace.
+fn large_trace(dir: &std::path::Path) -> std::path::PathBuf {
+    let gz = std::fs::read("tests/data/traces/event_sync_trace.json.gz").unwrap();
+    let text = String::from_utf8(gunzip(&gz)).unwrap();
+    let end = text.rfind('}').unwrap();
+    let padding = " ".repeat(worksheet::progress::MIN_BYTES as usize);
+    let path = dir.join("large.json");
+    std::fs::write(&path, format!("{}{padding}{}", &text[..end], &text[end..])).unwrap();
+    path
+}
+
+/// The four commands that read one large trace, writing into `dir`.
+fn long_commands(trace: &str, dir: &std::path::Path) -> Vec<Vec<String>> {
+    let at = |name: &str| dir.join(name).display().to_string();
+    [
+        vec!["import", trace, "--format", "json"],
+        vec!["audit", trace],
+        vec!["report", trace, "-o", &at("r.html"), "--force"],
+        vec!["export", trace, "--perfetto", &at("p.json"), "--force"],
+    ]
+    .into_iter()
+    .map(|a| a.into_iter().map(str::to_owned).collect())
+    .collect()
+}
+
+#[test]
+fn long_work_writes_nothing_to_a_piped_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = large_trace(dir.path());
+    let trace = trace.to_str().unwrap();
+    // The padding changes nothing of the import.
+    let (_, small, _) = run(&["audit", "tests/data/traces/event_sync_trace.json.gz"]);
+    for args in long_commands(trace, dir.path()) {
+        let out = worksheet().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+        if args[0] == "audit" {
+            let text = String::from_utf8(out.stdout).unwrap();
+            let body = |t: &str| t.split_once('\n').unwrap().1.to_owned();
+            assert_eq!(body(&text), body(&small));
+        }
+    }
+}
+
+/// Runs `worksheet ARGS` on a pseudo-terminal (util-linux `script`), `--quiet` or not;
+/// returns everything the terminal received.
+fn on_a_terminal(args: &[String]) -> Option<String> {
+    let binary = env!("CARGO_BIN_EXE_worksheet");
+    let command = std::iter::once(binary.to_owned())
+        .chain(args.iter().cloned())
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = std::process::Command::new("script")
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .env("COLUMNS", "100")
+        .env("TERM", "xterm")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn long_work_draws_a_bar_of_bytes_on_a_terminal_unless_quiet() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        // Without util-linux's `script` there is no terminal to test on; the decision is
+        // unit-tested in src/progress.rs.
+        eprintln!("no `script`: the terminal half of this test did not run");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trace = large_trace(dir.path());
+    let size = std::fs::metadata(&trace).unwrap().len();
+    for mut args in long_commands(trace.to_str().unwrap(), dir.path()) {
+        let terminal = on_a_terminal(&args).expect("script runs");
+        // The bar names the file and counts its bytes up to its size (indicatif's units).
+        assert!(
+            terminal.contains("reading large.json"),
+            "{args:?}: {terminal:?}"
+        );
+        let total = format!("/{}", indicatif::HumanBytes(size));
+        assert!(
+            terminal.contains(&total),
+            "{args:?}: no `{total}` in {terminal:?}"
+        );
+        args.push("--quiet".to_owned());
+        let quiet = on_a_terminal(&args).expect("script runs");
+        assert!(!quiet.contains("reading large.json"), "{args:?}: {quiet:?}");
+    }
+}

@@ -57,6 +57,11 @@ fn perfetto_export_parses_and_agrees_with_the_engine() {
                 assert!(e["dur"].as_f64().unwrap() >= 0.0, "{e}");
                 assert!(e["cat"].is_string(), "{e}");
             }
+            "i" => {
+                assert!(e["ts"].is_number(), "{e}");
+                assert_eq!(e["s"], "t", "{e}: an instant of its thread");
+                assert_eq!(e["cat"], "finding", "{e}");
+            }
             "M" => match e["name"].as_str().unwrap() {
                 "process_name" => {
                     process.insert(pid, e["args"]["name"].as_str().unwrap().to_owned());
@@ -197,4 +202,129 @@ fn perfetto_to_stdout_and_never_over_a_file_without_force() {
         .args(["export", "tests/data/traces/event_sync_trace.json.gz"])
         .assert()
         .code(2);
+}
+
+/// `"key": 5195546165311.485` (µs with three decimals) in ns, read from the text exactly.
+fn micros_text_ns(text: &str) -> i64 {
+    let (whole, frac) = text.split_once('.').expect("a decimal point");
+    let sign = if whole.starts_with('-') { -1 } else { 1 };
+    whole.parse::<i64>().unwrap() * 1000 + sign * frac.parse::<i64>().unwrap()
+}
+
+/// The raw text of every `ts` (or `dur`) value in the file, in order of the events.
+fn raw_numbers<'a>(text: &'a str, key: &str) -> Vec<&'a str> {
+    text.split(key)
+        .skip(1)
+        .map(|rest| {
+            let end = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+                .unwrap();
+            &rest[..end]
+        })
+        .collect()
+}
+
+#[test]
+fn perfetto_carries_the_audits_findings_at_their_exact_times() {
+    let trace_file = "tests/data/traces/nccl_data.json.gz";
+    let out = worksheet()
+        .args(["export", trace_file, "--perfetto", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let trace: Value = serde_json::from_str(&text).unwrap();
+    let audit: Value = serde_json::from_slice(
+        &worksheet()
+            .args(["audit", trace_file, "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    // Every finding is listed whole, in the audit's order.
+    let listed = trace["otherData"]["findings"].as_array().unwrap();
+    let found = audit["findings"].as_array().unwrap();
+    assert_eq!(listed.len(), found.len());
+    assert!(found.len() >= 5, "{} findings", found.len());
+    for (l, f) in listed.iter().zip(found) {
+        for key in ["code", "severity", "count", "message", "fix"] {
+            assert_eq!(l[key], f[key], "{key}");
+        }
+        assert_eq!(l["evidence"], f["evidence"]["items"]);
+    }
+    let events = trace["traceEvents"].as_array().unwrap();
+    // One process (the trace's one clock); its origin, exactly.
+    let origins = trace["otherData"]["clock_origins_ns"].as_object().unwrap();
+    assert_eq!(origins.len(), 1);
+    let origin = origins.values().next().unwrap().as_i64().unwrap();
+    let audit_origin = audit["origin_ns"].as_i64().unwrap();
+    // The events in file order with their raw `ts` text (every event but metadata has one).
+    let ts_texts = raw_numbers(&text, "\"ts\":");
+    let timed: Vec<&Value> = events.iter().filter(|e| e["ph"] != "M").collect();
+    assert_eq!(ts_texts.len(), timed.len());
+    let findings_thread = events
+        .iter()
+        .find(|e| e["name"] == "thread_name" && e["args"]["name"] == "findings")
+        .expect("a findings thread");
+    let tid = &findings_thread["tid"];
+    // sync-in-loop's idle figure: its pieces add up to the figure's ns exactly.
+    let figure = found
+        .iter()
+        .find(|f| f["code"] == "sync-in-loop")
+        .and_then(|f| f["figures"].as_array())
+        .and_then(|figs| figs.iter().find(|g| g["name"] == "idle_ns"))
+        .expect("the idle figure");
+    let (mut pieces, mut sum) = (0, 0);
+    for e in events
+        .iter()
+        .filter(|e| e["cat"] == "finding" && e["ph"] == "X")
+    {
+        assert_eq!(&e["tid"], tid);
+        if e["args"]["figure"] == "idle_ns" && e["args"]["code"] == "sync-in-loop" {
+            pieces += 1;
+            let (start, end) = (
+                e["args"]["start_ns"].as_i64().unwrap(),
+                e["args"]["end_ns"].as_i64().unwrap(),
+            );
+            sum += end - start;
+            assert_eq!(e["name"], "sync-in-loop: idle_ns 9.693546 ms");
+        }
+    }
+    assert!(pieces > 1, "{pieces} pieces");
+    assert_eq!(sum, figure["value_ns"].as_i64().unwrap());
+    assert_eq!(sum, 9_693_546);
+    // One instant per evidence item that names a time, at that time exactly.
+    let mut instants = 0;
+    for (e, ts) in timed.iter().zip(&ts_texts) {
+        if e["ph"] != "i" {
+            continue;
+        }
+        instants += 1;
+        assert_eq!(&e["tid"], tid);
+        let at = e["args"]["at_ns"].as_i64().unwrap();
+        assert_eq!(origin + micros_text_ns(ts), at, "{e}");
+        let item = e["args"]["evidence"].as_str().unwrap();
+        let finding = found.iter().find(|f| f["code"] == e["name"]).unwrap();
+        assert!(finding["evidence"]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i == item));
+        assert_eq!(e["args"]["message"], finding["message"]);
+        // The item's own `t+…` is the instant's time since the audit's origin.
+        let since = at - audit_origin;
+        let shown = item.split("t+").nth(1).unwrap();
+        assert!(
+            shown.starts_with(&worksheet::units::Nanos::new(since).to_string()),
+            "{item} vs {since} ns"
+        );
+    }
+    let with_times: usize = found
+        .iter()
+        .flat_map(|f| f["evidence"]["items"].as_array().unwrap())
+        .filter(|i| i.as_str().unwrap().contains("t+"))
+        .count();
+    assert_eq!(instants, with_times);
+    assert!(instants >= 5, "{instants} instants");
 }

@@ -59,6 +59,7 @@ fuzz_target!(|data: &[u8]| {
         force: true,
         round_sub_ns: false,
         clocks_within: Vec::new(),
+        quiet: true,
     };
     let mut out = Vec::new();
     match run(&args, &mut out) {

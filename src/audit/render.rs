@@ -266,29 +266,53 @@ pub fn to_text(audit: &Audit) -> String {
 
 /// The whole audit as text, with the `top` largest kernel rows.
 pub fn to_text_top(audit: &Audit, top: usize) -> String {
-    let mut s = format!(
+    let mut s = fit_lines(&format!(
         "audit of {} ({}); times t+… are since the trace's first event\n\n",
         audit.input, audit.source
-    );
-    s.push_str(&findings_text(&audit.findings));
+    ));
+    s.push_str(&fit_lines(&findings_text(&audit.findings)));
     s.push('\n');
     if audit.steps.is_empty() {
-        s.push_str("steps: no ProfilerStep markers; the whole window is audited as one\n");
+        s.push_str(&fit_lines(
+            "steps: no ProfilerStep markers; the whole window is audited as one\n",
+        ));
     } else {
-        s.push_str("steps (device numbers inside each step's host window; busy + idle = host)\n");
-        s.push_str(&format!("{}\n", steps_table(audit)));
-        s.push_str(&steady_lines(audit));
+        s.push_str(&fit_lines(
+            "steps (device numbers inside each step's host window; busy + idle = host)\n",
+        ));
+        s.push_str(&format!(
+            "{}\n",
+            crate::table::fitted_records(&steps_table(audit))
+        ));
+        s.push_str(&fit_lines(&steady_lines(audit)));
     }
     if !audit.breakdown.is_empty() {
-        s.push_str("\nexposed-time breakdown per device (exact; the four parts sum to the span)\n");
-        s.push_str(&format!("{}\n", breakdown_table(audit)));
+        s.push_str(&fit_lines(
+            "\nexposed-time breakdown per device (exact; the four parts sum to the span)\n",
+        ));
+        s.push_str(&format!(
+            "{}\n",
+            crate::table::fitted_records(&breakdown_table(audit))
+        ));
     }
     if !audit.kernels.is_empty() {
         s.push('\n');
         s.push_str(&kernels_text(audit, top));
     }
     for n in &audit.notes {
-        s.push_str(&format!("note: {n}\n"));
+        s.push_str(&fit_lines(&format!("note: {n}\n")));
+    }
+    s
+}
+
+/// `text` with each line wrapped at the output's width ([`crate::table::wrap_prose`]), its
+/// continuation lines indented two past the line's own indent; unchanged when piped.
+fn fit_lines(text: &str) -> String {
+    let mut s = String::with_capacity(text.len());
+    for line in text.lines() {
+        let lead = &line[..line.len() - line.trim_start().len()];
+        s.push_str(&crate::table::wrap_prose(line, &format!("{lead}  ")));
+        s.push('\n');
     }
     s
 }

@@ -60,6 +60,10 @@ pub struct ExportArgs {
     /// (docs/ranks.md).
     #[arg(long = "clocks-within", value_name = "DURATION")]
     pub clocks_within: Vec<String>,
+    /// No progress bar (one is drawn on standard error while a large trace is read, when
+    /// standard error is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// The files a folder gets: `<table>.parquet`.

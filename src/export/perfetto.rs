@@ -11,6 +11,8 @@
 //! as the rank's kernel, with the rank's bounded arrival and the instance's skew.
 //! Duration answers (submission, completion, …) have no position of their own in the
 //! engine's report; they are listed, with their verdicts, in the file's `otherData`.
+//! The audit's findings are on a `findings` thread at their exact times ([`findings`]), and
+//! listed whole in `otherData.findings`.
 //!
 //! Times are exact: `ts` and `dur` are written as decimal µs with three decimals (ns), as
 //! Kineto writes them, from integer ns, never through a float. Each process's times count from
@@ -31,6 +33,8 @@ use crate::engine::{evaluate, Outcome, Report};
 use crate::exit::{Failure, EXIT_INPUT};
 use crate::interval::SetAnalysis;
 
+mod findings;
+
 /// One trace event (the fields of the Trace Event Format that this file uses).
 #[derive(Serialize)]
 struct Event {
@@ -44,6 +48,9 @@ struct Event {
     ts: Option<Box<RawValue>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dur: Option<Box<RawValue>>,
+    /// An instant event's scope (`t`: its thread).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    s: Option<&'static str>,
     args: Value,
 }
 
@@ -129,6 +136,7 @@ fn slice(
         cat: Some(cat),
         ts: raw(i128::from(start) - i128::from(p.origin)),
         dur: raw(i128::from(end) - i128::from(start)),
+        s: None,
         args,
     }
 }
@@ -143,13 +151,19 @@ fn meta(name: &str, pid: usize, tid: usize, args: Value) -> Event {
         cat: None,
         ts: None,
         dur: None,
+        s: None,
         args,
     }
 }
 
-/// One process per clock id of `case`; its origin is the earliest phase or step start of its
-/// clock (0 when it has none).
-fn processes(case: &Case, phases: &Table, steps: &Table) -> BTreeMap<String, Process> {
+/// One process per clock id of `case`; its origin is its earliest phase or step start, or
+/// finding mark (0 when it has none), shared by the ids of one clock.
+fn processes(
+    case: &Case,
+    phases: &Table,
+    steps: &Table,
+    marks: &[(String, findings::Mark)],
+) -> BTreeMap<String, Process> {
     let mut processes: BTreeMap<String, Process> = case
         .clocks
         .iter()
@@ -168,6 +182,11 @@ fn processes(case: &Case, phases: &Table, steps: &Table) -> BTreeMap<String, Pro
             if let (Some(p), Some(s)) = (clock.as_ref().and_then(|c| processes.get_mut(c)), start) {
                 p.origin = p.origin.min(*s);
             }
+        }
+    }
+    for (clock, mark) in marks {
+        if let Some(p) = processes.get_mut(clock) {
+            p.origin = p.origin.min(mark.earliest());
         }
     }
     // Clock ids of one clock (an nsys export's processes on its session clock) share the
@@ -324,6 +343,36 @@ fn answer_events(
     durations
 }
 
+/// The findings' marks on each clock's `findings` thread.
+fn finding_events(
+    marks: Vec<(String, findings::Mark)>,
+    processes: &mut BTreeMap<String, Process>,
+    events: &mut Vec<Event>,
+) {
+    for (clock, mark) in marks {
+        let Some(p) = processes.get_mut(&clock) else {
+            continue;
+        };
+        let tid = p.tid("findings");
+        events.push(match mark {
+            findings::Mark::Piece { name, span, args } => {
+                slice(p, tid, name, "finding", span, args)
+            }
+            findings::Mark::Instant { name, at, args } => Event {
+                name,
+                ph: "i",
+                pid: p.pid,
+                tid,
+                cat: Some("finding"),
+                ts: raw(i128::from(at) - i128::from(p.origin)),
+                dur: None,
+                s: Some("t"),
+                args,
+            },
+        });
+    }
+}
+
 /// The names and order of the processes and their threads.
 fn name_events(processes: &BTreeMap<String, Process>, events: &mut Vec<Event>) {
     for (clock_id, p) in processes {
@@ -364,12 +413,14 @@ pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Failure> {
     };
     let table = |name: &str| tables.iter().find(|t| t.name == name).unwrap_or(&empty);
     let (phases, steps) = (table("phases"), table("steps"));
-    let mut processes = processes(&case, phases, steps);
+    let (marks, listed_findings) = findings::marks(&case, input);
+    let mut processes = processes(&case, phases, steps, &marks);
     let mut events = Vec::new();
     phase_events(phases, &mut processes, &mut events);
     step_events(steps, &mut processes, &mut events);
     collective_events(table("collectives"), phases, &mut processes, &mut events);
     let durations = answer_events(&report, &mut processes, &mut events);
+    finding_events(marks, &mut processes, &mut events);
     name_events(&processes, &mut events);
     let origins: BTreeMap<&str, i64> = processes
         .iter()
@@ -387,6 +438,7 @@ pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Failure> {
             "clock_origins_ns": origins,
             "note": "each process is one clock id, its times counted from its origin; ids of one clock (the processes of one nsys session) share their origin and compare; times of two different clocks are not comparable",
             "duration_answers": durations,
+            "findings": listed_findings,
         }),
     };
     serde_json::to_string(&document).map_err(|e| Failure {

@@ -43,6 +43,10 @@ pub struct ReportArgs {
     /// --clocks-within` (docs/ranks.md); repeatable.
     #[arg(long = "clocks-within", value_name = "DURATION")]
     pub clocks_within: Vec<String>,
+    /// No progress bar (one is drawn on standard error while a large trace is read, when
+    /// standard error is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 pub use crate::render::input::{load_input, Source};

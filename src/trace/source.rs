@@ -207,6 +207,8 @@ pub(crate) fn open<R: Read + Send + 'static>(
     max: u64,
 ) -> CheckedText<Box<dyn Read + Send>> {
     let gzip = crate::case::is_gzip(&head);
+    // The bytes read move the progress bar of `import`, `report`, `audit`, `export`.
+    let rest = crate::progress::Counted::new(rest, head.len() as u64);
     let bytes = io::Cursor::new(head).chain(rest);
     if gzip {
         let decoder = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, bytes));

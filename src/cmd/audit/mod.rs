@@ -89,6 +89,10 @@ pub struct AuditArgs {
     /// --clocks-within` (docs/ranks.md); repeatable.
     #[arg(long = "clocks-within", value_name = "DURATION")]
     pub clocks_within: Vec<String>,
+    /// No progress bar (one is drawn on standard error while a large trace is read, when
+    /// standard error is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// What `audit` ended with: whether a finding reached `--fail-on`.

@@ -75,6 +75,10 @@ pub struct ImportArgs {
     /// repeatable. A declared relation (SPEC §10): every answer that uses it says so.
     #[arg(long = "clocks-within", value_name = "DURATION")]
     pub clocks_within: Vec<String>,
+    /// No progress bar (one is drawn on standard error while a large trace is read, when
+    /// standard error is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Peers whose numbers `--compat` reproduces.
