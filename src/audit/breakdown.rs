@@ -112,6 +112,7 @@ mod tests {
             end,
             correlation: None,
             copy: None,
+            bytes: None,
         }
     }
 

@@ -120,6 +120,7 @@ mod tests {
             end,
             correlation: None,
             copy: None,
+            bytes: None,
         }
     }
 

@@ -287,6 +287,7 @@ pub fn to_text_top(audit: &Audit, top: usize) -> String {
         s.push('\n');
         s.push_str(&kernels_text(audit, top));
     }
+    s.push_str(&super::render_views::views_text(audit));
     for n in &audit.notes {
         s.push_str(&format!("note: {n}\n"));
     }
@@ -325,6 +326,11 @@ pub fn to_markdown(audit: &Audit) -> String {
     if !audit.kernels.is_empty() {
         s.push_str("\n## Kernels\n\n");
         s.push_str(&kernels_text(audit, DEFAULT_TOP));
+    }
+    let views = super::render_views::views_text(audit);
+    if !views.is_empty() {
+        s.push_str("\n## HTA's other views, exact\n");
+        s.push_str(&views);
     }
     s
 }

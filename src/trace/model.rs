@@ -76,6 +76,10 @@ pub struct Activity {
     pub correlation: Option<i64>,
     /// Copies: the direction.
     pub copy: Option<CopyDirection>,
+    /// Copies and sets: the bytes moved or set, where the trace records them (Kineto
+    /// `args.bytes`); `None` for kernels and where the trace does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
 }
 
 impl Activity {
@@ -336,6 +340,7 @@ impl Trace {
                 end: p.interval.end().as_i64(),
                 correlation: None,
                 copy: None,
+                bytes: None,
             });
         }
         for op in &case.program {

@@ -204,6 +204,7 @@ pub(super) fn activities(read: &Read) -> Vec<Activity> {
             start: w.start,
             end: w.end,
             correlation: w.correlation,
+            bytes: w.bytes,
         })
         .collect()
 }

@@ -158,6 +158,8 @@ struct GpuWork {
     start: i64,
     end: i64,
     correlation: Option<i64>,
+    /// Copies and sets: `args.bytes`, where given.
+    bytes: Option<u64>,
 }
 
 /// A `gpu_user_annotation` range.

@@ -62,6 +62,10 @@ pub(super) struct EventArgs {
     wait_on_cuda_event_record_corr_id: Option<i64>,
     #[serde(default)]
     cuda_sync_kind: Option<String>,
+    /// Copies and sets: `bytes` (any JSON value, so that an odd one never makes the whole
+    /// `args` unreadable; only a non-negative integer is used).
+    #[serde(default)]
+    bytes: Option<serde_json::Value>,
 }
 
 /// What the build step gets: the events read, the top level, the base time.
@@ -670,6 +674,12 @@ fn work_of(
         start,
         end,
         correlation: p.args.correlation,
+        bytes: match kind {
+            WorkKind::Kernel => None,
+            WorkKind::Memcpy | WorkKind::Memset => {
+                p.args.bytes.as_ref().and_then(serde_json::Value::as_u64)
+            }
+        },
     })
 }
 

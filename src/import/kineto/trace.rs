@@ -59,6 +59,9 @@ struct EventArgs {
     stream: Option<i64>,
     #[serde(default)]
     device: Option<i64>,
+    /// Copies and sets: `bytes` (any JSON value; only a non-negative integer is used).
+    #[serde(default)]
+    bytes: Option<serde_json::Value>,
 }
 
 /// A JSON integer, or `None` for anything else.
@@ -392,6 +395,12 @@ impl Lenient<'_> {
             start,
             end,
             correlation: args.correlation,
+            bytes: match kind {
+                WorkKind::Kernel => None,
+                WorkKind::Memcpy | WorkKind::Memset => {
+                    args.bytes.as_ref().and_then(serde_json::Value::as_u64)
+                }
+            },
         });
     }
 

@@ -80,6 +80,8 @@ fn read_inner(path: &Path) -> Result<Trace, NsysError> {
                 start: row.start,
                 end: row.end,
                 correlation: Some(process_correlation(row.key.proc.pid(), row.correlation)),
+                // The reader does not read the export's `bytes` column: bandwidth is unknown.
+                bytes: None,
             });
         }
     }
