@@ -12,9 +12,9 @@
 //! HtoD:  [c1: 4 MB in 1 ms)      [c2: 2 MB in 1 ms)     mean 6 MB / 2 ms = 3,000 MB/s; peak 4,000
 //! ```
 //!
-//! Where a copy of a kind has no byte count (an Nsight Systems export, whose reader does not
-//! read the bytes), the kind's rates are unknown, with that reason; zero-length copies move
-//! bytes in no time and are left out of the rates, counted.
+//! Where a copy of a kind has no byte count (a trace without Kineto's `args.bytes` or the
+//! export's `bytes` column, or a case file), the kind's bytes and rates are unknown, with that
+//! reason; zero-length copies move bytes in no time and are left out of the rates, counted.
 //!
 //! HTA 0.5.0 (`get_memory_bw_summary`) reads the profiler's own `memory bandwidth (GB/s)`
 //! float per copy instead, adds the rates of copies of one kind that overlap, and summarises
@@ -37,8 +37,8 @@ pub struct BandwidthRow {
     pub kind: String,
     /// How many.
     pub count: u64,
-    /// Σ bytes of those that record them.
-    pub bytes: u128,
+    /// Σ bytes; `None` when some copy of the kind records no byte count.
+    pub bytes: Option<u128>,
     /// Σ durations, ns.
     pub total_ns: i128,
     /// The union of their intervals, ns (≤ `total_ns`; less where copies overlap).
@@ -114,7 +114,7 @@ fn row(device: i64, kind: String, list: &[&Activity]) -> BandwidthRow {
     let bytes: u128 = list.iter().filter_map(|a| a.bytes).map(u128::from).sum();
     let unknown_why = if missing > 0 {
         Some(format!(
-            "{missing} of {} record no byte count (the Nsight Systems reader does not read the export's `bytes`; a Kineto trace records `args.bytes`)",
+            "{missing} of {} record no byte count (Kineto `args.bytes`, Nsight Systems `bytes`)",
             list.len()
         ))
     } else if timed.is_empty() {
@@ -131,7 +131,7 @@ fn row(device: i64, kind: String, list: &[&Activity]) -> BandwidthRow {
         device: format!("gpu{device}"),
         kind,
         count: list.len() as u64,
-        bytes,
+        bytes: (missing == 0).then_some(bytes),
         total_ns: list.iter().map(|a| len(a)).sum(),
         busy_ns: crate::interval_set::IntervalSet::from_pairs(
             list.iter().map(|a| (a.start, a.end)),
@@ -214,7 +214,7 @@ mod tests {
             (Some(333), 1, 65)
         );
         let dtoh = &rows[0];
-        assert_eq!(dtoh.mb_per_s, None);
+        assert_eq!((dtoh.mb_per_s, dtoh.bytes), (None, None));
         assert!(dtoh
             .unknown_why
             .as_deref()

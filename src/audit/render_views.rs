@@ -190,7 +190,8 @@ pub fn bandwidth_text(audit: &Audit) -> String {
             b.device.clone(),
             b.kind.clone(),
             b.count.to_string(),
-            b.bytes.to_string(),
+            b.bytes
+                .map_or_else(|| "unknown".to_owned(), |n| n.to_string()),
             wide(b.total_ns),
             wide(b.busy_ns),
             rate(b.mb_per_s),

@@ -80,8 +80,7 @@ fn read_inner(path: &Path) -> Result<Trace, NsysError> {
                 start: row.start,
                 end: row.end,
                 correlation: Some(process_correlation(row.key.proc.pid(), row.correlation)),
-                // The reader does not read the export's `bytes` column: bandwidth is unknown.
-                bytes: None,
+                bytes: row.bytes.and_then(|b| u64::try_from(b).ok()),
             });
         }
     }
