@@ -201,7 +201,7 @@ mod tests {
         let htod = &rows[1];
         assert_eq!(
             (htod.count, htod.bytes, htod.total_ns, htod.busy_ns),
-            (2, 6_000_000, 2 * ms as i128, 2 * ms as i128)
+            (2, Some(6_000_000), 2 * ms as i128, 2 * ms as i128)
         );
         assert_eq!(
             (htod.mb_per_s, htod.peak_copy_mb_per_s),
@@ -211,7 +211,7 @@ mod tests {
         let set = &rows[2];
         assert_eq!(
             (set.mb_per_s, set.zero_length, set.bytes),
-            (Some(333), 1, 65)
+            (Some(333), 1, Some(65))
         );
         let dtoh = &rows[0];
         assert_eq!((dtoh.mb_per_s, dtoh.bytes), (None, None));
