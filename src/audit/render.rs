@@ -161,7 +161,7 @@ fn breakdown_table(audit: &Audit) -> Table {
 
 /// `name` cut in the middle to at most `max` characters (`void gemm<…>…(float*)`): the head and
 /// the tail of a templated kernel name are what tell two apart. JSON keeps the whole name.
-fn middle(name: &str, max: usize) -> String {
+pub(super) fn middle(name: &str, max: usize) -> String {
     let chars: Vec<char> = name.chars().collect();
     if chars.len() <= max {
         return name.to_owned();

@@ -135,12 +135,7 @@ pub fn launch_text(audit: &Audit) -> String {
     ]);
     t.add_row(launch_cells("(all)".to_owned(), &l.total));
     for k in l.kernels.iter().take(LAUNCH_ROWS) {
-        let name: String = k.name.chars().take(48).collect();
-        let name = if name.len() < k.name.len() {
-            format!("{name}…")
-        } else {
-            name
-        };
+        let name = super::render::middle(&k.name, 60);
         t.add_row(launch_cells(name, &k.sums));
     }
     format!(
