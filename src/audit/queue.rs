@@ -83,11 +83,13 @@ pub fn depth(intervals: &[(i64, i64)]) -> Depth {
     out
 }
 
+/// One stream's launched intervals so far: outstanding, pending, and the unlaunched count.
+type StreamIntervals = (Vec<(i64, i64)>, Vec<(i64, i64)>, u64);
+
 /// The queue of every stream with activities, by device then stream.
 pub fn queue_rows(index: &Index) -> Vec<QueueRow> {
     let trace = index.trace;
-    let mut by_stream: BTreeMap<(i64, i64), (Vec<(i64, i64)>, Vec<(i64, i64)>, u64)> =
-        BTreeMap::new();
+    let mut by_stream: BTreeMap<(i64, i64), StreamIntervals> = BTreeMap::new();
     for (i, a) in trace.activities.iter().enumerate() {
         let entry = by_stream.entry((a.device, a.stream)).or_default();
         match index.launch[i] {
