@@ -620,3 +620,53 @@ fn a_null_optional_field_is_absent_for_the_reader_and_for_the_case_schema() {
         assert!(!schema_errors(&case, &bad).is_empty(), "{what}: {code:?}");
     }
 }
+
+/// The audit's HTA views are in its JSON, with real values, on a Kineto trace and an Nsight
+/// Systems export (the schema above holds their shape).
+#[test]
+fn audit_json_carries_the_hta_views() {
+    let kineto = run(&[
+        "audit",
+        "tests/data/traces/event_sync_trace.json.gz",
+        "--format",
+        "json",
+    ]);
+    validate("audit", &kineto);
+    let s20 = &kineto["idle"][0];
+    assert_eq!(s20["stream"], "gpu0-s20");
+    assert_eq!(
+        (
+            &s20["host_wait_ns"],
+            &s20["kernel_wait_ns"],
+            &s20["other_ns"]
+        ),
+        (&Value::from(32_000), &Value::from(0), &Value::from(0))
+    );
+    assert_eq!(
+        kineto["queues"][2]["pending"]["time_at_1_or_more_ns"],
+        31_000
+    );
+    assert_eq!(kineto["launches"]["total"]["count"], 6);
+    assert_eq!(
+        kineto["launches"]["total"]["launch_delay_clipped_ns"],
+        18_000
+    );
+    assert_eq!(kineto["bandwidth"][0]["kind"], "Memset");
+    assert_eq!(kineto["bandwidth"][0]["bytes"], 1536);
+    let nsys = run(&[
+        "audit",
+        "tests/data/nsys/perlmutter-cloverleaf-cuda.sqlite",
+        "--format",
+        "json",
+    ]);
+    validate("audit", &nsys);
+    let htod = &nsys["bandwidth"][1];
+    assert_eq!(
+        (&htod["kind"], &htod["count"]),
+        (&Value::from("HtoD"), &Value::from(254))
+    );
+    assert_eq!(htod["bytes"], 225_065_752_u64);
+    assert_eq!(htod["total_ns"], 9_346_285);
+    // 225,065,752 bytes / 9,346,285 ns = 24.0807... GB/s.
+    assert_eq!(htod["mb_per_s"], 24_081);
+}

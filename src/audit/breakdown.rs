@@ -113,6 +113,7 @@ mod tests {
             correlation: None,
             copy: None,
             collective: None,
+            bytes: None,
         }
     }
 

@@ -121,6 +121,7 @@ mod tests {
             correlation: None,
             copy: None,
             collective: None,
+            bytes: None,
         }
     }
 

@@ -13,7 +13,10 @@
 //! - an **exposed-time breakdown** per device ([`breakdown`]) whose four parts add up to the
 //!   span exactly;
 //! - a **kernel breakdown** ([`kernels`]): count, total, mean, min, max and share of busy time
-//!   per device, stream and name.
+//!   per device, stream and name;
+//! - HTA's other first-page views, exact (`docs/hta-views.md`): the **idle-time breakdown**
+//!   per stream by cause ([`idle`]), the **queue length** per stream ([`queue`]), the
+//!   **launch statistics** ([`launch`]) and the **memory bandwidth** by kind ([`bandwidth`]).
 //!
 //! ```text
 //! trace ──import::read_audit_trace──▶ trace::model::Trace ──Index──▶ findings, steps, breakdown ──▶ Audit
@@ -28,13 +31,18 @@
 //! HTA compatibility (`--compat hta`) is its own module (`peer::hta`): the command
 //! (`crate::cmd::audit`) prints its comparison after the audit, as `import --compat hta` does.
 
+pub mod bandwidth;
 pub mod breakdown;
 pub mod finding;
+pub mod idle;
 pub mod index;
 pub mod integrity;
 pub mod kernels;
+pub mod launch;
+pub mod queue;
 pub mod ranges;
 pub mod render;
+pub mod render_views;
 pub mod steps;
 pub mod syncs;
 
@@ -78,6 +86,14 @@ pub struct Audit {
     /// The kernel breakdown: every GPU activity in one row per device, stream and name,
     /// largest total first ([`kernels`]).
     pub kernels: Vec<KernelRow>,
+    /// The idle-time breakdown per stream, by HTA's causes ([`idle`]).
+    pub idle: Vec<idle::IdleRow>,
+    /// The queue length per stream ([`queue`]).
+    pub queues: Vec<queue::QueueRow>,
+    /// The launch statistics ([`launch`]).
+    pub launches: launch::Launches,
+    /// The memory bandwidth per device and kind ([`bandwidth`]).
+    pub bandwidth: Vec<bandwidth::BandwidthRow>,
     /// The findings, most severe first, then in catalogue order.
     pub findings: Vec<Finding>,
     /// Stream pairs `((device, stream), (device, stream))` whose joins the trace did not
@@ -138,6 +154,10 @@ pub fn audit(trace: &Trace, input: &str, _options: &AuditOptions) -> Audit {
         steady_state: steady,
         breakdown: breakdown::breakdowns(&index),
         kernels: kernels::kernel_rows(trace),
+        idle: idle::idle_rows(&index),
+        queues: queue::queue_rows(&index),
+        launches: launch::launches(&index),
+        bandwidth: bandwidth::bandwidth_rows(trace),
         findings,
         unrecorded_pairs: syncs::unrecorded_pairs(&index),
         notes: trace.notes.clone(),

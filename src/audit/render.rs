@@ -161,7 +161,7 @@ fn breakdown_table(audit: &Audit) -> Table {
 
 /// `name` cut in the middle to at most `max` characters (`void gemm<…>…(float*)`): the head and
 /// the tail of a templated kernel name are what tell two apart. JSON keeps the whole name.
-fn middle(name: &str, max: usize) -> String {
+pub(super) fn middle(name: &str, max: usize) -> String {
     let chars: Vec<char> = name.chars().collect();
     if chars.len() <= max {
         return name.to_owned();
@@ -299,6 +299,7 @@ pub fn to_text_top(audit: &Audit, top: usize) -> String {
         s.push('\n');
         s.push_str(&kernels_text(audit, top));
     }
+    s.push_str(&super::render_views::views_text(audit));
     for n in &audit.notes {
         s.push_str(&fit_lines(&format!("note: {n}\n")));
     }
@@ -349,6 +350,11 @@ pub fn to_markdown(audit: &Audit) -> String {
     if !audit.kernels.is_empty() {
         s.push_str("\n## Kernels\n\n");
         s.push_str(&kernels_text(audit, DEFAULT_TOP));
+    }
+    let views = super::render_views::views_text(audit);
+    if !views.is_empty() {
+        s.push_str("\n## HTA's other views, exact\n");
+        s.push_str(&views);
     }
     s
 }

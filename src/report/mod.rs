@@ -9,6 +9,7 @@
 //! files.
 
 pub mod audit;
+pub mod audit_views;
 pub mod html;
 pub mod ranks;
 

@@ -81,6 +81,10 @@ pub struct Activity {
     /// multi-rank import.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collective: Option<CollectiveArgs>,
+    /// Copies and sets: the bytes moved or set, where the trace records them (Kineto
+    /// `args.bytes`); `None` for kernels and where the trace does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
 }
 
 /// What a collective kernel's `args` say it is part of.
@@ -369,6 +373,7 @@ impl Trace {
                 correlation: None,
                 copy: None,
                 collective: None,
+                bytes: None,
             });
         }
         for op in &case.program {

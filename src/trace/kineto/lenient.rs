@@ -58,6 +58,9 @@ struct EventArgs {
     collective_name: Option<String>,
     #[serde(rename = "Process Group Name", default)]
     process_group: Option<String>,
+    /// Copies and sets: `bytes` (any JSON value; only a non-negative integer is used).
+    #[serde(default)]
+    bytes: Option<serde_json::Value>,
 }
 
 /// A JSON integer, or `None` for anything else.
@@ -396,6 +399,12 @@ impl Lenient<'_> {
                     CollectiveArgs::of(args.process_group.clone(), args.collective_name.clone())
                 })
                 .flatten(),
+            bytes: match kind {
+                WorkKind::Kernel => None,
+                WorkKind::Memcpy | WorkKind::Memset => {
+                    args.bytes.as_ref().and_then(serde_json::Value::as_u64)
+                }
+            },
         });
     }
 

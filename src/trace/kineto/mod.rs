@@ -59,6 +59,8 @@ pub(crate) struct GpuWork {
     pub(crate) end: i64,
     pub(crate) correlation: Option<i64>,
     pub(crate) collective: Option<crate::trace::model::CollectiveArgs>,
+    /// Copies and sets: `args.bytes`, where given.
+    pub(crate) bytes: Option<u64>,
 }
 
 /// A `gpu_user_annotation` range.

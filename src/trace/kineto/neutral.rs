@@ -205,6 +205,7 @@ pub(crate) fn activities(read: &Read) -> Vec<Activity> {
             end: w.end,
             correlation: w.correlation,
             collective: w.collective.clone(),
+            bytes: w.bytes,
         })
         .collect()
 }

@@ -66,6 +66,10 @@ pub(crate) struct EventArgs {
     collective_name: Option<String>,
     #[serde(rename = "Process Group Name", default)]
     process_group: Option<String>,
+    /// Copies and sets: `bytes` (any JSON value, so that an odd one never makes the whole
+    /// `args` unreadable; only a non-negative integer is used).
+    #[serde(default)]
+    bytes: Option<serde_json::Value>,
 }
 
 /// What the build step gets: the events read, the top level, the base time.
@@ -677,6 +681,12 @@ fn work_of(
         collective: (kind == WorkKind::Kernel)
             .then(|| CollectiveArgs::of(p.args.process_group, p.args.collective_name))
             .flatten(),
+        bytes: match kind {
+            WorkKind::Kernel => None,
+            WorkKind::Memcpy | WorkKind::Memset => {
+                p.args.bytes.as_ref().and_then(serde_json::Value::as_u64)
+            }
+        },
     })
 }
 

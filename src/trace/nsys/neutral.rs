@@ -90,6 +90,7 @@ pub(crate) fn from_export(export: &mut read::Export) -> Result<Trace, NsysError>
                 end: row.end,
                 correlation: Some(process_correlation(row.key.proc.pid(), row.correlation)),
                 collective: None,
+                bytes: row.bytes.and_then(|b| u64::try_from(b).ok()),
             });
         }
     }
