@@ -42,7 +42,6 @@ pub mod launch;
 pub mod queue;
 pub mod ranges;
 pub mod render;
-pub mod render_views;
 pub mod steps;
 pub mod syncs;
 

@@ -3,9 +3,9 @@
 
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
-use super::index::percent;
-use super::launch::{LaunchSums, LONG_DELAY_ABOVE_NS, SHORT_CALL_AT_MOST_NS};
-use super::Audit;
+use crate::audit::index::percent;
+use crate::audit::launch::{LaunchSums, LONG_DELAY_ABOVE_NS, SHORT_CALL_AT_MOST_NS};
+use crate::audit::Audit;
 use crate::engine::wide;
 use crate::units::Nanos;
 
@@ -56,7 +56,7 @@ pub fn idle_text(audit: &Audit) -> String {
         crate::table::wrap_prose(
             &format!(
                 "idle time per stream, by HTA's causes (exact; idle = span − busy): host wait = launched after the stream went idle; kernel wait = a shorter gap than {} (HTA's consecutive_kernel_delay, an assumption); other = the rest",
-                Nanos::new(super::idle::KERNEL_WAIT_BELOW_NS)
+                Nanos::new(crate::audit::idle::KERNEL_WAIT_BELOW_NS)
             ),
             "  "
         ),
@@ -135,7 +135,7 @@ pub fn launch_text(audit: &Audit) -> String {
     ]);
     t.add_row(launch_cells("(all)".to_owned(), &l.total));
     for k in l.kernels.iter().take(LAUNCH_ROWS) {
-        let name = super::render::middle(&k.name, 60);
+        let name = super::middle(&k.name, 60);
         t.add_row(launch_cells(name, &k.sums));
     }
     format!(

@@ -1,5 +1,7 @@
 //! The audit as text, Markdown or JSON: pure functions returning `String`.
 
+pub mod views;
+
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use super::index::percent;
@@ -299,7 +301,7 @@ pub fn to_text_top(audit: &Audit, top: usize) -> String {
         s.push('\n');
         s.push_str(&kernels_text(audit, top));
     }
-    s.push_str(&super::render_views::views_text(audit));
+    s.push_str(&views::views_text(audit));
     for n in &audit.notes {
         s.push_str(&fit_lines(&format!("note: {n}\n")));
     }
@@ -351,7 +353,7 @@ pub fn to_markdown(audit: &Audit) -> String {
         s.push_str("\n## Kernels\n\n");
         s.push_str(&kernels_text(audit, DEFAULT_TOP));
     }
-    let views = super::render_views::views_text(audit);
+    let views = views::views_text(audit);
     if !views.is_empty() {
         s.push_str("\n## HTA's other views, exact\n");
         s.push_str(&views);
