@@ -185,13 +185,14 @@ fn stream_and_device_rows(case: &Case, report: &Report) -> (String, String) {
     (streams, rows)
 }
 
-/// The timeline's panels as the script's data: times relative to each panel's view start.
+/// The timeline's panels as the script's data: times relative to each panel's clock origin,
+/// the one `render` names on its axis and `--window +A..+B` counts from.
 fn timeline_json(t: &Timeline) -> serde_json::Value {
     let panels: Vec<serde_json::Value> = t
         .panels
         .iter()
         .map(|p| {
-            let base = p.view.0;
+            let base = p.origin;
             let rel = |x: i64| -> i64 { x.saturating_sub(base) };
             let lanes: Vec<serde_json::Value> = p
                 .lanes
@@ -245,6 +246,7 @@ fn timeline_json(t: &Timeline) -> serde_json::Value {
                 "domain": p.clock.domain.to_string(),
                 "instance": p.clock.instance,
                 "base": base.to_string(),
+                "from": rel(p.view.0),
                 "span": p.view.1.saturating_sub(p.view.0),
                 "lanes": lanes,
             })
@@ -331,12 +333,12 @@ pub fn render(input: &ReportInput<'_>) -> String {
     for p in &timeline.panels {
         let _ = writeln!(
             page,
-            r#"<div class="panel" data-clock="{}"><h3>clock `{}` — domain {}, instance {}</h3><div class="tools"><button class="zin">+</button><button class="zout">−</button><button class="reset">reset</button> <span class="view"></span> <span class="base">base: {} ns on this clock</span></div><div class="wrap"><canvas></canvas><div class="tip"></div></div></div>"#,
+            r#"<div class="panel" data-clock="{}"><h3>clock `{}` — domain {}, instance {}</h3><div class="tools"><button class="zin">+</button><button class="zout">−</button><button class="reset">reset</button> <span class="view"></span> <span class="base">origin: {} on this clock</span></div><div class="wrap"><canvas></canvas><div class="tip"></div></div></div>"#,
             esc(&p.clock_id),
             esc(&p.clock_id),
             esc(&p.clock.domain.to_string()),
             esc(&p.clock.instance),
-            p.view.0
+            crate::units::Nanos::new(p.origin)
         );
     }
     // The engine's interval answers per clock, under the panels.

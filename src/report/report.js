@@ -2,7 +2,8 @@
 // embedded in the page. Zoom (wheel, or the + / − buttons) and pan (drag) recompute each
 // pixel column's exact busy time, time at depth >= 2 and deepest overlap from the
 // intervals clipped to that column: nothing is sampled. Times are integer nanoseconds
-// relative to each panel's base (exact below 2^53 ns, about 104 days).
+// relative to each panel's clock origin, the one `worksheet render` names on its axis
+// (exact below 2^53 ns, about 104 days). The full view is [from, from + span].
 (function () {
   "use strict";
   var errors = [];
@@ -77,8 +78,9 @@
   function Panel(root, data) {
     this.root = root;
     this.data = data;
-    this.v0 = 0;
-    this.v1 = Math.max(1, data.span);
+    this.from = data.from || 0;
+    this.v0 = this.from;
+    this.v1 = this.from + Math.max(1, data.span);
     this.canvas = root.querySelector("canvas");
     this.tip = root.querySelector(".tip");
     this.info = root.querySelector(".view");
@@ -100,10 +102,10 @@
       }
     });
     this.canvas.addEventListener("mouseleave", function () { self.tip.style.display = "none"; });
-    this.canvas.addEventListener("dblclick", function () { self.setView(0, Math.max(1, data.span)); });
+    this.canvas.addEventListener("dblclick", function () { self.setView(self.from, self.from + Math.max(1, data.span)); });
     root.querySelector(".zin").addEventListener("click", function () { self.zoom(0.5, LEFT + self.plotW() / 2); });
     root.querySelector(".zout").addEventListener("click", function () { self.zoom(2, LEFT + self.plotW() / 2); });
-    root.querySelector(".reset").addEventListener("click", function () { self.setView(0, Math.max(1, data.span)); });
+    root.querySelector(".reset").addEventListener("click", function () { self.setView(self.from, self.from + Math.max(1, data.span)); });
   }
 
   Panel.prototype.plotW = function () { return Math.max(50, this.canvas.width - LEFT - RIGHT); };
@@ -117,7 +119,7 @@
 
   Panel.prototype.setView = function (v0, v1) {
     var full = Math.max(1, this.data.span), len = Math.min(v1 - v0, full);
-    v0 = Math.max(0, Math.min(v0, full - len));
+    v0 = Math.max(this.from, Math.min(v0, this.from + full - len));
     this.v0 = v0;
     this.v1 = v0 + len;
     this.draw();
@@ -210,7 +212,7 @@
       }
     });
     g.textAlign = "left";
-    this.info.textContent = "view " + fmt(this.v0) + " … " + fmt(this.v1) + " after the base (" +
+    this.info.textContent = "view " + fmt(this.v0) + " … " + fmt(this.v1) + " after the origin (" +
       fmt(this.v1 - this.v0) + " wide; one pixel column ≈ " + fmt(Math.max(1, Math.floor((this.v1 - this.v0) / cols))) + ")";
   };
 
@@ -227,7 +229,7 @@
         (c.end - c.start) + " ns, at depth ≥ 2 " + c.over + " ns, deepest " + c.depth;
     } else {
       var t = Math.round(this.v0 + (x - LEFT) / this.plotW() * (this.v1 - this.v0));
-      text = lane.title + " — " + fmt(t) + " after the base";
+      text = lane.title + " — " + fmt(t) + " after the origin";
       if (lane.items) {
         var row = Math.floor((y - this.ys[li] - 4) / 20);
         lane.items.forEach(function (it) { if (it.s <= t && t <= it.e && (it.row || 0) === row) text = it.title; });
