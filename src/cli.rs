@@ -146,8 +146,8 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     /// Lessons to hand out: a measurement, a handout, answers checked against it.
     Lesson(crate::lesson::LessonArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
-    #[command(after_help = "Examples:\n  \
-worksheet completions bash > ~/.local/share/bash-completion/completions/worksheet\n  \
+    #[command(after_help = "Examples (bash: the line for ~/.bashrc):\n  \
+source <(worksheet completions bash)\n  \
 worksheet completions zsh > ~/.zfunc/_worksheet\n  \
 worksheet completions fish > ~/.config/fish/completions/worksheet.fish")]
     Completions {
@@ -167,10 +167,12 @@ worksheet man import | man -l -")]
 }
 
 const COMPARE_HELP: &str = "\
-Examples:
+Examples (two simulated captures, then their comparison):
+  worksheet capture --simulate -o before.json
+  worksheet capture --simulate --runs 40 -o after.json
   worksheet compare before.json after.json
-  worksheet compare base.json new.json --threshold 2 --fail-on slower
-  worksheet compare base.json new.json --format markdown
+  worksheet compare before.json after.json --threshold 2 --fail-on slower
+  worksheet compare before.json after.json --format markdown
 
 Exit codes: 0 compared (whatever the verdicts), 1 a row matches --fail-on,
 2 a file is malformed, missing or not a run.";

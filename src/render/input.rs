@@ -1,6 +1,8 @@
-//! What `render` and `report` read: a case file (fixture, capture, lab output), or a trace
-//! (Kineto JSON / .json.gz, Nsight Systems .sqlite) imported in memory on the way, so that
-//! a trace is drawn without writing a case first. Case files of any size are streamed.
+//! What every command that reads one case reads (`render`, `report`, `eval`, `check
+//! --expect`, `compare`): a case file (fixture, capture, lab output), a trace (Kineto JSON /
+//! .json.gz, Nsight Systems .sqlite), or a folder of traces ([`crate::import::folder`]), a
+//! trace or folder imported in memory on the way, so that nothing needs a case written
+//! first. Case files of any size are streamed.
 
 use std::io::Read;
 use std::path::Path;
@@ -24,6 +26,13 @@ const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 /// # Errors
 /// [`Failure`] (exit 2) with the case loader's or the importer's message.
 pub fn load_input(path: &Path) -> Result<(Case, Source), Failure> {
+    // A folder: its one trace, or the ranks of one job (`crate::import::folder`).
+    if path.is_dir() {
+        let imported = crate::import::folder::import_folder(path)?;
+        let name = path.display().to_string();
+        let case = load_case_str(&imported.case.to_json_pretty(), &name)?;
+        return Ok((case, Source::Trace(imported.format)));
+    }
     // Only a regular file is peeked at: opening a FIFO or a device would block. Anything
     // else goes to the case reader, which refuses it at once (`not-a-file`).
     if crate::input::require_file(path).is_err() {

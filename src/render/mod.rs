@@ -49,7 +49,8 @@ pub enum RenderFormat {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  worksheet render fixtures/cases/three-boundaries.json -o three-boundaries.svg\n  worksheet render labs/executor/case.json --focus job-15 --format text\n  \
-worksheet render tests/data/traces/nccl_data.json.gz --window '+100ms..+110ms' -o zoom.png\n\n\
+worksheet render tests/data/traces/nccl_data.json.gz -o nccl.png\n  \
+worksheet render tests/data/traces/nccl_data.json.gz --window +100ms..+110ms\n\n\
 A --window counts from the origin the picture's axis names (`ms after 1716423322.4 s`);\n\
 `@START..@END` gives the clock's own readings instead.\n\n\
 The format follows the output's extension (.svg, .png, .txt); any other\n\
