@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::capture::command::CaptureArgs;
-use crate::case::load_case_file;
 use crate::check::CheckReport;
 use crate::engine::{evaluate, Outcome, Report};
 pub use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_NO_CUDA, EXIT_OK};
@@ -83,24 +82,36 @@ pub enum Format {
 pub enum Command {
     /// Replay case files and compare every expected result with the engine's answer.
     #[command(
-        after_help = "Example:\n  worksheet check fixtures/\n  worksheet check fixtures/cases/three-boundaries.json --format json\n\n\
+        after_help = "Examples:\n  worksheet check fixtures/\n  worksheet check fixtures/cases/three-boundaries.json --format json\n  \
+worksheet import tests/data/ranks/rank0.json.gz -o r0.json --expect\n  \
+worksheet check tests/data/ranks/rank0.json.gz --expect r0.json\n\n\
+With --expect CASE, each input (a trace, a folder of traces or a case, imported\n\
+in memory) is checked against the expectations CASE states, by question id; a\n\
+question CASE expects that the input does not ask fails.\n\n\
 Exit codes: 0 all cases pass, 1 an expected value disagrees, 2 a file is malformed or missing."
     )]
     Check {
         /// Case files or folders (searched recursively for *.json and *.json.gz); `-` reads
-        /// standard input. Default: fixtures/
+        /// standard input. Default: fixtures/. With --expect: traces, folders of traces or
+        /// cases, each one input.
         paths: Vec<PathBuf>,
+        /// Check every input against the expectations this case file states (written by
+        /// `worksheet import TRACE -o CASE --expect`), question by question id.
+        #[arg(long, value_name = "CASE")]
+        expect: Option<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
     /// Print every result a case file implies, with no expectations needed.
     #[command(
-        after_help = "Example:\n  worksheet eval fixtures/cases/three-boundaries.json\n\n\
+        after_help = "Examples:\n  worksheet eval fixtures/cases/three-boundaries.json\n  \
+worksheet eval tests/data/traces/nccl_data.json.gz\n\n\
 Exit codes: 0 evaluated, 2 the file is malformed or missing."
     )]
     Eval {
-        /// The case file (plain or gzipped; `-` reads standard input).
+        /// The case file (plain or gzipped; `-` reads standard input), or a trace (Kineto JSON
+        /// / .json.gz, Nsight Systems .sqlite) or a folder of traces, imported in memory.
         file: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -278,7 +289,30 @@ where
 /// A [`Failure`] with the message and exit code for input errors.
 pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
     match &cli.command {
-        Command::Check { paths, format } => {
+        Command::Check {
+            paths,
+            format,
+            expect: Some(expect),
+        } => {
+            if paths.is_empty() {
+                return Err(Failure::input(
+                    "error: --expect checks the inputs given: name a trace, a folder or a case",
+                ));
+            }
+            let checks = crate::check::expect::check_against(paths, expect)?;
+            let mut cases = checks.into_iter().map(Ok);
+            let totals = crate::check::write_checks(&mut cases, Vec::new(), (*format).into(), out)?;
+            Ok(if totals.failed == 0 {
+                EXIT_OK
+            } else {
+                EXIT_FAILED
+            })
+        }
+        Command::Check {
+            paths,
+            format,
+            expect: None,
+        } => {
             let paths = if paths.is_empty() {
                 // The default only makes sense inside a checkout; elsewhere say what is missing.
                 if !std::path::Path::new("fixtures").is_dir() {
@@ -306,7 +340,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             })
         }
         Command::Eval { file, format } => {
-            let case = load_case_file(file)?;
+            let (case, _) = crate::render::input::load_input(file)?;
             let report = evaluate(&case);
             write_eval(&report, *format, out).map_err(Failure::from)?;
             Ok(EXIT_OK)

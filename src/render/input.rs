@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::case::{load_case_file, load_case_str, Case};
-use crate::exit::Failure;
+use crate::error::InputError;
 
 /// What the input was read as.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,11 +21,25 @@ pub enum Source {
 
 const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
+/// Whether `path` is a regular file that starts as an SQLite database does (an Nsight
+/// Systems export). Only a regular file is opened: a FIFO or a device would block.
+pub fn is_sqlite(path: &Path) -> bool {
+    if crate::input::require_file(path).is_err() {
+        return false;
+    }
+    let mut head = Vec::new();
+    if let Ok(file) = crate::input::open_file(path) {
+        let _ = file.take(16).read_to_end(&mut head);
+    }
+    head.starts_with(SQLITE_MAGIC)
+}
+
 /// Reads `path` as a case, or, when it is a trace, imports it into one.
 ///
 /// # Errors
-/// [`Failure`] (exit 2) with the case loader's or the importer's message.
-pub fn load_input(path: &Path) -> Result<(Case, Source), Failure> {
+/// [`InputError`] (exit 2 as a [`crate::exit::Failure`]) with the case loader's or the
+/// importer's message.
+pub fn load_input(path: &Path) -> Result<(Case, Source), InputError> {
     // A folder: its one trace, or the ranks of one job (`crate::import::folder`).
     if path.is_dir() {
         let imported = crate::import::folder::import_folder(path)?;
@@ -42,7 +56,7 @@ pub fn load_input(path: &Path) -> Result<(Case, Source), Failure> {
     if let Ok(file) = crate::input::open_file(path) {
         let _ = file.take(16).read_to_end(&mut head);
     }
-    let import = |path: &Path| -> Result<(Case, Source), Failure> {
+    let import = |path: &Path| -> Result<(Case, Source), InputError> {
         let imported =
             crate::import::import_path_audited(path, &crate::import::ImportOptions::default())?;
         let name = path.display().to_string();
@@ -68,7 +82,7 @@ pub fn load_input(path: &Path) -> Result<(Case, Source), Failure> {
             if trace {
                 import(path)
             } else {
-                Err(e.into())
+                Err(e)
             }
         }
     }
