@@ -184,6 +184,11 @@ Examples (two simulated captures, then their comparison):
   worksheet compare before.json after.json
   worksheet compare before.json after.json --threshold 2 --fail-on slower
   worksheet compare before.json after.json --format markdown
+  worksheet compare tests/data/ranks/rank0.json.gz tests/data/ranks/rank1.json.gz
+
+Rows are sorted by impact, |total(NEW) - total(BASE)|: the time a row gained or
+lost in all. A run's steps (step:NAME#N:host, :launched) are also compared as one
+sample, `steps step:NAME#*:host`, the warm-up left out; the one-step rows stay.
 
 Exit codes: 0 compared (whatever the verdicts), 1 a row matches --fail-on,
 2 a file is malformed, missing or not a run.";
@@ -198,6 +203,10 @@ pub struct CompareArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = CompareFormatArg::Text)]
     pub format: CompareFormatArg,
+    /// Text: every row, names whole (by default a comparison of more than 15 rows prints
+    /// the headline and the 15 rows of largest |Δ total|, one line each).
+    #[arg(long)]
+    pub all: bool,
     /// The smallest change that counts, in percent (default 5).
     #[arg(long, value_name = "PCT", default_value = "5")]
     pub threshold: String,
@@ -239,7 +248,7 @@ fn run_compare(args: &CompareArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         CompareFormatArg::Json => CompareFormat::Json,
         CompareFormatArg::Markdown => CompareFormat::Markdown,
     };
-    crate::compare::render::write(&comparison, format, out)?;
+    crate::compare::render::write_with(&comparison, format, args.all, out)?;
     let fail_on = args.fail_on.map(|f| match f {
         FailOnArg::Slower => FailOn::Slower,
         FailOnArg::Ambiguous => FailOn::Ambiguous,

@@ -259,6 +259,9 @@ pub fn from_case(case: &Case, file: String) -> Run {
             data,
         });
     }
+    // The steps of a training run, as one sample each (the one-step rows stay as detail).
+    let series = super::steps::step_series(&metrics);
+    metrics.extend(series);
     let mut kernels: BTreeMap<&str, Vec<Nanos>> = BTreeMap::new();
     let mut phases: Vec<_> = case.phases.iter().filter(|p| p.stream.is_some()).collect();
     phases.sort_by_key(|p| p.interval.start());
