@@ -194,6 +194,17 @@ fn timeline_json(t: &Timeline) -> serde_json::Value {
         .map(|p| {
             let base = p.origin;
             let rel = |x: i64| -> i64 { x.saturating_sub(base) };
+            // Names interned per panel: a lane ships one index per interval.
+            let mut names: Vec<String> = Vec::new();
+            let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+            let mut intern = |name: &str| -> usize {
+                if let Some(&i) = index.get(name) {
+                    return i;
+                }
+                names.push(name.to_owned());
+                index.insert(name.to_owned(), names.len() - 1);
+                names.len() - 1
+            };
             let lanes: Vec<serde_json::Value> = p
                 .lanes
                 .iter()
@@ -236,6 +247,7 @@ fn timeline_json(t: &Timeline) -> serde_json::Value {
                         kind => {
                             v["kind"] = json!(if kind == LaneKind::Ranges { "ranges" } else { "bars" });
                             v["iv"] = lane.bars().flat_map(|b| [rel(b.start), rel(b.end)]).collect();
+                            v["ni"] = lane.bars().map(|b| intern(&b.label)).collect();
                         }
                     }
                     v
@@ -247,6 +259,7 @@ fn timeline_json(t: &Timeline) -> serde_json::Value {
                 "instance": p.clock.instance,
                 "base": base.to_string(),
                 "from": rel(p.view.0),
+                "names": names,
                 "span": p.view.1.saturating_sub(p.view.0),
                 "lanes": lanes,
             })
