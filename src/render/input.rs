@@ -71,16 +71,21 @@ pub fn load_input(path: &Path) -> Result<(Case, Source), InputError> {
         Err(e) => {
             // A trace: it says so near its start, or it is too large to be explained as
             // a case (cases that large are streamed, so only a failed one lands here).
-            let trace = e.code == "too-large"
-                || match crate::case::read_case_text(path) {
-                    Ok(t) => t
-                        .get(..t.len().min(1 << 16))
+            let (says_trace, too_large) = match crate::case::read_case_text(path) {
+                Ok(t) => (
+                    t.get(..t.len().min(1 << 16))
                         .unwrap_or(&t)
                         .contains("\"traceEvents\""),
-                    Err(e) => e.code == "too-large",
-                };
-            if trace {
+                    e.code == "too-large",
+                ),
+                Err(read) => (false, e.code == "too-large" || read.code == "too-large"),
+            };
+            if says_trace {
                 import(path)
+            } else if too_large {
+                // Too large for a case: a trace, unless it is not JSON at all, when the
+                // case reader's `too-large` says more than the importer's `bad-syntax`.
+                import(path).map_err(|ie| if ie.code == "bad-syntax" { e } else { ie })
             } else {
                 Err(e)
             }
