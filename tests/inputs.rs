@@ -232,3 +232,32 @@ fn several_runs_of_one_rank_in_a_folder_are_refused_listed() {
     assert_eq!(code, 2);
     assert!(stderr.contains("the folder holds no trace"), "{stderr}");
 }
+
+#[test]
+fn the_reports_window_is_renders_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("zoom.html");
+    let p = page.to_str().unwrap();
+    let (code, _, stderr) = run(&["report", NCCL, "--window", "+100ms..+110ms", "-o", p]);
+    assert_eq!(code, 0, "{stderr}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("\"from\":100000000,"),
+        "the view starts at +100 ms"
+    );
+    assert!(html.contains("\"span\":10000000"), "the view is 10 ms wide");
+    let (code, _, stderr) = run(&[
+        "report",
+        NCCL,
+        "--window",
+        "+1.2ms..+1.5ms",
+        "-o",
+        p,
+        "--force",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("selects nothing on clock `kineto`"),
+        "{stderr}"
+    );
+}

@@ -48,6 +48,8 @@ pub struct ReportInput<'a> {
     pub input_name: &'a str,
     /// Extra sections, after the tables (the audit's findings go here).
     pub sections: Vec<Section>,
+    /// The stretch of one clock the timeline shows (`--window`), as `render` takes it.
+    pub window: Option<layout::Window>,
 }
 
 fn verdict_rows(report: &Report) -> String {
@@ -272,17 +274,23 @@ fn timeline_json(t: &Timeline) -> serde_json::Value {
 pub fn render(input: &ReportInput<'_>) -> String {
     let case = input.case;
     let report = evaluate(case);
-    let timeline =
-        layout::layout(case, &layout::LayoutOptions::default()).unwrap_or_else(|_| Timeline {
-            title: case.name.clone(),
-            description: None,
-            panels: Vec::new(),
-            arrows: Vec::new(),
-            notes: Vec::new(),
-            unplaced: Vec::new(),
+    let timeline = layout::layout(
+        case,
+        &layout::LayoutOptions {
             focus: None,
-            zoomed: false,
-        });
+            window: input.window.clone(),
+        },
+    )
+    .unwrap_or_else(|_| Timeline {
+        title: case.name.clone(),
+        description: None,
+        panels: Vec::new(),
+        arrows: Vec::new(),
+        notes: Vec::new(),
+        unplaced: Vec::new(),
+        focus: None,
+        zoomed: false,
+    });
     let (known, unknown) = report.answers.iter().fold((0, 0), |(k, u), a| {
         let is_unknown = match &a.outcome {
             Outcome::Intervals(ia) => ia.combined_unknown.is_some(),
@@ -408,6 +416,7 @@ mod tests {
             case: &case,
             source: &Source::Case,
             input_name: "three-boundaries.json",
+            window: None,
             sections: vec![Section {
                 id: "audit".into(),
                 title: "Findings".into(),
