@@ -66,7 +66,8 @@ pub fn tensorboard_traces(dir: &Path) -> Vec<PathBuf> {
 ///
 /// # Errors
 /// What listing the folder returns (`io`), and `bad-value` for a folder holding no trace,
-/// naming it and what was skipped.
+/// or one trace beside entries named like traces that cannot be read (a FIFO, a dangling
+/// link), naming it and what was skipped.
 pub fn one_trace(paths: &[PathBuf]) -> Result<Option<PathBuf>, ImportError> {
     let [dir] = paths else {
         return Ok(None);
@@ -75,7 +76,14 @@ pub fn one_trace(paths: &[PathBuf]) -> Result<Option<PathBuf>, ImportError> {
         return Ok(None);
     }
     let listing = super::ranks::listing::list_any(paths)?;
+    // An entry named like a trace that cannot be read (a FIFO, a dangling link) says the
+    // folder meant more than one trace: that stays the multi-rank error naming it.
+    let meant_more = listing.skipped.iter().any(|s| {
+        let name = s.path.to_string_lossy();
+        name.ends_with(".json") || name.ends_with(".json.gz")
+    });
     match listing.files.as_slice() {
+        [_] if meant_more => Err(super::ranks::listing::too_few(paths, &listing)),
         [one] => Ok(Some(one.clone())),
         [] => {
             let skipped = listing.notes();
