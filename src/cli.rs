@@ -184,11 +184,12 @@ Examples (two simulated captures, then their comparison):
   worksheet compare before.json after.json
   worksheet compare before.json after.json --threshold 2 --fail-on slower
   worksheet compare before.json after.json --format markdown
-  worksheet compare tests/data/ranks/rank0.json.gz tests/data/ranks/rank1.json.gz
 
-Rows are sorted by impact, |total(NEW) - total(BASE)|: the time a row gained or
-lost in all. A run's steps (step:NAME#N:host, :launched) are also compared as one
-sample, `steps step:NAME#*:host`, the warm-up left out; the one-step rows stay.
+BASE and NEW may also be raw traces (Kineto, Nsight Systems) or folders of
+them, imported in memory. Rows are sorted by impact, |total(NEW) - total(BASE)|:
+the time a row gained or lost in all. A run's steps (step:NAME#N:host) are also
+compared as one sample, `steps step:NAME#*:host`, the warm-up left out; the
+one-step rows stay. Past 15 rows the text is a summary; --all prints them all.
 
 Exit codes: 0 compared (whatever the verdicts), 1 a row matches --fail-on,
 2 a file is malformed, missing or not a run.";
