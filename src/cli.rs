@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::case::load_case_file;
 use crate::check::CheckReport;
 use crate::cmd::capture::CaptureArgs;
 use crate::engine::{evaluate, Outcome, Report};
@@ -84,24 +83,36 @@ pub enum Format {
 pub enum Command {
     /// Replay case files and compare every expected result with the engine's answer.
     #[command(
-        after_help = "Example:\n  worksheet check fixtures/\n  worksheet check fixtures/cases/three-boundaries.json --format json\n\n\
+        after_help = "Examples:\n  worksheet check fixtures/\n  worksheet check fixtures/cases/three-boundaries.json --format json\n  \
+worksheet import tests/data/ranks/rank0.json.gz -o r0.json --expect\n  \
+worksheet check tests/data/ranks/rank0.json.gz --expect r0.json\n\n\
+With --expect CASE, each input (a trace, a folder of traces or a case, imported\n\
+in memory) is checked against the expectations CASE states, by question id; a\n\
+question CASE expects that the input does not ask fails.\n\n\
 Exit codes: 0 all cases pass, 1 an expected value disagrees, 2 a file is malformed or missing."
     )]
     Check {
         /// Case files or folders (searched recursively for *.json and *.json.gz); `-` reads
-        /// standard input. Default: fixtures/
+        /// standard input. Default: fixtures/. With --expect: traces, folders of traces or
+        /// cases, each one input.
         paths: Vec<PathBuf>,
+        /// Check every input against the expectations this case file states (written by
+        /// `worksheet import TRACE -o CASE --expect`), question by question id.
+        #[arg(long, value_name = "CASE")]
+        expect: Option<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
     /// Print every result a case file implies, with no expectations needed.
     #[command(
-        after_help = "Example:\n  worksheet eval fixtures/cases/three-boundaries.json\n\n\
+        after_help = "Examples:\n  worksheet eval fixtures/cases/three-boundaries.json\n  \
+worksheet eval tests/data/traces/nccl_data.json.gz\n\n\
 Exit codes: 0 evaluated, 2 the file is malformed or missing."
     )]
     Eval {
-        /// The case file (plain or gzipped; `-` reads standard input).
+        /// The case file (plain or gzipped; `-` reads standard input), or a trace (Kineto JSON
+        /// / .json.gz, Nsight Systems .sqlite) or a folder of traces, imported in memory.
         file: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -147,8 +158,8 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     /// Lessons to hand out: a measurement, a handout, answers checked against it.
     Lesson(crate::lesson::LessonArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
-    #[command(after_help = "Examples:\n  \
-worksheet completions bash > ~/.local/share/bash-completion/completions/worksheet\n  \
+    #[command(after_help = "Examples (bash: the line for ~/.bashrc):\n  \
+source <(worksheet completions bash)\n  \
 worksheet completions zsh > ~/.zfunc/_worksheet\n  \
 worksheet completions fish > ~/.config/fish/completions/worksheet.fish")]
     Completions {
@@ -168,10 +179,18 @@ worksheet man import | man -l -")]
 }
 
 const COMPARE_HELP: &str = "\
-Examples:
+Examples (two simulated captures, then their comparison):
+  worksheet capture --simulate -o before.json
+  worksheet capture --simulate --runs 40 -o after.json
   worksheet compare before.json after.json
-  worksheet compare base.json new.json --threshold 2 --fail-on slower
-  worksheet compare base.json new.json --format markdown
+  worksheet compare before.json after.json --threshold 2 --fail-on slower
+  worksheet compare before.json after.json --format markdown
+
+BASE and NEW may also be raw traces (Kineto, Nsight Systems) or folders of
+them, imported in memory. Rows are sorted by impact, |total(NEW) - total(BASE)|:
+the time a row gained or lost in all. A run's steps (step:NAME#N:host) are also
+compared as one sample, `steps step:NAME#*:host`, the warm-up left out; the
+one-step rows stay. Past 15 rows the text is a summary; --all prints them all.
 
 Exit codes: 0 compared (whatever the verdicts), 1 a row matches --fail-on,
 2 a file is malformed, missing or not a run.";
@@ -186,6 +205,10 @@ pub struct CompareArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = CompareFormatArg::Text)]
     pub format: CompareFormatArg,
+    /// Text: every row, names whole (by default a comparison of more than 15 rows prints
+    /// the headline and the 15 rows of largest |Δ total|, one line each).
+    #[arg(long)]
+    pub all: bool,
     /// The smallest change that counts, in percent (default 5).
     #[arg(long, value_name = "PCT", default_value = "5")]
     pub threshold: String,
@@ -227,7 +250,7 @@ fn run_compare(args: &CompareArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         CompareFormatArg::Json => CompareFormat::Json,
         CompareFormatArg::Markdown => CompareFormat::Markdown,
     };
-    crate::compare::render::write(&comparison, format, out)?;
+    crate::compare::render::write_with(&comparison, format, args.all, out)?;
     let fail_on = args.fail_on.map(|f| match f {
         FailOnArg::Slower => FailOn::Slower,
         FailOnArg::Ambiguous => FailOn::Ambiguous,
@@ -277,7 +300,30 @@ where
 /// A [`Failure`] with the message and exit code for input errors.
 pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
     match &cli.command {
-        Command::Check { paths, format } => {
+        Command::Check {
+            paths,
+            format,
+            expect: Some(expect),
+        } => {
+            if paths.is_empty() {
+                return Err(Failure::input(
+                    "error: --expect checks the inputs given: name a trace, a folder or a case",
+                ));
+            }
+            let checks = crate::check::expect::check_against(paths, expect)?;
+            let mut cases = checks.into_iter().map(Ok);
+            let totals = crate::check::write_checks(&mut cases, Vec::new(), (*format).into(), out)?;
+            Ok(if totals.failed == 0 {
+                EXIT_OK
+            } else {
+                EXIT_FAILED
+            })
+        }
+        Command::Check {
+            paths,
+            format,
+            expect: None,
+        } => {
             let paths = if paths.is_empty() {
                 // The default only makes sense inside a checkout; elsewhere say what is missing.
                 if !std::path::Path::new("fixtures").is_dir() {
@@ -305,7 +351,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             })
         }
         Command::Eval { file, format } => {
-            let case = load_case_file(file)?;
+            let (case, _) = crate::render::input::load_input(file)?;
             let report = evaluate(&case);
             write_eval(&report, *format, out).map_err(Failure::from)?;
             Ok(EXIT_OK)

@@ -445,7 +445,7 @@ fn eval_and_compare_fit_60_and_80_columns_without_splitting_values() {
                 );
             }
         }
-        let text = run_at(Some(columns), &["compare", capture, capture]);
+        let text = run_at(Some(columns), &["compare", capture, capture, "--all"]);
         assert_eq!(lines_wider_than(&text, columns), Vec::<&str>::new());
         let first = records(&text)
             .into_iter()

@@ -181,3 +181,65 @@ fn a_trace_report_carries_the_audit_findings() {
     }
     assert!(html.contains(r#"<section id="audit">"#));
 }
+
+/// Names in the timeline (issue 26 §4, review N5): the page's link to a time,
+/// `#at=PANEL@T@LANE`, zooms there and shows what hovering shows: the kernel under the
+/// cursor with its exact start, end and duration after the clock's origin.
+#[test]
+fn hovering_a_known_kernel_names_it_with_exact_times() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "chromium is not installed: CI must run the browser test (apt-get install chromium)"
+        );
+        eprintln!("SKIPPED: chromium is not installed (CI would fail here)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(["report", "tests/data/traces/nccl_data.json.gz", "-o"])
+        .arg(&page)
+        .assert()
+        .success();
+    // The first NCCL broadcast on stream gpu0-s40 runs from 1716423322.423385774 s to
+    // 1716423322.423416749 s; the clock's origin is 1716423322.4 s.
+    let middle = (23_385_774 + 23_416_749) / 2;
+    let linked = PathBuf::from(format!(
+        "{}#at=0@{middle}@stream%20gpu0-s40",
+        page.display()
+    ));
+    let (dom, _) = browse(&browser, &linked, &dir.path().join("p"), &["--dump-dom"]);
+    assert!(
+        dom.contains(r#"data-status="ok""#),
+        "{}",
+        &dom[..dom.len().min(400)]
+    );
+    assert!(
+        dom.contains("data-hover=\"stream gpu0-s40: ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*) — start +23385774 ns, end +23416749 ns after the origin, duration 30975 ns (30.975 us)\""),
+        "no hover text on the kernel"
+    );
+}
+
+/// The embedded data of the largest shared trace stays small: names are interned per
+/// panel, one index per interval.
+#[test]
+fn the_df_index_resolver_page_stays_under_5_mb() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    Command::cargo_bin("worksheet")
+        .unwrap()
+        .args([
+            "report",
+            "tests/data/traces/df_index_resolver.json.gz",
+            "-o",
+        ])
+        .arg(&page)
+        .assert()
+        .success();
+    let size = std::fs::metadata(&page).unwrap().len();
+    assert!(size < 5_000_000, "{size} bytes");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(r#""names":["#), "the names are not embedded");
+}

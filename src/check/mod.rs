@@ -6,6 +6,7 @@
 //! is itself streamed ([`crate::case::load_for_check`]). [`check_paths`] keeps every result
 //! in memory, for callers that want the whole report.
 
+pub mod expect;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -166,21 +167,24 @@ pub fn check_file(path: &Path) -> Result<CaseCheck, CaseError> {
                 report: None,
             })
         }
-        Loaded::Case(case) => {
-            let report = evaluate(&case);
-            let mut checks = Vec::new();
-            for (q, answer) in case.questions.iter().zip(&report.answers) {
-                if let Some(expect) = &q.expect {
-                    compare(&q.id, expect, &answer.outcome, &mut checks);
-                }
-            }
-            Ok(CaseCheck {
-                case: case.name.clone(),
-                file,
-                checks,
-                report: Some(report),
-            })
+        Loaded::Case(case) => Ok(check_case(&case, file)),
+    }
+}
+
+/// Evaluates `case` and compares every expectation its questions state.
+pub fn check_case(case: &crate::case::Case, file: String) -> CaseCheck {
+    let report = evaluate(case);
+    let mut checks = Vec::new();
+    for (q, answer) in case.questions.iter().zip(&report.answers) {
+        if let Some(expect) = &q.expect {
+            compare(&q.id, expect, &answer.outcome, &mut checks);
         }
+    }
+    CaseCheck {
+        case: case.name.clone(),
+        file,
+        checks,
+        report: Some(report),
     }
 }
 

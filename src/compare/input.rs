@@ -1,5 +1,6 @@
 //! What `worksheet compare` reads: a case (hand-written, a capture, a lab's case file or an
-//! imported trace) or a lab executor report, turned into named measurements and the context
+//! imported trace), a raw trace or a folder of traces (imported in memory, as
+//! [`crate::render::input::load_input`] reads them), or a lab executor report, turned into named measurements and the context
 //! that must match for two runs to be comparable.
 
 use std::collections::BTreeMap;
@@ -83,13 +84,29 @@ pub struct Run {
 /// the command to use instead).
 pub fn load(path: &Path) -> Result<Run, InputError> {
     let file = path.display().to_string();
-    let text = read_case_text(path)?;
+    // A folder or a trace is imported in memory, as every command reads one.
+    let imported = |path: &Path| -> Result<Run, InputError> {
+        let (case, _) = crate::render::input::load_input(path)?;
+        Ok(from_case(&case, path.display().to_string()))
+    };
+    if path.is_dir() || crate::render::input::is_sqlite(path) {
+        return imported(path);
+    }
+    let text = match read_case_text(path) {
+        Ok(text) => text,
+        Err(e) if e.code == "too-large" => return imported(path),
+        Err(e) => return Err(e),
+    };
     let value: Value = serde_json::from_str(&text).map_err(|e| {
         InputError::new("$", "bad-syntax", format!("not JSON: {e}"))
             .at_line(e.line())
             .in_file(&file)
     })?;
     let format = value.get("format").and_then(Value::as_str).unwrap_or("");
+    if format.is_empty() && value.get("traceEvents").is_some() {
+        drop(text);
+        return imported(path);
+    }
     if format == "worksheet-case" {
         let case = load_case_str(&text, &file)?;
         return Ok(from_case(&case, file));
@@ -103,9 +120,6 @@ pub fn load(path: &Path) -> Result<Run, InputError> {
         "worksheet-form" => {
             "this is a worksheet-form: compare answers runs, not forms (see `worksheet form check`)"
                 .to_owned()
-        }
-        "" if value.get("traceEvents").is_some() => {
-            "this is a raw trace: import it first with `worksheet import TRACE -o case.json`, then compare the cases".to_owned()
         }
         "" => "expected a worksheet case (a capture, a lab's case file, an imported trace) or a `worksheet lab executor --export-json` report".to_owned(),
         other => format!(
@@ -245,6 +259,9 @@ pub fn from_case(case: &Case, file: String) -> Run {
             data,
         });
     }
+    // The steps of a training run, as one sample each (the one-step rows stay as detail).
+    let series = super::steps::step_series(&metrics);
+    metrics.extend(series);
     let mut kernels: BTreeMap<&str, Vec<Nanos>> = BTreeMap::new();
     let mut phases: Vec<_> = case.phases.iter().filter(|p| p.stream.is_some()).collect();
     phases.sort_by_key(|p| p.interval.start());

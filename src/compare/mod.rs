@@ -11,9 +11,11 @@
 //! and no number. The command returns a [`Comparison`]; `cli.rs` prints it and maps
 //! `--fail-on` to the exit code.
 
+pub mod impact;
 pub mod input;
 pub mod render;
 pub mod stats;
+pub mod steps;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -138,6 +140,9 @@ pub struct Row {
     pub noise: Option<String>,
     /// Why this verdict, in words.
     pub why: String,
+    /// `|total(NEW) − total(BASE)|`, exact ns: the time the row gained or lost in all, which
+    /// the rows are sorted by ([`impact`]); `None` when a side is unknown.
+    pub impact_ns: Option<i64>,
 }
 
 /// Options of a comparison.
@@ -187,6 +192,9 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     /// Rows per verdict.
     pub counts: BTreeMap<&'static str, usize>,
+    /// The steps' verdicts and the few kernel rows that explain most of the difference
+    /// ([`impact::headline`]); `None` when there are neither.
+    pub headline: Option<impact::Headline>,
 }
 
 impl Comparison {
@@ -253,6 +261,7 @@ pub fn compare_runs(base: &Run, new: &Run, options: Options) -> Comparison {
             noise_ppm: None,
             noise: None,
             why,
+            impact_ns: None,
         });
     } else {
         let key = |m: &Metric| (m.group, m.name.clone());
@@ -268,6 +277,23 @@ pub fn compare_runs(base: &Run, new: &Run, options: Options) -> Comparison {
             rows.push(one_sided(n, RowVerdict::New));
         }
     }
+    for r in &mut rows {
+        r.impact_ns = impact::impact_ns(r);
+        if r.group == "steps" {
+            let counts = (
+                r.base.as_ref().map_or(0, |s| s.count),
+                r.new.as_ref().map_or(0, |s| s.count),
+            );
+            let note = steps::steady_note(&r.name, &base.metrics, &new.metrics, counts.0, counts.1);
+            r.why = if r.why.is_empty() {
+                note
+            } else {
+                format!("{}; {note}", r.why)
+            };
+        }
+    }
+    impact::sort_by_impact(&mut rows);
+    let headline = impact::headline(&rows);
     let mut counts = BTreeMap::new();
     for r in &rows {
         *counts.entry(r.verdict.word()).or_insert(0) += 1;
@@ -288,6 +314,7 @@ pub fn compare_runs(base: &Run, new: &Run, options: Options) -> Comparison {
         ),
         rows,
         counts,
+        headline,
     }
 }
 
@@ -376,6 +403,7 @@ fn blank(m: &Metric, verdict: RowVerdict, why: String) -> Row {
         noise_ppm: None,
         noise: None,
         why,
+        impact_ns: None,
     }
 }
 

@@ -59,6 +59,43 @@ fn summary_line(c: &Comparison) -> String {
 /// # Errors
 /// Write errors of `out`.
 pub fn write(c: &Comparison, format: CompareFormat, out: &mut dyn Write) -> io::Result<()> {
+    write_with(c, format, false, out)
+}
+
+/// Writes the comparison; in text, a comparison of more than
+/// [`super::impact::SUMMARY_ROWS`] rows is summarized (headline, the rows of largest impact,
+/// each one line) unless `all`.
+///
+/// # Errors
+/// Write errors of `out`.
+pub fn write_with(
+    c: &Comparison,
+    format: CompareFormat,
+    all: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let width = usize::from(crate::table::width().unwrap_or(80));
+    if format == CompareFormat::Text && !all && c.rows.len() > super::impact::SUMMARY_ROWS {
+        let safe = |s: &str| printable(s).into_owned();
+        writeln!(out, "base {}\nnew  {}", safe(&c.base), safe(&c.new))?;
+        if let Some(h) = &c.headline {
+            for line in super::impact::headline_lines(h, width) {
+                writeln!(out, "{}", safe(&line))?;
+            }
+        }
+        for line in super::impact::summary_lines(&c.rows, width) {
+            writeln!(out, "{line}")?;
+        }
+        return writeln!(out, "{}", summary_line(c));
+    }
+    if format == CompareFormat::Text {
+        if let Some(h) = &c.headline {
+            let safe = |s: &str| printable(s).into_owned();
+            for line in super::impact::headline_lines(h, width) {
+                writeln!(out, "{}", safe(&line))?;
+            }
+        }
+    }
     match format {
         CompareFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, c)?;

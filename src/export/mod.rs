@@ -31,9 +31,9 @@ pub const VERSION: &str = "3";
 /// `worksheet export`'s arguments.
 #[derive(Args, Debug, Clone)]
 #[command(
-    after_help = "Examples:\n  worksheet export trace.json.gz --parquet tables/\n  \
-worksheet export rank0.json.gz rank1.json.gz --parquet job/ --force\n\n\
-worksheet export trace.json.gz --perfetto trace.perfetto.json\n\n\
+    after_help = "Examples:\n  worksheet export tests/data/traces/nccl_data.json.gz --parquet tables/\n  \
+worksheet export tests/data/ranks --parquet job/ --force\n  \
+worksheet export tests/data/traces/nccl_data.json.gz --perfetto nccl.json\n\n\
 Tables (docs/parquet.md): phases, steps, collectives, relations, findings, summary.\n\
 Perfetto (docs/perfetto.md): a Chrome trace-event JSON file for ui.perfetto.dev.\n\
 Exit codes: 0 written, 2 malformed input, an existing file without --force, or a build without the `parquet` feature."

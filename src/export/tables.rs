@@ -134,6 +134,9 @@ pub fn load(
     round_sub_ns: bool,
     clocks_within: &[String],
 ) -> Result<Input, Failure> {
+    // A folder holding one trace is that trace (review N14).
+    let one = crate::import::folder::one_trace(paths)?.map(|p| vec![p]);
+    let paths = one.as_deref().unwrap_or(paths);
     let options = ImportOptions { round_sub_ns };
     let declared = clocks_within
         .iter()
@@ -156,6 +159,7 @@ pub fn load(
             progress: true,
         };
         let mut multi = import_ranks_declared(&files, &options, how, &declared)?;
+        crate::import::folder::refuse_unranked(paths, &listing, &multi)?;
         let merged = multi
             .take_merged(multi.case.clone())
             .ok_or_else(|| internal("the ranks' cases were not kept for the merged case"))?;

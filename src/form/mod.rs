@@ -130,8 +130,11 @@ Exit codes: 0 written, 2 the file exists (use --force) or cannot be written."
     },
     /// Walk through the unanswered fields in the terminal, saving after every answer.
     #[command(
-        after_help = "Answers are read line by line from standard input, so a pipe drives it too:\n  printf 'host-completion\\n...' | worksheet form fill my.json\n\
-Without a terminal, --set fills fields directly:\n  worksheet form fill my.json --set wait.scope=event --set wait.event=end --no-prompt\n\n\
+        after_help = "Answers are read line by line from standard input, so a pipe drives it too\n\
+(`printf 'host-completion\\n' | worksheet form fill my.json` answers the first field);\n\
+without a terminal, --set fills fields directly.\n\n\
+Examples:\n  worksheet form fill my.json --set wait.scope=event --no-prompt\n  \
+worksheet form fill my.json --no-prompt --set binding=timer=completion\n\n\
 Without a terminal, the first refused answer ends the run (exit 2), never asked again.\n\n\
 Exit codes: 0 saved and complete, 130 interrupted by Ctrl-C (every answer given so far is already saved), 2 the form is malformed, a --set value or an answer is refused, or the input ended first (what was answered is saved: run it again to go on)."
     )]

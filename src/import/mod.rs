@@ -68,6 +68,7 @@
 pub mod activity;
 pub mod build;
 mod copies;
+pub mod folder;
 pub mod kineto;
 pub mod nsys;
 pub mod ranks;

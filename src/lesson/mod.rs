@@ -78,7 +78,8 @@ pub enum LessonCommand {
     List,
     /// Run a lesson's measurement and write its folder: the data, handout.md, answers.txt.
     #[command(
-        after_help = "Example:\n  worksheet lesson start three-boundaries -o alice\n  \
+        after_help = "Examples:\n  worksheet lesson start three-boundaries -o alice\n  \
+worksheet lesson start three-boundaries -o class/bob\n  \
 worksheet lesson start cuda-streams -o alice-streams --simulate\n\n\
 Exit codes: 0 written, 2 a file exists (use --force) or the lesson is malformed, 3 CUDA not available (use --simulate)."
     )]

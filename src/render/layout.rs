@@ -31,7 +31,7 @@ use super::model::{
     Anchor, Arrow, ArrowKind, Bar, BarKind, Coverage, Lane, LaneKind, Marker, Panel, Tick,
     TickKind, Timeline, MAX_MARKERS,
 };
-use super::view::{split_parts, window_clock};
+use super::view::{empty_window, split_parts, window_clock};
 pub use super::view::{LayoutError, UnknownFocus, Window};
 
 /// What to lay out.
@@ -100,7 +100,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
     let roles = timer_roles(case);
     let mut placed = places(case, &mut notes);
     let bounds = wait_bounds(case, &mut placed, &mut notes);
-    let (parts, focus) = views(case, options, &placed)?;
+    let (parts, focus, origins) = views(case, options, &placed)?;
 
     // Panels in clock declaration order.
     let mut timeline = Timeline {
@@ -141,6 +141,7 @@ pub fn layout(case: &Case, options: &LayoutOptions) -> Result<Timeline, LayoutEr
             clock_id: super::axes::panel_name(case, c),
             clock: clock_def.clock.clone(),
             view,
+            origin: origins.get(&c).copied().unwrap_or(0),
             lanes,
             markers,
             part: (of > 1).then_some((part + 1, of)),
@@ -289,30 +290,40 @@ fn views(
     case: &Case,
     options: &LayoutOptions,
     placed: &[(String, Placed)],
-) -> Result<(Parts, FocusExtent), LayoutError> {
+) -> Result<(Parts, FocusExtent, BTreeMap<usize, i64>), LayoutError> {
     let mut views: BTreeMap<usize, (i64, i64)> = BTreeMap::new();
     for (_, p) in placed {
         let v = views.entry(p.clock).or_insert((p.start, p.end));
         v.0 = v.0.min(p.start);
         v.1 = v.1.max(p.end);
     }
+    // One origin per clock, from everything drawn on it: every view counts from it.
+    let origins: BTreeMap<usize, i64> = views
+        .iter()
+        .map(|(c, v)| (*c, super::axis::clock_origin(*v)))
+        .collect();
     let pad = |(a, b): (i64, i64), part: i64| {
         let len = b.saturating_sub(a);
         let p = if len == 0 { 1_000 } else { (len / part).max(1) };
         (a.saturating_sub(p), b.saturating_add(p))
     };
+    let items_on = |c: usize| -> Vec<(i64, i64)> {
+        placed
+            .iter()
+            .filter(|(_, p)| p.clock == c)
+            .map(|(_, p)| (p.start, p.end))
+            .collect()
+    };
     // A clock whose items form separate stretches far apart (a serial run, then a
     // concurrent one) gets one panel per stretch.
     let mut parts = Parts::new();
     for (c, _) in views.iter() {
-        let items: Vec<(i64, i64)> = placed
-            .iter()
-            .filter(|(_, p)| p.clock == *c)
-            .map(|(_, p)| (p.start, p.end))
-            .collect();
         parts.insert(
             *c,
-            split_parts(items).into_iter().map(|v| pad(v, 40)).collect(),
+            split_parts(items_on(*c))
+                .into_iter()
+                .map(|v| pad(v, 40))
+                .collect(),
         );
     }
     for v in views.values_mut() {
@@ -335,14 +346,24 @@ fn views(
     }
     if let Some(w) = &options.window {
         let clock = window_clock(case, w, focus_extent.map(|f| f.0), &views)?;
-        views.insert(clock, (w.start, w.end));
-        parts.insert(clock, vec![(w.start, w.end)]);
+        let origin = origins.get(&clock).copied().unwrap_or(0);
+        let (start, end) = w.on_clock(origin);
+        if let Some(e) = empty_window(
+            &case.clocks[clock].id,
+            (start, end),
+            origin,
+            &items_on(clock),
+        ) {
+            return Err(e);
+        }
+        views.insert(clock, (start, end));
+        parts.insert(clock, vec![(start, end)]);
         // The window replaces a focus on the same clock; the focus item need not be in it.
         if focus_extent.is_some_and(|f| f.0 == clock) {
             focus_extent = None;
         }
     }
-    Ok((parts, focus_extent))
+    Ok((parts, focus_extent, origins))
 }
 
 /// One panel being laid out: a view of one clock.

@@ -50,7 +50,10 @@ pub enum RenderFormat {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  worksheet render fixtures/cases/three-boundaries.json -o three-boundaries.svg\n  worksheet render labs/executor/case.json --focus job-15 --format text\n  \
-worksheet render trace.json.gz --window '1.2 ms..1.5 ms' --clock gpu0 -o zoom.png\n\n\
+worksheet render tests/data/traces/nccl_data.json.gz -o nccl.png\n  \
+worksheet render tests/data/traces/nccl_data.json.gz --window +100ms..+110ms\n\n\
+A --window counts from the origin the picture's axis names (`ms after 1716423322.4 s`);\n\
+`@START..@END` gives the clock's own readings instead.\n\n\
 The format follows the output's extension (.svg, .png, .txt); any other\n\
 extension is refused.\n\n\
 Exit codes: 0 drawn, 2 the case is malformed, the focus id or window is bad,\n\
@@ -70,8 +73,9 @@ pub struct RenderArgs {
     /// Zoom the clock of this phase, timer, host wait, mark or event to it.
     #[arg(long, value_name = "ID")]
     pub focus: Option<String>,
-    /// Zoom one clock to a time range, for example `7.04 ms..7.08 ms` (values with units, on
-    /// the clock's own scale).
+    /// Zoom one clock to a time range after its origin (the one its axis names), for example
+    /// `+100ms..+110ms`; `@START..@END` takes the clock's own readings. A window that selects
+    /// nothing is an error naming the clock's range.
     #[arg(long, value_name = "START..END")]
     pub window: Option<String>,
     /// The clock `--window` applies to (needed when the case draws more than one clock and
@@ -84,22 +88,6 @@ pub struct RenderArgs {
     /// Overwrite the output file if it exists.
     #[arg(long)]
     pub force: bool,
-}
-
-/// Parses `START..END` (two values with units) into ns.
-///
-/// # Errors
-/// A message naming what is wrong.
-pub fn parse_window(text: &str) -> Result<(i64, i64), String> {
-    let (a, b) = text
-        .split_once("..")
-        .ok_or_else(|| format!("`{text}` is not START..END (for example `7 ms..7.5 ms`)"))?;
-    let value = |v: &str| {
-        crate::units::parse_value(v)
-            .map(|n| n.as_i64())
-            .map_err(|e| format!("`{}`: {e}", v.trim()))
-    };
-    Ok((value(a)?, value(b)?))
 }
 
 /// The format to write: the one asked for, or the output's extension's; a mismatch or an
@@ -160,17 +148,12 @@ pub fn run(args: &RenderArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     }
     let file = args.file.display();
     let window = match &args.window {
-        Some(text) => {
-            let (start, end) = parse_window(text).map_err(|m| Failure {
+        Some(text) => Some(
+            layout::Window::parse(text, args.clock.clone()).map_err(|m| Failure {
                 message: format!("{file}: error[bad-window]: --window {m}"),
                 code: EXIT_INPUT,
-            })?;
-            Some(layout::Window {
-                clock: args.clock.clone(),
-                start,
-                end,
-            })
-        }
+            })?,
+        ),
         None => None,
     };
     let (case, _) = input::load_input(&args.file)?;
@@ -219,14 +202,6 @@ pub fn run(args: &RenderArgs, out: &mut dyn Write) -> Result<u8, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn windows_parse_with_units_and_bad_ones_say_why() {
-        assert_eq!(parse_window("7 ms..7.5 ms"), Ok((7_000_000, 7_500_000)));
-        assert_eq!(parse_window("10us..20 us"), Ok((10_000, 20_000)));
-        assert!(parse_window("7 ms").unwrap_err().contains("START..END"));
-        assert!(parse_window("7..8 ms").is_err());
-    }
 
     #[test]
     fn the_format_follows_the_extension_and_unknown_ones_are_refused() {

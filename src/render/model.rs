@@ -197,6 +197,9 @@ pub struct Panel {
     pub clock: ClockId,
     /// The view `[start, end]` in ns on this clock.
     pub view: (i64, i64),
+    /// The clock's origin ([`super::axis::clock_origin`]): every view of the clock, and a
+    /// relative `--window`, counts from it (0 for a clock read near its zero).
+    pub origin: i64,
     /// Lanes, top to bottom.
     pub lanes: Vec<Lane>,
     /// Submission returns (at most [`MAX_MARKERS`]; none when there would be more).

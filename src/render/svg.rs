@@ -346,7 +346,7 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
         std::collections::HashMap::new();
     for (pi, panel) in timeline.panels.iter().enumerate() {
         let scale = &scales[pi];
-        let axis = Axis::new(panel.view, max_ticks);
+        let axis = Axis::with_origin(panel.view, max_ticks, panel.origin);
         y += 22.0;
         let part = match panel.part {
             Some((k, n)) => {

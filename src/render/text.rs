@@ -284,7 +284,7 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
     }
     for panel in &timeline.panels {
         let view = panel.view;
-        let axis = Axis::new(view, (cols / 12).max(2));
+        let axis = Axis::with_origin(view, (cols / 12).max(2), panel.origin);
         let per_col = view.1.saturating_sub(view.0).max(1) / i64::try_from(cols).unwrap_or(1);
         out.push('\n');
         say(

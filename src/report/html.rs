@@ -48,6 +48,8 @@ pub struct ReportInput<'a> {
     pub input_name: &'a str,
     /// Extra sections, after the tables (the audit's findings go here).
     pub sections: Vec<Section>,
+    /// The stretch of one clock the timeline shows (`--window`), as `render` takes it.
+    pub window: Option<layout::Window>,
 }
 
 fn verdict_rows(report: &Report) -> String {
@@ -185,14 +187,26 @@ fn stream_and_device_rows(case: &Case, report: &Report) -> (String, String) {
     (streams, rows)
 }
 
-/// The timeline's panels as the script's data: times relative to each panel's view start.
+/// The timeline's panels as the script's data: times relative to each panel's clock origin,
+/// the one `render` names on its axis and `--window +A..+B` counts from.
 fn timeline_json(t: &Timeline) -> serde_json::Value {
     let panels: Vec<serde_json::Value> = t
         .panels
         .iter()
         .map(|p| {
-            let base = p.view.0;
+            let base = p.origin;
             let rel = |x: i64| -> i64 { x.saturating_sub(base) };
+            // Names interned per panel: a lane ships one index per interval.
+            let mut names: Vec<String> = Vec::new();
+            let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+            let mut intern = |name: &str| -> usize {
+                if let Some(&i) = index.get(name) {
+                    return i;
+                }
+                names.push(name.to_owned());
+                index.insert(name.to_owned(), names.len() - 1);
+                names.len() - 1
+            };
             let lanes: Vec<serde_json::Value> = p
                 .lanes
                 .iter()
@@ -235,6 +249,7 @@ fn timeline_json(t: &Timeline) -> serde_json::Value {
                         kind => {
                             v["kind"] = json!(if kind == LaneKind::Ranges { "ranges" } else { "bars" });
                             v["iv"] = lane.bars().flat_map(|b| [rel(b.start), rel(b.end)]).collect();
+                            v["ni"] = lane.bars().map(|b| intern(&b.label)).collect();
                         }
                     }
                     v
@@ -245,6 +260,8 @@ fn timeline_json(t: &Timeline) -> serde_json::Value {
                 "domain": p.clock.domain.to_string(),
                 "instance": p.clock.instance,
                 "base": base.to_string(),
+                "from": rel(p.view.0),
+                "names": names,
                 "span": p.view.1.saturating_sub(p.view.0),
                 "lanes": lanes,
             })
@@ -257,17 +274,23 @@ fn timeline_json(t: &Timeline) -> serde_json::Value {
 pub fn render(input: &ReportInput<'_>) -> String {
     let case = input.case;
     let report = evaluate(case);
-    let timeline =
-        layout::layout(case, &layout::LayoutOptions::default()).unwrap_or_else(|_| Timeline {
-            title: case.name.clone(),
-            description: None,
-            panels: Vec::new(),
-            arrows: Vec::new(),
-            notes: Vec::new(),
-            unplaced: Vec::new(),
+    let timeline = layout::layout(
+        case,
+        &layout::LayoutOptions {
             focus: None,
-            zoomed: false,
-        });
+            window: input.window.clone(),
+        },
+    )
+    .unwrap_or_else(|_| Timeline {
+        title: case.name.clone(),
+        description: None,
+        panels: Vec::new(),
+        arrows: Vec::new(),
+        notes: Vec::new(),
+        unplaced: Vec::new(),
+        focus: None,
+        zoomed: false,
+    });
     let (known, unknown) = report.answers.iter().fold((0, 0), |(k, u), a| {
         let is_unknown = match &a.outcome {
             Outcome::Intervals(ia) => ia.combined_unknown.is_some(),
@@ -331,12 +354,12 @@ pub fn render(input: &ReportInput<'_>) -> String {
     for p in &timeline.panels {
         let _ = writeln!(
             page,
-            r#"<div class="panel" data-clock="{}"><h3>clock `{}` — domain {}, instance {}</h3><div class="tools"><button class="zin">+</button><button class="zout">−</button><button class="reset">reset</button> <span class="view"></span> <span class="base">base: {} ns on this clock</span></div><div class="wrap"><canvas></canvas><div class="tip"></div></div></div>"#,
+            r#"<div class="panel" data-clock="{}"><h3>clock `{}` — domain {}, instance {}</h3><div class="tools"><button class="zin">+</button><button class="zout">−</button><button class="reset">reset</button> <span class="view"></span> <span class="base">origin: {} on this clock</span></div><div class="wrap"><canvas></canvas><div class="tip"></div></div></div>"#,
             esc(&p.clock_id),
             esc(&p.clock_id),
             esc(&p.clock.domain.to_string()),
             esc(&p.clock.instance),
-            p.view.0
+            crate::units::Nanos::new(p.origin)
         );
     }
     // The engine's interval answers per clock, under the panels.
@@ -393,6 +416,7 @@ mod tests {
             case: &case,
             source: &Source::Case,
             input_name: "three-boundaries.json",
+            window: None,
             sections: vec![Section {
                 id: "audit".into(),
                 title: "Findings".into(),

@@ -25,6 +25,7 @@ use crate::output::{refuse_existing, write_output};
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  worksheet report fixtures/cases/three-boundaries.json -o report.html\n  worksheet report tests/data/traces/nccl_data.json.gz -o nccl.html\n  worksheet report tests/data/ranks --clocks-within 0 -o ranks.html   (a folder of ranks: the straggler finding)\n\n\
+--window takes what `worksheet render --window` takes (`+100ms..+110ms`).\n\n\
 The page is one file with its CSS and JS inline: it opens offline in any browser.\n\n\
 Exit codes: 0 written, 2 the input is malformed or the output exists (use --force)."
 )]
@@ -37,6 +38,13 @@ pub struct ReportArgs {
     /// without --force.
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
+    /// The timeline shows this stretch of one clock, after its origin (`+100ms..+110ms`)
+    /// or in its own readings (`@START..@END`), as `worksheet render --window` takes it.
+    #[arg(long, value_name = "START..END")]
+    pub window: Option<String>,
+    /// The clock `--window` applies to (needed when the input has more than one).
+    #[arg(long, value_name = "ID", requires = "window")]
+    pub clock: Option<String>,
     /// Overwrite the output file if it exists.
     #[arg(long)]
     pub force: bool,
@@ -75,8 +83,31 @@ pub fn run(args: &ReportArgs, _out: &mut dyn Write) -> Result<u8, Failure> {
         });
     }
     refuse_existing(&args.output, args.force)?;
+    let file = args.input.display();
+    let window = match &args.window {
+        Some(text) => Some(
+            crate::render::layout::Window::parse(text, args.clock.clone()).map_err(|m| {
+                Failure {
+                    message: format!("{file}: error[bad-window]: --window {m}"),
+                    code: EXIT_INPUT,
+                }
+            })?,
+        ),
+        None => None,
+    };
     let (case, source) =
         crate::render::input::load_input_declared(&args.input, &args.clocks_within)?;
+    if let Some(w) = &window {
+        // The window is checked as `render` checks it: a clock of the case, something in it.
+        let options = crate::render::layout::LayoutOptions {
+            focus: None,
+            window: Some(w.clone()),
+        };
+        crate::render::layout::layout(&case, &options).map_err(|e| Failure {
+            message: format!("{file}: error[{}]: {e}", e.code()),
+            code: EXIT_INPUT,
+        })?;
+    }
     // The audit travels in the case (`provenance.audit`): a trace imported on the way and
     // the case `worksheet import` wrote from it give the same section.
     let mut sections: Vec<html::Section> = case
@@ -93,6 +124,7 @@ pub fn run(args: &ReportArgs, _out: &mut dyn Write) -> Result<u8, Failure> {
         source: &source,
         input_name: &args.input.display().to_string(),
         sections,
+        window,
     });
     write_output(&args.output, page.as_bytes(), args.force)?;
     if io::stderr().is_terminal() && !crate::output::is_stdout(&args.output) {

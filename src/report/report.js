@@ -2,7 +2,8 @@
 // embedded in the page. Zoom (wheel, or the + / − buttons) and pan (drag) recompute each
 // pixel column's exact busy time, time at depth >= 2 and deepest overlap from the
 // intervals clipped to that column: nothing is sampled. Times are integer nanoseconds
-// relative to each panel's base (exact below 2^53 ns, about 104 days).
+// relative to each panel's clock origin, the one `worksheet render` names on its axis
+// (exact below 2^53 ns, about 104 days). The full view is [from, from + span].
 (function () {
   "use strict";
   var errors = [];
@@ -77,8 +78,9 @@
   function Panel(root, data) {
     this.root = root;
     this.data = data;
-    this.v0 = 0;
-    this.v1 = Math.max(1, data.span);
+    this.from = data.from || 0;
+    this.v0 = this.from;
+    this.v1 = this.from + Math.max(1, data.span);
     this.canvas = root.querySelector("canvas");
     this.tip = root.querySelector(".tip");
     this.info = root.querySelector(".view");
@@ -100,10 +102,10 @@
       }
     });
     this.canvas.addEventListener("mouseleave", function () { self.tip.style.display = "none"; });
-    this.canvas.addEventListener("dblclick", function () { self.setView(0, Math.max(1, data.span)); });
+    this.canvas.addEventListener("dblclick", function () { self.setView(self.from, self.from + Math.max(1, data.span)); });
     root.querySelector(".zin").addEventListener("click", function () { self.zoom(0.5, LEFT + self.plotW() / 2); });
     root.querySelector(".zout").addEventListener("click", function () { self.zoom(2, LEFT + self.plotW() / 2); });
-    root.querySelector(".reset").addEventListener("click", function () { self.setView(0, Math.max(1, data.span)); });
+    root.querySelector(".reset").addEventListener("click", function () { self.setView(self.from, self.from + Math.max(1, data.span)); });
   }
 
   Panel.prototype.plotW = function () { return Math.max(50, this.canvas.width - LEFT - RIGHT); };
@@ -117,7 +119,7 @@
 
   Panel.prototype.setView = function (v0, v1) {
     var full = Math.max(1, this.data.span), len = Math.min(v1 - v0, full);
-    v0 = Math.max(0, Math.min(v0, full - len));
+    v0 = Math.max(this.from, Math.min(v0, this.from + full - len));
     this.v0 = v0;
     this.v1 = v0 + len;
     this.draw();
@@ -191,6 +193,20 @@
           if (tt < self.v0 || tt > self.v1) return;
           g.fillRect(self.x(tt), y + 6, 1.5, lane.h - 10);
         });
+      } else if (lane.ni && self.visible(lane) * 6 <= w) {
+        // Zoomed in far enough: each interval is a bar with its name, as the PNG draws it.
+        self.cols[li] = null;
+        var bc = lane.kind === "ranges" ? C.range : C.phase;
+        for (var q = 0; q < lane.iv.length; q += 2) {
+          var s0 = lane.iv[q], e0 = lane.iv[q + 1];
+          if (e0 < self.v0 || s0 > self.v1) continue;
+          var bx0 = Math.max(LEFT, self.x(s0)), bx1 = Math.min(LEFT + w, Math.max(self.x(e0), bx0 + 1.5));
+          g.fillStyle = bc; g.fillRect(bx0, y + 5, bx1 - bx0, LANE_H - 12);
+          if (bx1 - bx0 > 24) {
+            g.fillStyle = "#ffffff"; g.textAlign = "left";
+            g.fillText(d.names[lane.ni[q / 2]], bx0 + 3, y + 18, bx1 - bx0 - 6);
+          }
+        }
       } else {
         var colour = lane.kind === "ranges" ? C.range : lane.kind === "covered" ? C.covered : C.phase;
         var cs = columns(lane.iv, self.v0, self.v1, cols);
@@ -210,8 +226,32 @@
       }
     });
     g.textAlign = "left";
-    this.info.textContent = "view " + fmt(this.v0) + " … " + fmt(this.v1) + " after the base (" +
+    this.info.textContent = "view " + fmt(this.v0) + " … " + fmt(this.v1) + " after the origin (" +
       fmt(this.v1 - this.v0) + " wide; one pixel column ≈ " + fmt(Math.max(1, Math.floor((this.v1 - this.v0) / cols))) + ")";
+  };
+
+  // How many of a lane's intervals overlap the view.
+  Panel.prototype.visible = function (lane) {
+    var n = 0;
+    for (var i = 0; i < lane.iv.length; i += 2) {
+      if (lane.iv[i + 1] >= this.v0 && lane.iv[i] <= this.v1) n++;
+    }
+    return n;
+  };
+
+  // The named interval of `lane` under time t (the shortest of those holding it), as text
+  // with its exact start, end and duration in ns after the clock's origin; or null.
+  Panel.prototype.named = function (lane, t) {
+    if (!lane.ni) return null;
+    var best = -1;
+    for (var i = 0; i < lane.iv.length; i += 2) {
+      if (lane.iv[i] <= t && t <= lane.iv[i + 1] &&
+          (best < 0 || lane.iv[i + 1] - lane.iv[i] < lane.iv[best + 1] - lane.iv[best])) best = i;
+    }
+    if (best < 0) return null;
+    var s0 = lane.iv[best], e0 = lane.iv[best + 1];
+    return this.data.names[lane.ni[best / 2]] + " — start +" + s0 + " ns, end +" + e0 +
+      " ns after the origin, duration " + (e0 - s0) + " ns (" + fmt(e0 - s0) + ")";
   };
 
   Panel.prototype.hover = function (x, y) {
@@ -221,13 +261,17 @@
     if (!lane || x < LEFT || x > LEFT + this.plotW()) { this.tip.style.display = "none"; return; }
     var cols = this.cols[li], text;
     var k = Math.floor((x - LEFT) / this.plotW() * Math.floor(this.plotW()));
-    if (cols && cols[k]) {
+    var at = Math.round(this.v0 + (x - LEFT) / this.plotW() * (this.v1 - this.v0));
+    var name = this.named(lane, at);
+    if (name) {
+      text = lane.title + ": " + name;
+    } else if (cols && cols[k]) {
       var c = cols[k];
       text = lane.title + " — column " + fmt(c.start) + " … " + fmt(c.end) + ": busy " + c.busy + " ns of " +
         (c.end - c.start) + " ns, at depth ≥ 2 " + c.over + " ns, deepest " + c.depth;
     } else {
       var t = Math.round(this.v0 + (x - LEFT) / this.plotW() * (this.v1 - this.v0));
-      text = lane.title + " — " + fmt(t) + " after the base";
+      text = lane.title + " — " + fmt(t) + " after the origin";
       if (lane.items) {
         var row = Math.floor((y - this.ys[li] - 4) / 20);
         lane.items.forEach(function (it) { if (it.s <= t && t <= it.e && (it.row || 0) === row) text = it.title; });
@@ -242,13 +286,26 @@
   function start() {
     var data = JSON.parse(document.getElementById("timeline-data").textContent);
     var panels = document.querySelectorAll(".panel");
-    var drawn = 0;
+    var drawn = 0, made = [];
     for (var i = 0; i < panels.length; i++) {
       var p = new Panel(panels[i], data.panels[i]);
       p.draw();
+      made.push(p);
       drawn++;
     }
     document.body.setAttribute("data-panels-drawn", String(drawn));
+    // A link to a time: `#at=PANEL@T@LANE` (T in ns after the clock's origin, LANE a lane
+    // title) zooms panel PANEL around T and shows what lies there, as hovering does.
+    var m = /^#at=(\d+)@(-?\d+)@(.+)$/.exec(decodeURIComponent(location.hash));
+    if (m && made[+m[1]]) {
+      var pn = made[+m[1]], t = +m[2], li = -1;
+      pn.data.lanes.forEach(function (l, k) { if (li < 0 && l.title === m[3]) li = k; });
+      if (li >= 0) {
+        pn.setView(t - 20000, t + 20000);
+        pn.hover(pn.x(t), pn.ys[li] + 10);
+        document.body.setAttribute("data-hover", pn.tip.textContent);
+      }
+    }
     // Milliseconds from navigation start to every panel drawn (the page's own load time).
     document.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));
     if (errors.length === 0) document.body.setAttribute("data-status", "ok");

@@ -28,11 +28,11 @@ pub enum SummaryFormat {
 /// Arguments of `worksheet import`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  worksheet import trace.json.gz -o trace-case.json\n  \
-worksheet import trace.json.gz --format json\n  \
-worksheet import trace.json.gz -o trace-case.json.gz --expect\n  \
-worksheet check trace-case.json.gz\n  \
-worksheet import report.sqlite -o report-case.json.gz\n\n\
+    after_help = "Examples:\n  worksheet import tests/data/traces/nccl_data.json.gz -o trace-case.json\n  \
+worksheet import tests/data/traces/nccl_data.json.gz --format json\n  \
+worksheet import tests/data/ranks/rank0.json.gz -o rank0.json.gz --expect\n  \
+worksheet check rank0.json.gz\n  \
+worksheet import tests/data/nsys/fuser_report1.sqlite -o report-case.json.gz\n\n\
 Reads PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzipped, and Nsight Systems SQLite exports \
 (`nsys export --type sqlite`, opened read-only). Without -o, only the summary is printed.\n\
 Exit codes: 0 imported, 2 the trace is malformed or unsupported, or the output\n\
@@ -114,6 +114,9 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     let paths: Vec<PathBuf> = std::iter::once(args.file.clone())
         .chain(args.more.iter().cloned())
         .collect();
+    // A folder holding one trace is that trace (review N14).
+    let paths = crate::import::folder::one_trace(&paths)?.map_or(paths, |one| vec![one]);
+    let file = paths[0].clone();
     if rank_import::is_multi(&paths) {
         return ranks::run(args, &paths, &options, out);
     }
@@ -123,16 +126,16 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         ))
         .into());
     }
-    let (mut imported, trace) = import_path_with(&args.file, &options, true)?;
+    let (mut imported, trace) = import_path_with(&file, &options, true)?;
     let hta = match args.compat {
-        Some(Compat::Hta) => Some(compat_hta(&args.file, &imported, &options)?),
+        Some(Compat::Hta) => Some(compat_hta(&file, &imported, &options)?),
         None => None,
     };
-    let audit = audit_imported(&mut imported, &args.file, &options, trace)?;
+    let audit = audit_imported(&mut imported, &file, &options, trace)?;
     let mut summary = summarize_owned(imported, args.expect, args.output.is_some()).map_err(|e| Failure {
         message: format!(
             "{}: error[internal]: the imported case does not validate ({e}); please report this with the trace",
-            args.file.display()
+            file.display()
         ),
         code: EXIT_INPUT,
     })?;

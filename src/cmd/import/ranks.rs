@@ -63,6 +63,7 @@ pub fn run(
         .map(|t| declare::parse(t))
         .collect::<Result<Vec<_>, _>>()?;
     let mut multi = import_ranks_declared(&listing.files, options, how, &declared)?;
+    crate::import::folder::refuse_unranked(paths, &listing, &multi)?;
     let internal = |e: crate::case::CaseError| {
         Failure {
         message: format!(

@@ -11,7 +11,8 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use super::{declare, import_ranks_declared, summarize_all, RankOptions, RanksSummary};
+use super::listing::Listing;
+use super::{declare, import_ranks_declared, summarize_all, MultiRank, RankOptions, RanksSummary};
 use crate::case::raw::RawCase;
 use crate::import::{ImportError, ImportOptions};
 
@@ -66,6 +67,7 @@ pub fn import_folder(
         progress: false,
     };
     let mut multi = import_ranks_declared(&listing.files, options, how, &declared)?;
+    refuse_unranked(paths, &listing, &multi)?;
     let files = multi
         .ranks
         .iter()
@@ -94,4 +96,51 @@ pub fn import_folder(
         files,
         notes,
     })
+}
+
+/// Refuses a job read from a folder whose traces do not all say which rank they are
+/// (`distributedInfo.rank`): they may be several runs of one rank (two profiler runs of one
+/// worker, hours apart), which are no job. The error lists every file. Traces named one by
+/// one keep the argument order as their ranks (a note says so).
+///
+/// # Errors
+/// `bad-value` naming the folder(s) and listing the traces without a rank.
+pub fn refuse_unranked(
+    paths: &[PathBuf],
+    listing: &Listing,
+    multi: &MultiRank,
+) -> Result<(), ImportError> {
+    if !paths.iter().any(|p| p.is_dir()) {
+        return Ok(());
+    }
+    let unranked: Vec<&str> = multi
+        .ranks
+        .iter()
+        .filter(|r| r.facts.rank.is_none())
+        .map(|r| r.file.as_str())
+        .collect();
+    if unranked.is_empty() {
+        return Ok(());
+    }
+    let given: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    Err(ImportError::new(
+        "distributedInfo.rank",
+        "bad-value",
+        format!(
+            "the folder holds {} traces, and {} of them say(s) no rank (no distributedInfo.rank): several runs of one rank are not a job. Give one trace, or name the files one by one to read them as ranks in argument order. The traces: {}",
+            listing.files.len(),
+            unranked.len(),
+            listing
+                .files
+                .iter()
+                .map(|f| {
+                    let f = f.display().to_string();
+                    let mark = if unranked.contains(&f.as_str()) { " (no rank)" } else { "" };
+                    format!("`{f}`{mark}")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    )
+    .in_file(given.join(", ")))
 }

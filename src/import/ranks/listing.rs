@@ -3,7 +3,8 @@
 //! subfolders were skipped without a word).
 //!
 //! A folder's regular files named `*.json` or `*.json.gz` are read (not recursively, in name
-//! order). Every other entry is listed in [`Listing::skipped`]: the import prints each as a
+//! order); a TensorBoard log folder's profiler traces instead, where it has them
+//! ([`crate::import::folder`]). Every other entry is listed in [`Listing::skipped`]: the import prints each as a
 //! note. Where skipping leaves fewer than two traces, the listing is an error (exit 2) that
 //! names the folder, the files found and what was skipped, since the import would otherwise
 //! mean something else than the folder says.
@@ -109,10 +110,28 @@ fn why_not_read(path: &Path, name: &str) -> Option<String> {
 /// `io` for a folder that cannot be listed; `bad-value` when fewer than two traces are
 /// found, naming the folders, the files found and every entry skipped.
 pub fn list(paths: &[PathBuf]) -> Result<Listing, ImportError> {
+    let listing = list_any(paths)?;
+    if listing.files.len() < 2 {
+        return Err(too_few(paths, &listing));
+    }
+    Ok(listing)
+}
+
+/// [`list`], however many traces it finds. A TensorBoard log folder gives its profiler
+/// traces ([`crate::import::folder::tensorboard_traces`]) instead of its own entries.
+///
+/// # Errors
+/// `io` for a folder that cannot be listed.
+pub fn list_any(paths: &[PathBuf]) -> Result<Listing, ImportError> {
     let mut listing = Listing::default();
     for p in paths {
         if !p.is_dir() {
             listing.files.push(p.clone());
+            continue;
+        }
+        let profiler = crate::import::folder::tensorboard_traces(p);
+        if !profiler.is_empty() {
+            listing.files.extend(profiler);
             continue;
         }
         let mut entries: Vec<(PathBuf, String)> = std::fs::read_dir(p)
@@ -136,14 +155,11 @@ pub fn list(paths: &[PathBuf]) -> Result<Listing, ImportError> {
             }
         }
     }
-    if listing.files.len() < 2 {
-        return Err(too_few(paths, &listing));
-    }
     Ok(listing)
 }
 
 /// The error for fewer than two traces: what was given, found and skipped.
-fn too_few(paths: &[PathBuf], listing: &Listing) -> ImportError {
+pub(crate) fn too_few(paths: &[PathBuf], listing: &Listing) -> ImportError {
     let given: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let found = match listing.files.as_slice() {
         [] => "no trace file".to_owned(),
