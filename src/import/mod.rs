@@ -398,9 +398,6 @@ pub fn read_audit_trace(
     options: &ImportOptions,
 ) -> Result<crate::trace::model::Trace, ImportError> {
     let file = path.display().to_string();
-    let io_err = |e: std::io::Error| {
-        ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
-    };
     let (handle, head) = open_with_head(path)?;
     if detect(path, &head)? == TraceFormat::NsysSqlite {
         return nsys::trace::read_trace(path);
@@ -418,21 +415,52 @@ pub fn read_audit_trace(
     if let Some(refused) = refusal.get() {
         return Err(refused.clone().in_file(&file));
     }
-    // Anything else (a trace the importer refuses, a case file): the lenient reader, from the
-    // start of the file.
-    let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
-    let mut bytes = Vec::new();
-    (&mut handle)
-        .take(MAX_TRACE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_err)?;
-    let text = decode_text(bytes, &file, MAX_TRACE_BYTES)?;
-    let start: String = text.chars().take(512).collect();
-    if start.contains("\"worksheet-case\"") {
-        let case = crate::case::load_case_str(&text, &file)?;
+    // Anything else (a trace the importer refuses, a case file): a case is read by the case
+    // reader (streamed), a trace by the lenient reader, streamed through the same pieces.
+    if starts_like_a_case(path)? {
+        let case = crate::case::load_case_file(path)?;
         return Ok(crate::trace::model::Trace::from_case(&case));
     }
+    let mut base = None;
+    loop {
+        let (handle, head) = open_with_head(path)?;
+        let text = text::open(head, handle, MAX_TRACE_BYTES);
+        let read = std::thread::scope(|scope| {
+            let pieces = kineto::split_in_thread(scope, text);
+            kineto::trace::read_trace_pieces(&pieces, options, base)
+        });
+        match read {
+            kineto::trace::PiecesRead::Done(result) => {
+                return result.map_err(|e| gzip_context(e, path).in_file(&file));
+            }
+            kineto::trace::PiecesRead::Again(b) if base.is_none() => base = Some(b),
+            _ => break,
+        }
+    }
+    // Text the pieces do not follow (malformed): the whole text, read once, words the error.
+    let (handle, head) = open_with_head(path)?;
+    let mut text = String::new();
+    text::open(head, handle, MAX_TRACE_BYTES)
+        .read_to_string(&mut text)
+        .map_err(|e| text::trouble_of_io(e).in_file(&file))?;
     kineto::trace::read_trace(&text, options).map_err(|e| gzip_context(e, path).in_file(&file))
+}
+
+/// Whether the text at `path` starts like a case file (`"worksheet-case"` in its first 512
+/// characters), read through the same checks as a trace.
+///
+/// # Errors
+/// `io` or `not-a-file`, naming the file.
+fn starts_like_a_case(path: &Path) -> Result<bool, ImportError> {
+    let (handle, head) = open_with_head(path)?;
+    let mut start = Vec::with_capacity(2048);
+    // Up to 512 characters of UTF-8 text; trouble reading is for the reader to word.
+    let _ = text::open(head, handle, MAX_TRACE_BYTES)
+        .take(2048)
+        .read_to_end(&mut start);
+    let start = String::from_utf8_lossy(&start);
+    let start: String = start.chars().take(512).collect();
+    Ok(start.contains("\"worksheet-case\""))
 }
 
 /// Bytes of a trace file → text, through the same checks as a streamed import

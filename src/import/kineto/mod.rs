@@ -109,6 +109,8 @@ mod audit;
 mod build;
 #[cfg(test)]
 mod fast_tests;
+#[cfg(test)]
+mod lenient_tests;
 mod names;
 mod number;
 mod program;
@@ -335,6 +337,15 @@ pub(crate) fn audit_split<R: std::io::Read + Send>(
         read::read_pieces(&pieces, options)
     })?;
     Some(audit_of(&mut read, &top))
+}
+
+/// Cuts `text` (a trace's checked text) into pieces on a thread of `scope`, for the lenient
+/// reader's streamed pass ([`trace::read_trace_pieces`]).
+pub(crate) fn split_in_thread<'scope, R: std::io::Read + Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    text: R,
+) -> split::Pieces {
+    split::in_thread(scope, text)
 }
 
 /// The fast path of [`import_with_audit`] / [`import_reader`]: `text` (the trace's JSON,
