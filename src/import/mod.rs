@@ -437,13 +437,57 @@ pub fn read_audit_trace(
             _ => break,
         }
     }
-    // Text the pieces do not follow (malformed): the whole text, read once, words the error.
+    audit_unfollowed(path, options)
+}
+
+/// The audit's model of a trace whose text the splitter's pieces do not follow (not JSON, a
+/// repeated key, one value past 64 MiB, ...). Up to [`EXPLAIN_MAX_BYTES`] of text, the lenient
+/// reader reads it whole and words any error exactly. Past that the importer's careful reader
+/// streams it: a trace it reads gives the audit's model from the same pass (equal to the
+/// lenient reader's), a text that is not JSON its syntax error (a 4.7 MB gzip of 1 GiB of
+/// blanks held 1 GB here). Only a large text that is JSON but that the importer refuses is
+/// read whole, up to the cap, for the lenient reader.
+fn audit_unfollowed(
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<crate::trace::model::Trace, ImportError> {
+    let file = path.display().to_string();
+    let whole = |max: u64| -> Result<Vec<u8>, ImportError> {
+        let (handle, head) = open_with_head(path)?;
+        let mut bytes = Vec::new();
+        text::open(head, handle, MAX_TRACE_BYTES)
+            .take(max)
+            .read_to_end(&mut bytes)
+            .map_err(|e| text::trouble_of_io(e).in_file(&file))?;
+        Ok(bytes)
+    };
+    let lenient = |bytes: Vec<u8>| {
+        // Checked UTF-8 by the text reader, whole.
+        let text = String::from_utf8(bytes).map_err(|e| {
+            ImportError::new("$", "bad-syntax", format!("the text is not UTF-8 ({e})"))
+                .in_file(&file)
+        })?;
+        kineto::trace::read_trace(&text, options).map_err(|e| gzip_context(e, path).in_file(&file))
+    };
+    let start = whole(EXPLAIN_MAX_BYTES + 1)?;
+    if start.len() as u64 <= EXPLAIN_MAX_BYTES {
+        return lenient(start);
+    }
+    drop(start);
     let (handle, head) = open_with_head(path)?;
-    let mut text = String::new();
-    text::open(head, handle, MAX_TRACE_BYTES)
-        .read_to_string(&mut text)
-        .map_err(|e| text::trouble_of_io(e).in_file(&file))?;
-    kineto::trace::read_trace(&text, options).map_err(|e| gzip_context(e, path).in_file(&file))
+    let streamed = std::thread::scope(|scope| {
+        let blocks = text::in_thread(scope, text::open(head, handle, MAX_TRACE_BYTES));
+        let reader = std::io::BufReader::with_capacity(1 << 16, blocks);
+        kineto::import_with_audit(reader, "audit", options)
+    });
+    match streamed {
+        Ok((_, trace)) => trace.map_err(|e| e.in_file(&file)),
+        Err(e) if matches!(e.code, "bad-syntax" | "too-large" | "io") => {
+            Err(gzip_context(e, path).in_file(&file))
+        }
+        // JSON that the importer refuses: the lenient reader audits it, from the whole text.
+        Err(_) => lenient(whole(MAX_TRACE_BYTES + 1)?),
+    }
 }
 
 /// Whether the text at `path` starts like a case file (`"worksheet-case"` in its first 512
