@@ -24,7 +24,7 @@ pub use error::{CaseError, CASE_ERROR_CODES};
 pub use read::{
     load_case_file_with, load_for_check_with, read_raw, ReadLimits, MAX_CASE_TEXT_BYTES,
 };
-pub use string_cap::MAX_CASE_STRING_BYTES;
+pub use string_cap::{is_too_long_string, MAX_CASE_STRING_BYTES};
 pub use validate::validate;
 
 use crate::clock::{ClockId, Timestamp};

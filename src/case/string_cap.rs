@@ -84,16 +84,25 @@ impl StringScan {
     }
 }
 
+/// How [`too_long_string`]'s message starts ([`is_too_long_string`] looks for it).
+const TOO_LONG_STRING: &str = "the string starting at byte ";
+
 /// The error of a string past `max` bytes, starting at byte `start` of the text: `too-large`.
 pub fn too_long_string(max: u64, start: u64) -> super::CaseError {
     super::CaseError::new(
         "$",
         "too-large",
         format!(
-            "the string starting at byte {start} of the text is longer than {max} bytes: no \
+            "{TOO_LONG_STRING}{start} of the text is longer than {max} bytes: no \
              string of a case (an id, name, label or note) is this long; the rest is not read"
         ),
     )
+}
+
+/// Whether `e` is the refusal of a string past its bound (not of a text past its size), so
+/// that a reader trying a file as a case does not take it for a trace too large to be one.
+pub fn is_too_long_string(e: &super::CaseError) -> bool {
+    e.code == "too-large" && e.message.starts_with(TOO_LONG_STRING)
 }
 
 /// Checks a text held whole as [`StringCapped`] checks a stream.
