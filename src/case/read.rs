@@ -97,8 +97,11 @@ impl<R: Read> Read for Capped<R> {
 /// in the length of any one string.
 enum Stream {
     Plain(BufReader<StringCapped<Capped<File>>>),
-    Gzip(Box<BufReader<StringCapped<Capped<flate2::bufread::MultiGzDecoder<BufReader<File>>>>>>),
+    Gzip(Box<BufReader<StringCapped<Capped<GzipText>>>>),
 }
+
+/// The decompressed text of a gzip case file.
+type GzipText = flate2::bufread::MultiGzDecoder<BufReader<File>>;
 
 /// The flags a streamed parse sets when it stops at a bound: the text's (`text`), or a
 /// string's (`string`, where the string starts).

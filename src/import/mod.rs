@@ -431,7 +431,7 @@ pub fn read_audit_trace(
         });
         match read {
             kineto::trace::PiecesRead::Done(result) => {
-                return result.map_err(|e| gzip_context(e, path).in_file(&file));
+                return (*result).map_err(|e| gzip_context(e, path).in_file(&file));
             }
             kineto::trace::PiecesRead::Again(b) if base.is_none() => base = Some(b),
             _ => break,

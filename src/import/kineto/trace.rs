@@ -446,7 +446,7 @@ impl<'o> Lenient<'o> {
 #[derive(Debug)]
 pub(crate) enum PiecesRead {
     /// The model, or the error [`read_trace`] gives for the same text.
-    Done(Result<Trace>),
+    Done(Box<Result<Trace>>),
     /// Well-formed, but `baseTimeNanoseconds` follows the events, whose times depend on it:
     /// read the pieces again with this base.
     Again(i64),
@@ -532,14 +532,14 @@ fn read_pieces_inner(
         }
     }
     if !pass.events_seen {
-        return Some(PiecesRead::Done(Err(no_trace_events())));
+        return Some(PiecesRead::Done(Box::new(Err(no_trace_events()))));
     }
     if base_after_events && known_base.is_none() {
         let raw = serde_json::from_slice::<&RawValue>(base_text.as_deref()?).ok()?;
         // A base after the events: times were read without it, so read them again with it.
         return Some(match base_time(raw, options) {
             Ok(b) => PiecesRead::Again(b),
-            Err(e) => PiecesRead::Done(Err(e)),
+            Err(e) => PiecesRead::Done(Box::new(Err(e))),
         });
     }
     let devices = match &devices_text {
@@ -597,11 +597,11 @@ impl Pass<'_> {
     /// The model with `devices`, or the first error.
     fn done(self, devices: Vec<Device>) -> PiecesRead {
         if let Some(e) = self.failed {
-            return PiecesRead::Done(Err(e));
+            return PiecesRead::Done(Box::new(Err(e)));
         }
         let mut trace = self.lenient.finish();
         trace.devices = devices;
-        PiecesRead::Done(Ok(trace))
+        PiecesRead::Done(Box::new(Ok(trace)))
     }
 }
 
