@@ -360,3 +360,108 @@ fn a_single_huge_name_is_refused_where_it_is_read() {
         "{err}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// §2: one reading discipline (the caps bound what is read and kept)
+
+/// Runs `worksheet ARGS` in `dir` with `stdin`: exit code, stdout, stderr.
+fn run_with_stdin(dir: &Path, args: &[&str], stdin: Vec<u8>) -> (Option<i32>, String, String) {
+    let out = worksheet()
+        .current_dir(dir)
+        .args(args)
+        .write_stdin(stdin)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// D1/D2 for `lesson answer`: `yes |` re-asked forever and an endless line was read whole.
+/// From a pipe the first refused answer is exit 2, naming the sheet and the question.
+#[test]
+fn lesson_answer_from_a_pipe_ends_at_the_first_refused_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(
+        dir.path(),
+        &["lesson", "start", "overlap-arithmetic", "-o", "l"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let yes = "y\n".repeat(100_000).into_bytes();
+    let (code, out, err) = run_with_stdin(dir.path(), &["lesson", "answer", "l"], yes);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(out.matches("cannot be read").count(), 1, "{out}");
+    assert!(
+        err.contains("answers.txt: predict.sum: error[bad-value]: `y` cannot be read")
+            && err.contains("standard input is not a terminal, so the question is not asked again"),
+        "{err}"
+    );
+    let zeros = vec![b'0'; 4 << 20];
+    let (code, _, err) = run_with_stdin(dir.path(), &["lesson", "answer", "l"], zeros);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("predict.sum: error[too-large]: the answer is longer than 1024 bytes"),
+        "{err}"
+    );
+}
+
+/// Review section 1: a case `.json.gz` whose `name` never ends held 2.1 GB in `eval`,
+/// `check` and `render` before the 2 GiB bound refused it. One string is refused at 16 MiB.
+#[test]
+fn a_case_string_past_16_mib_is_refused_by_every_case_reader() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let head = br#"{"format": "worksheet-case", "version": 1, "name": ""#;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(9));
+    gz.write_all(head).unwrap();
+    let block = vec![b'a'; 1 << 20];
+    for _ in 0..64 {
+        gz.write_all(&block).unwrap();
+    }
+    std::fs::write(dir.path().join("name-bomb.json.gz"), gz.finish().unwrap()).unwrap();
+    for args in [
+        &["eval", "name-bomb.json.gz"][..],
+        &["check", "name-bomb.json.gz"],
+        &["render", "name-bomb.json.gz", "--format", "text"],
+        &["audit", "name-bomb.json.gz"],
+    ] {
+        let (code, _, err) = run(dir.path(), args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("name-bomb.json.gz: $: error[too-large]: the string starting at byte 52 of the text is longer than 16777216 bytes"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// Measured on the release build: `audit` of a 4.7 MB gzip of `{"traceEvents":[` and 1 GiB of
+/// blanks held 1 GB (the whole text, to word its syntax error), `import` 77 MB. Past 64 MiB,
+/// text the fast path cannot follow is streamed by the importer's careful reader: the same
+/// error as `import`, without holding the text.
+#[test]
+fn audit_of_a_large_malformed_text_streams_it() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(9));
+    gz.write_all(br#"{"traceEvents":["#).unwrap();
+    let block = vec![b' '; 1 << 20];
+    for _ in 0..66 {
+        gz.write_all(&block).unwrap();
+    }
+    std::fs::write(dir.path().join("blanks.json.gz"), gz.finish().unwrap()).unwrap();
+    let want = "error[bad-syntax]: EOF while parsing a list at line 1 column 69206032";
+    let mut said = Vec::new();
+    for command in ["import", "audit"] {
+        let (code, _, err) = run(dir.path(), &[command, "blanks.json.gz"]);
+        assert_eq!(code, Some(2), "{command}: {err}");
+        assert!(
+            err.starts_with("blanks.json.gz: ") && err.contains(want),
+            "{command}: {err}"
+        );
+        said.push(err);
+    }
+    assert_eq!(said[0], said[1], "the same error");
+}

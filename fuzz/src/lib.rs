@@ -87,6 +87,10 @@ pub fn scratch_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
         .get_or_init(|| tempfile::tempdir().unwrap())
         .path()
         .join(name);
+    // A new file, not the old one cut to nothing: ext4 writes a file truncated to zero back
+    // to disk when it is closed (`auto_da_alloc`), which cost about a tenth of `ranks`' time
+    // on a disk-backed TMPDIR (campaigns put TMPDIR on /dev/shm, where neither costs).
+    let _ = std::fs::remove_file(&path);
     std::fs::write(&path, bytes).unwrap();
     path
 }
@@ -178,22 +182,27 @@ pub fn audit_holds(trace: &worksheet::trace::model::Trace, audit: &worksheet::au
 }
 
 /// `worksheet check` on `text` (written to the scratch file `name`) passes: every
-/// expectation the case carries is what the engine answers.
-pub fn checks_clean(name: &str, text: &str) {
+/// expectation the case carries is what the engine answers. Returns the engine's report.
+pub fn checks_clean(name: &str, text: &str) -> Report {
     let path = scratch_file(name, text.as_bytes());
     let checked = worksheet::check::check_file(&path)
         .unwrap_or_else(|e| panic!("the written case does not load for check: {e}"));
     let failed: Vec<_> = checked.checks.iter().filter(|c| !c.passed).collect();
     assert!(failed.is_empty(), "its expectations fail: {failed:?}");
+    checked
+        .report
+        .unwrap_or_else(|| panic!("the written case declares an expected error"))
 }
 
-/// Rayon's pool (multi-rank import) with one thread: a campaign runs one fuzzing process
-/// per core already.
+/// Rayon's pool (multi-rank import) with one thread, the fuzzing thread itself: a campaign
+/// runs one fuzzing process per core already, and a pool thread of its own made every
+/// `par_iter` a hand-over to it and back (about a tenth of `ranks`' time in `perf`).
 pub fn one_rayon_thread() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
+            .use_current_thread()
             .build_global();
     });
 }

@@ -15,6 +15,7 @@ mod error;
 mod implicit;
 pub mod raw;
 mod read;
+mod string_cap;
 mod validate;
 
 use std::path::Path;
@@ -23,6 +24,7 @@ pub use error::{CaseError, CASE_ERROR_CODES};
 pub use read::{
     load_case_file_with, load_for_check_with, read_raw, ReadLimits, MAX_CASE_TEXT_BYTES,
 };
+pub use string_cap::{is_too_long_string, MAX_CASE_STRING_BYTES};
 pub use validate::validate;
 
 use crate::clock::{ClockId, Timestamp};
@@ -700,6 +702,8 @@ pub fn parse_raw(text: &str) -> Result<raw::RawCase, CaseError> {
             ),
         ));
     }
+    // The streamed reader refuses a string past the cap before keeping it; so does this one.
+    string_cap::longest_string_check(text, MAX_CASE_STRING_BYTES)?;
     let mut de = serde_json::Deserializer::from_str(text);
     let parsed: Result<raw::RawCase, _> = serde_path_to_error::deserialize(&mut de);
     let raw = parsed.map_err(|err| {

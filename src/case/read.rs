@@ -6,7 +6,9 @@
 //! [`MAX_CASE_TEXT_BYTES`] of (decompressed) text is streamed, the bound the importer puts
 //! on a trace, and the parse keeps only the raw case. A gzip bomb or a file that never ends
 //! is refused as `too-large` once the bound is passed, having held no more than a read
-//! buffer. Errors stay exact: when the streamed parse fails, the file is read again whole
+//! buffer; one string longer than [`MAX_CASE_STRING_BYTES`] (which the parser would gather
+//! whole) is refused as it passes that bound, having held at most twice the bound
+//! (`string_cap.rs`), and the file is not read again. Errors stay exact: when the streamed parse fails, the file is read again whole
 //! (up to [`MAX_CASE_BYTES`], as every case was read before) and parsed by [`parse_raw`], so
 //! the code, path, line and message are those of the in-memory reader. A file too large for
 //! that fails as it always did, `too-large`, and the message says what a second streamed
@@ -20,6 +22,7 @@ use std::rc::Rc;
 
 use serde::Deserialize;
 
+use super::string_cap::{too_long_string, StringCapped, MAX_CASE_STRING_BYTES};
 use super::{
     default_name, parse_raw, path_text, raw, validate, Case, CaseError, ExpectError, Loaded,
     MAX_CASE_BYTES,
@@ -90,15 +93,27 @@ impl<R: Read> Read for Capped<R> {
     }
 }
 
-/// An opened case file: the plain text or the decompressed gzip stream, capped.
+/// An opened case file: the plain text or the decompressed gzip stream, capped in size and
+/// in the length of any one string.
 enum Stream {
-    Plain(BufReader<Capped<File>>),
-    Gzip(Box<BufReader<Capped<flate2::bufread::MultiGzDecoder<BufReader<File>>>>>),
+    Plain(BufReader<StringCapped<Capped<File>>>),
+    Gzip(Box<BufReader<StringCapped<Capped<GzipText>>>>),
+}
+
+/// The decompressed text of a gzip case file.
+type GzipText = flate2::bufread::MultiGzDecoder<BufReader<File>>;
+
+/// The flags a streamed parse sets when it stops at a bound: the text's (`text`), or a
+/// string's (`string`, where the string starts).
+#[derive(Default)]
+struct Over {
+    text: Rc<Cell<bool>>,
+    string: Rc<Cell<Option<u64>>>,
 }
 
 /// Opens `path` for a streamed parse: `io`, `not-a-file`, or `too-large` when a plain file
 /// is longer than the bound (refused without reading). The error names no file.
-fn open_stream(path: &Path, limit: u64, over: &Rc<Cell<bool>>) -> Result<Stream, CaseError> {
+fn open_stream(path: &Path, limit: u64, over: &Over) -> Result<Stream, CaseError> {
     let io_error = |e: io::Error| CaseError::new("$", "io", format!("cannot read the file: {e}"));
     let mut file = crate::input::open_file(path)?;
     let mut head = [0u8; 2];
@@ -116,7 +131,11 @@ fn open_stream(path: &Path, limit: u64, over: &Rc<Cell<bool>>) -> Result<Stream,
         let decoder = flate2::bufread::MultiGzDecoder::new(BufReader::with_capacity(BUFFER, file));
         return Ok(Stream::Gzip(Box::new(BufReader::with_capacity(
             BUFFER,
-            Capped::new(decoder, limit, over),
+            StringCapped::new(
+                Capped::new(decoder, limit, &over.text),
+                MAX_CASE_STRING_BYTES,
+                &over.string,
+            ),
         ))));
     }
     let len = file.metadata().map_err(io_error)?.len();
@@ -129,7 +148,11 @@ fn open_stream(path: &Path, limit: u64, over: &Rc<Cell<bool>>) -> Result<Stream,
     }
     Ok(Stream::Plain(BufReader::with_capacity(
         BUFFER,
-        Capped::new(file, limit, over),
+        StringCapped::new(
+            Capped::new(file, limit, &over.text),
+            MAX_CASE_STRING_BYTES,
+            &over.string,
+        ),
     )))
 }
 
@@ -153,7 +176,7 @@ enum StreamFailure {
 fn stream_parse(
     path: &Path,
     limit: u64,
-    over: &Rc<Cell<bool>>,
+    over: &Over,
     track: bool,
 ) -> Result<raw::RawCase, StreamFailure> {
     match open_stream(path, limit, over).map_err(StreamFailure::Open)? {
@@ -247,7 +270,7 @@ fn stream_error(failure: StreamFailure, over: bool, limit: u64, reread: u64) -> 
 /// message naming the streamed parse's code, path and line.
 pub fn read_raw(path: &Path, limits: ReadLimits) -> Result<raw::RawCase, CaseError> {
     let file = path.display().to_string();
-    let over = Rc::new(Cell::new(false));
+    let over = Over::default();
     let failure = match stream_parse(path, limits.text_bytes, &over, false) {
         Ok(mut raw) => {
             shrink(&mut raw);
@@ -256,6 +279,11 @@ pub fn read_raw(path: &Path, limits: ReadLimits) -> Result<raw::RawCase, CaseErr
         Err(StreamFailure::Open(e)) => return Err(e.in_file(&file)),
         Err(failure) => failure,
     };
+    // A string past its bound: refused as the in-memory reader refuses it, without reading
+    // the file again (one endless string in a gzip bomb cost 2.1 GB: reliability review).
+    if let Some(start) = over.string.get() {
+        return Err(too_long_string(MAX_CASE_STRING_BYTES, start).in_file(&file));
+    }
     // The exact error: parse the whole text again, as the in-memory reader does.
     match super::read_case_text_capped(path, limits.reread_bytes) {
         Ok(text) => {
@@ -265,16 +293,21 @@ pub fn read_raw(path: &Path, limits: ReadLimits) -> Result<raw::RawCase, CaseErr
         Err(e) if e.code != "too-large" => return Err(e),
         Err(_) => {}
     }
-    if over.get() {
+    if over.text.get() {
         let e = stream_error(failure, true, limits.text_bytes, limits.reread_bytes);
         return Err(e.in_file(&file));
     }
     // Too large to hold: stream once more, tracking the path this time.
-    let again = Rc::new(Cell::new(false));
+    let again = Over::default();
     match stream_parse(path, limits.text_bytes, &again, true) {
         Ok(raw) => Ok(raw),
         Err(failure) => {
-            let e = stream_error(failure, again.get(), limits.text_bytes, limits.reread_bytes);
+            let e = stream_error(
+                failure,
+                again.text.get(),
+                limits.text_bytes,
+                limits.reread_bytes,
+            );
             Err(e.in_file(&file))
         }
     }
@@ -477,6 +510,54 @@ mod tests {
                 "the decompressed text is larger than 1048576 bytes; a case file is expected"
             );
         }
+    }
+
+    /// Reliability review, section 1: a case whose `name` string never ends (4 GiB of text in
+    /// a gzip bomb) held 2.1 GB before the 2 GiB text bound refused it. One string is now
+    /// refused as it passes 16 MiB, with the default limits, plain or gzipped, streamed or
+    /// held whole; a string at the bound is read.
+    #[test]
+    fn a_string_past_its_bound_is_refused_as_it_passes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let head = br#"{"format": "worksheet-case", "version": 1, "name": ""#;
+        let max = MAX_CASE_STRING_BYTES as usize;
+        let mut bomb = head.to_vec();
+        bomb.resize(head.len() + 4 * max, b'a');
+        let gz = gzip(&bomb, 9);
+        assert!(gz.len() < 256 << 10, "{} bytes", gz.len());
+        let path = dir.path().join("name-bomb.json.gz");
+        std::fs::write(&path, gz).unwrap();
+        let want = format!(
+            "the string starting at byte {} of the text is longer than 16777216 bytes: no string \
+             of a case (an id, name, label or note) is this long; the rest is not read",
+            head.len()
+        );
+        let e = read_raw(&path, ReadLimits::DEFAULT).unwrap_err();
+        assert_eq!(
+            (e.code, e.path.as_str(), &e.message),
+            ("too-large", "$", &want)
+        );
+        assert_eq!(e.file, path.display().to_string());
+        // Plain, just past the bound and at it: the same error, and a case read whole.
+        let mut text = head.to_vec();
+        text.resize(head.len() + max + 1, b'a');
+        text.extend_from_slice(b"\"}");
+        let path = dir.path().join("long-name.json");
+        std::fs::write(&path, &text).unwrap();
+        let e = read_raw(&path, ReadLimits::DEFAULT).unwrap_err();
+        assert_eq!((e.code, &e.message), ("too-large", &want));
+        let e = parse_raw(std::str::from_utf8(&text).unwrap()).unwrap_err();
+        assert_eq!((e.code, &e.message), ("too-large", &want));
+        text.remove(head.len());
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(
+            read_raw(&path, ReadLimits::DEFAULT)
+                .unwrap()
+                .name
+                .unwrap()
+                .len(),
+            max
+        );
     }
 
     #[test]

@@ -236,11 +236,16 @@ pub fn run(args: &LessonArgs, out: &mut dyn Write) -> Result<LessonOutcome, Less
             Ok(result.outcome())
         }
         LessonCommand::Answer { dir, answers } => {
+            use std::io::IsTerminal;
             let stdin = io::stdin();
-            let end = answer_folder(dir, answers.as_deref(), &mut stdin.lock(), out)?;
-            Ok(match end {
-                fill::AnswerEnd::Complete => LessonOutcome::Ok,
-                fill::AnswerEnd::Interrupted => LessonOutcome::NotAllRight,
+            // Asked again after a refused answer only when a person is at a terminal.
+            let retry = stdin.is_terminal();
+            let end = answer_folder(dir, answers.as_deref(), &mut stdin.lock(), out, retry)?;
+            // A refused answer came back as an error; the input ending first is exit 1.
+            Ok(if end == fill::AnswerEnd::Complete {
+                LessonOutcome::Ok
+            } else {
+                LessonOutcome::NotAllRight
             })
         }
         LessonCommand::Key { dir } => {
@@ -309,10 +314,25 @@ pub fn resolve(name: &str) -> Result<(Lesson, String), InputError> {
     Ok((parse_lesson(&text, name)?, text))
 }
 
+/// The largest lesson file or answer sheet read, in bytes (1 MiB: the built-in lessons
+/// hold a few KiB, a sheet a line per question); a larger file is `too-large`, unread.
+pub const MAX_LESSON_FILE_BYTES: u64 = 1 << 20;
+
+/// Reads a lesson file or an answer sheet through the one capped source
+/// ([`crate::input::read_capped`]): a regular file of at most [`MAX_LESSON_FILE_BYTES`],
+/// never a FIFO or a device, as UTF-8 text.
 fn read_text(path: &Path) -> Result<String, InputError> {
-    std::fs::read_to_string(path).map_err(|e| {
-        InputError::new("$", "io", format!("cannot read the file: {e}"))
-            .in_file(path.display().to_string())
+    let file = path.display().to_string();
+    let bytes =
+        crate::input::read_capped(path, MAX_LESSON_FILE_BYTES, "a lesson file or answer sheet")
+            .map_err(|e| e.in_file(&file))?;
+    String::from_utf8(bytes).map_err(|e| {
+        InputError::new(
+            "$",
+            "bad-syntax",
+            format!("the file is not UTF-8 text ({e})"),
+        )
+        .in_file(&file)
     })
 }
 
@@ -570,15 +590,20 @@ impl Folder {
 }
 
 /// `lesson answer`: asks the folder's unanswered questions on `input`, saving the sheet
-/// after every answer.
+/// after every answer. With `retry` (a person at a terminal) an unreadable answer is asked
+/// again; without it, it ends the session as an input error naming the sheet and the
+/// question (what was answered before is saved).
 ///
 /// # Errors
-/// [`LessonError`] for a malformed folder or sheet, or a sheet that cannot be written.
+/// [`LessonError`] for a malformed folder or sheet, a refused answer without `retry`, a
+/// sheet that would grow past [`MAX_LESSON_FILE_BYTES`] (so that it can always be read
+/// back), or a sheet that cannot be written.
 pub fn answer_folder(
     dir: &Path,
     answers: Option<&Path>,
     input: &mut dyn io::BufRead,
     out: &mut dyn Write,
+    retry: bool,
 ) -> Result<fill::AnswerEnd, LessonError> {
     let folder = Folder::load(dir)?;
     let path = folder
@@ -597,14 +622,40 @@ pub fn answer_folder(
         &mut given,
         input,
         out,
+        retry,
         |a: &[fill::Answer]| {
-            write_file(
-                &path,
-                sheet::filled_sheet(&folder.lesson, a, csv_form).as_bytes(),
-                true,
-            )
+            let text = sheet::filled_sheet(&folder.lesson, a, csv_form);
+            if text.len() as u64 > MAX_LESSON_FILE_BYTES {
+                return Err(LessonError::Input(
+                    InputError::new(
+                        "$",
+                        "too-large",
+                        format!(
+                            "with this answer the sheet would hold {} bytes, more than the {MAX_LESSON_FILE_BYTES} bytes a sheet is read back with; not saved",
+                            text.len()
+                        ),
+                    )
+                    .in_file(path.display().to_string()),
+                ));
+            }
+            write_file(&path, text.as_bytes(), true)
         },
     )?;
+    if let fill::AnswerEnd::Refused {
+        question,
+        code,
+        reason,
+    } = end
+    {
+        return Err(LessonError::Input(
+            InputError::new(
+                question,
+                code,
+                format!("{reason}; standard input is not a terminal, so the question is not asked again (answers before it are saved)"),
+            )
+            .in_file(path.display().to_string()),
+        ));
+    }
     writeln!(
         out,
         "saved {}; grade it with: worksheet lesson check {}",

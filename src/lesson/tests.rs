@@ -866,6 +866,7 @@ fn answers_given_at_prompts_are_saved_after_each_and_resume() {
         None,
         &mut &b"about 140\n140 us\n\n40us\n"[..],
         &mut out,
+        true,
     )
     .unwrap();
     assert_eq!(end, fill::AnswerEnd::Interrupted);
@@ -889,6 +890,7 @@ fn answers_given_at_prompts_are_saved_after_each_and_resume() {
         None,
         &mut &b"100 us\n2\n80 us\n140 us\n100 us\n40 us\n2\n80 us\n"[..],
         &mut out,
+        true,
     )
     .unwrap();
     assert_eq!(end, fill::AnswerEnd::Complete);
@@ -902,6 +904,112 @@ fn answers_given_at_prompts_are_saved_after_each_and_resume() {
         check(dir.path(), None).unwrap().outcome(),
         LessonOutcome::Ok
     );
+}
+
+/// Endless lines of `y` (what `yes |` gives).
+struct Yes;
+
+impl std::io::Read for Yes {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = if i % 2 == 0 { b'y' } else { b'\n' };
+        }
+        Ok(buf.len() - buf.len() % 2)
+    }
+}
+
+/// Reliability review D1/D2 for `lesson answer`: from a pipe, endless input ends at the first
+/// refused answer (exit 2, naming the sheet, the question and why), an endless line is refused
+/// at the cap without being read whole, and what was answered before is saved.
+#[test]
+fn answers_from_a_pipe_end_at_the_first_refused_one() {
+    let dir = tempfile::tempdir().unwrap();
+    started("overlap-arithmetic", dir.path(), &mut bench(0));
+    let sheet = dir.path().join("answers.txt");
+    let mut input = std::io::BufReader::new(std::io::Read::chain(&b"140 us\n"[..], Yes));
+    let mut out = Vec::new();
+    let e = answer_folder(dir.path(), None, &mut input, &mut out, false).unwrap_err();
+    let LessonError::Input(e) = e else {
+        panic!("{e}")
+    };
+    assert_eq!(
+        (e.file.as_str(), e.path.as_str(), e.code),
+        (sheet.to_str().unwrap(), "predict.union", "bad-value")
+    );
+    assert!(
+        e.message.starts_with("`y` cannot be read: write `known <duration>`")
+            && e.message.ends_with("standard input is not a terminal, so the question is not asked again (answers before it are saved)"),
+        "{}",
+        e.message
+    );
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.matches("cannot be read").count(), 1, "{text}");
+    let saved = std::fs::read_to_string(&sheet).unwrap();
+    assert!(
+        saved.contains("predict.sum: 140 us\npredict.union: \n"),
+        "{saved}"
+    );
+    // An endless line (`< /dev/zero`): refused at 1 KiB, having read 1 KiB and a byte.
+    let mut zeros = std::io::BufReader::new(std::io::Read::take(std::io::repeat(b'0'), 1 << 30));
+    let e = answer_folder(dir.path(), None, &mut zeros, &mut Vec::new(), false).unwrap_err();
+    let LessonError::Input(e) = e else {
+        panic!("{e}")
+    };
+    assert_eq!((e.path.as_str(), e.code), ("predict.union", "too-large"));
+    assert!(
+        e.message
+            .starts_with("the answer is longer than 1024 bytes"),
+        "{}",
+        e.message
+    );
+    let left = std::io::Read::bytes(std::io::Read::take(&mut zeros, 1 << 21)).count();
+    assert_eq!(left, (1 << 21), "the rest of the line is left unread");
+    // Not UTF-8.
+    let e = answer_folder(
+        dir.path(),
+        None,
+        &mut &b"\xff\n"[..],
+        &mut Vec::new(),
+        false,
+    )
+    .unwrap_err();
+    let LessonError::Input(e) = e else {
+        panic!("{e}")
+    };
+    assert_eq!((e.path.as_str(), e.code), ("predict.union", "bad-syntax"));
+    assert_eq!(
+        std::fs::read_to_string(&sheet).unwrap(),
+        saved,
+        "nothing more saved"
+    );
+}
+
+/// Lesson files and sheets are read through the one capped source: a sheet past 1 MiB is
+/// `too-large` unread, a FIFO is refused without blocking.
+#[test]
+fn lesson_files_are_read_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    started("overlap-arithmetic", dir.path(), &mut bench(0));
+    let sheet = dir.path().join("answers.txt");
+    std::fs::File::create(&sheet)
+        .unwrap()
+        .set_len(MAX_LESSON_FILE_BYTES + 1)
+        .unwrap();
+    let e = check(dir.path(), None).unwrap_err();
+    assert_eq!(e.code, "too-large");
+    assert_eq!(e.file, sheet.display().to_string());
+    assert_eq!(
+        e.message,
+        "the file is larger than 1048576 bytes; a lesson file or answer sheet is expected"
+    );
+    #[cfg(unix)]
+    {
+        std::fs::remove_file(&sheet).unwrap();
+        let c = std::ffi::CString::new(sheet.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = check(dir.path(), Some(&sheet)).unwrap_err();
+        assert_eq!(e.code, "not-a-file");
+    }
 }
 
 #[test]

@@ -59,15 +59,12 @@ pub fn read_audit_trace(
     options: &ReadOptions,
 ) -> Result<crate::trace::model::Trace, InputError> {
     let file = path.display().to_string();
-    let io_err = |e: std::io::Error| {
-        InputError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
-    };
     let (handle, head) = open_with_head(path)?;
     if detect(path, &head)? == TraceFormat::NsysSqlite {
         return nsys::neutral::read_trace(path);
     }
     // A trace the importer reads gives the same model through its one streaming pass
-    // (`src/import/kineto/fast_tests.rs`): no whole text in memory, no second parse.
+    // (`import::kineto`'s fast_tests): no whole text in memory, no second parse.
     refuse_past_cap(&handle, &head).map_err(|e| e.in_file(&file))?;
     let text = source::open(head, handle, MAX_TRACE_BYTES);
     let refusal = text.refusal();
@@ -79,21 +76,98 @@ pub fn read_audit_trace(
     if let Some(refused) = refusal.get() {
         return Err(refused.clone().in_file(&file));
     }
-    // Anything else (a trace the importer refuses, a case file): the lenient reader, from the
-    // start of the file.
-    let mut handle = crate::input::open_file(path).map_err(|e| e.in_file(&file))?;
-    let mut bytes = Vec::new();
-    (&mut handle)
-        .take(MAX_TRACE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_err)?;
-    let text = decode_text(bytes, &file, MAX_TRACE_BYTES)?;
-    let start: String = text.chars().take(512).collect();
-    if start.contains("\"worksheet-case\"") {
-        let case = crate::case::load_case_str(&text, &file)?;
+    // Anything else (a trace the importer refuses, a case file): a case is read by the case
+    // reader (streamed), a trace by the lenient reader, streamed through the same pieces.
+    if starts_like_a_case(path)? {
+        let case = crate::case::load_case_file(path)?;
         return Ok(crate::trace::model::Trace::from_case(&case));
     }
-    kineto::lenient::read_trace(&text, options).map_err(|e| gzip_context(e, path).in_file(&file))
+    let mut base = None;
+    loop {
+        let (handle, head) = open_with_head(path)?;
+        let text = source::open(head, handle, MAX_TRACE_BYTES);
+        let read = std::thread::scope(|scope| {
+            let pieces = kineto::split::in_thread(scope, text);
+            kineto::lenient::read_trace_pieces(&pieces, options, base)
+        });
+        match read {
+            kineto::lenient::PiecesRead::Done(result) => {
+                return (*result).map_err(|e| gzip_context(e, path).in_file(&file));
+            }
+            kineto::lenient::PiecesRead::Again(b) if base.is_none() => base = Some(b),
+            _ => break,
+        }
+    }
+    audit_unfollowed(path, options)
+}
+
+/// The audit's model of a trace whose text the splitter's pieces do not follow (not JSON, a
+/// repeated key, one value past 64 MiB, ...). Up to [`EXPLAIN_MAX_BYTES`] of text, the lenient
+/// reader reads it whole and words any error exactly. Past that the importer's careful reader
+/// streams it: a trace it reads gives the audit's model from the same pass (equal to the
+/// lenient reader's), a text that is not JSON its syntax error (a 4.7 MB gzip of 1 GiB of
+/// blanks held 1 GB here). Only a large text that is JSON but that the importer refuses is
+/// read whole, up to the cap, for the lenient reader.
+fn audit_unfollowed(
+    path: &Path,
+    options: &ReadOptions,
+) -> Result<crate::trace::model::Trace, InputError> {
+    let file = path.display().to_string();
+    let whole = |max: u64| -> Result<Vec<u8>, InputError> {
+        let (handle, head) = open_with_head(path)?;
+        let mut bytes = Vec::new();
+        source::open(head, handle, MAX_TRACE_BYTES)
+            .take(max)
+            .read_to_end(&mut bytes)
+            .map_err(|e| source::trouble_of_io(e).in_file(&file))?;
+        Ok(bytes)
+    };
+    let lenient = |bytes: Vec<u8>| {
+        // Checked UTF-8 by the text reader, whole.
+        let text = String::from_utf8(bytes).map_err(|e| {
+            InputError::new("$", "bad-syntax", format!("the text is not UTF-8 ({e})"))
+                .in_file(&file)
+        })?;
+        kineto::lenient::read_trace(&text, options)
+            .map_err(|e| gzip_context(e, path).in_file(&file))
+    };
+    let start = whole(EXPLAIN_MAX_BYTES + 1)?;
+    if start.len() as u64 <= EXPLAIN_MAX_BYTES {
+        return lenient(start);
+    }
+    drop(start);
+    let (handle, head) = open_with_head(path)?;
+    let streamed = std::thread::scope(|scope| {
+        let blocks = source::in_thread(scope, source::open(head, handle, MAX_TRACE_BYTES));
+        let reader = std::io::BufReader::with_capacity(1 << 16, blocks);
+        kineto::read::read_trace(reader, options)
+            .map(|(mut read, top, _)| kineto::audit_of(&mut read, &top))
+    });
+    match streamed {
+        Ok(trace) => trace.map_err(|e| e.in_file(&file)),
+        Err(e) if matches!(e.code, "bad-syntax" | "too-large" | "io") => {
+            Err(gzip_context(e, path).in_file(&file))
+        }
+        // JSON that the importer refuses: the lenient reader audits it, from the whole text.
+        Err(_) => lenient(whole(MAX_TRACE_BYTES + 1)?),
+    }
+}
+
+/// Whether the text at `path` starts like a case file (`"worksheet-case"` in its first 512
+/// characters), read through the same checks as a trace.
+///
+/// # Errors
+/// `io` or `not-a-file`, naming the file.
+fn starts_like_a_case(path: &Path) -> Result<bool, InputError> {
+    let (handle, head) = open_with_head(path)?;
+    let mut start = Vec::with_capacity(2048);
+    // Up to 512 characters of UTF-8 text; trouble reading is for the reader to word.
+    let _ = source::open(head, handle, MAX_TRACE_BYTES)
+        .take(2048)
+        .read_to_end(&mut start);
+    let start = String::from_utf8_lossy(&start);
+    let start: String = start.chars().take(512).collect();
+    Ok(start.contains("\"worksheet-case\""))
 }
 
 /// Bytes of a trace file → text, through the same checks as a streamed import

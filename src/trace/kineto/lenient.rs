@@ -16,6 +16,7 @@ use serde_json::value::RawValue;
 use super::neutral::copy_direction;
 use super::number::parse_with_path;
 use super::read::stream_of_tid;
+use super::split::{Piece, Pieces};
 use super::{exact_number, Result, WorkKind};
 use crate::error::InputError as ImportError;
 use crate::trace::model::{
@@ -87,17 +88,7 @@ struct Top<'a> {
 /// `inexact-value`, `overflow`.
 pub fn read_trace(text: &str, options: &ImportOptions) -> Result<Trace> {
     let (events, path, base, devices) = top_level(text, options)?;
-    let mut lenient = Lenient {
-        trace: Trace {
-            source: "kineto".to_owned(),
-            ..Trace::default()
-        },
-        base,
-        options,
-        no_stream: 0,
-        unreadable: 0,
-        sync_rows_corr: Vec::new(),
-    };
+    let mut lenient = Lenient::new(options, base);
     for (i, raw) in events.iter().enumerate() {
         let at = if path == "$" {
             format!("[{i}]")
@@ -126,30 +117,13 @@ fn top_level<'a>(text: &'a str, options: &ImportOptions) -> Result<TopLevel<'a>>
         Some('{') => {
             let top: Top = parse_with_path(text, "")?;
             let Some(events) = top.trace_events else {
-                return Err(ImportError::new(
-                    "traceEvents",
-                    "missing-field",
-                    "no `traceEvents` array: this is not a PyTorch profiler (Kineto) Chrome trace",
-                ));
+                return Err(no_trace_events());
             };
             let base = match top.base_time {
                 None => None,
-                Some(raw) => Some(
-                    exact_number(raw, 0, "baseTimeNanoseconds", options, &mut 0)?.ok_or_else(
-                        || {
-                            ImportError::new(
-                                "baseTimeNanoseconds",
-                                "wrong-type",
-                                "expected an integer number of nanoseconds",
-                            )
-                        },
-                    )?,
-                ),
+                Some(raw) => Some(base_time(raw, options)?),
             };
-            let devices = top
-                .device_properties
-                .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
-                .map_or_else(Vec::new, |v| Device::from_kineto_properties(&v));
+            let devices = devices_of(top.device_properties);
             Ok((events, "traceEvents", base, devices))
         }
         _ => Err(ImportError::new(
@@ -158,6 +132,33 @@ fn top_level<'a>(text: &'a str, options: &ImportOptions) -> Result<TopLevel<'a>>
             "a PyTorch profiler (Kineto) trace is a JSON object or array",
         )),
     }
+}
+
+/// The error of a trace object without `traceEvents`.
+fn no_trace_events() -> ImportError {
+    ImportError::new(
+        "traceEvents",
+        "missing-field",
+        "no `traceEvents` array: this is not a PyTorch profiler (Kineto) Chrome trace",
+    )
+}
+
+/// `baseTimeNanoseconds`: an exact integer number of nanoseconds.
+fn base_time(raw: &RawValue, options: &ImportOptions) -> Result<i64> {
+    exact_number(raw, 0, "baseTimeNanoseconds", options, &mut 0)?.ok_or_else(|| {
+        ImportError::new(
+            "baseTimeNanoseconds",
+            "wrong-type",
+            "expected an integer number of nanoseconds",
+        )
+    })
+}
+
+/// The devices `deviceProperties` describes (none when it is absent or not JSON the audit
+/// reads).
+fn devices_of(raw: Option<&RawValue>) -> Vec<Device> {
+    raw.and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
+        .map_or_else(Vec::new, |v| Device::from_kineto_properties(&v))
 }
 
 /// What one complete event is, for the audit.
@@ -212,7 +213,22 @@ struct Lenient<'o> {
     sync_rows_corr: Vec<i64>,
 }
 
-impl Lenient<'_> {
+impl<'o> Lenient<'o> {
+    /// An empty model for a trace whose base time is `base`.
+    fn new(options: &'o ImportOptions, base: Option<i64>) -> Self {
+        Lenient {
+            trace: Trace {
+                source: "kineto".to_owned(),
+                ..Trace::default()
+            },
+            base,
+            options,
+            no_stream: 0,
+            unreadable: 0,
+            sync_rows_corr: Vec::new(),
+        }
+    }
+
     /// One event at `at`.
     fn event(&mut self, raw: &RawValue, at: String) -> Result<()> {
         if !raw.get().starts_with('{') {
@@ -436,5 +452,168 @@ impl Lenient<'_> {
             ));
         }
         trace
+    }
+}
+
+/// What one streamed pass of the lenient reader ([`read_trace_pieces`]) found.
+#[derive(Debug)]
+pub(crate) enum PiecesRead {
+    /// The model, or the error [`read_trace`] gives for the same text.
+    Done(Box<Result<Trace>>),
+    /// Well-formed, but `baseTimeNanoseconds` follows the events, whose times depend on it:
+    /// read the pieces again with this base.
+    Again(i64),
+    /// The pieces do not follow the text (the splitter was unsure, a value is not JSON, a
+    /// key is repeated, `traceEvents` is not an array): only [`read_trace`] on the whole
+    /// text words what is wrong.
+    Whole,
+}
+
+/// [`read_trace`] over the splitter's pieces (`split.rs`), holding one batch of events at a
+/// time instead of the whole text (reliability review D4: `audit` of a 951 MB trace that the
+/// importer refuses held 2.0 GB). It gives what [`read_trace`] gives for the same text: every
+/// value is checked to be JSON before an event's error is returned (the whole-text reader
+/// parses the document first), the base time's error comes before any event's, and anything
+/// it cannot follow is [`PiecesRead::Whole`]. `base` is the base time learned in a first
+/// pass ([`PiecesRead::Again`]).
+pub(crate) fn read_trace_pieces(
+    pieces: &Pieces,
+    options: &ImportOptions,
+    base: Option<i64>,
+) -> PiecesRead {
+    read_pieces_inner(pieces, options, base).unwrap_or(PiecesRead::Whole)
+}
+
+/// [`read_trace_pieces`]; `None` for [`PiecesRead::Whole`].
+fn read_pieces_inner(
+    pieces: &Pieces,
+    options: &ImportOptions,
+    known_base: Option<i64>,
+) -> Option<PiecesRead> {
+    let events_path = match pieces.recv()? {
+        Piece::Object => "traceEvents",
+        Piece::Array => "$",
+        _ => return None,
+    };
+    let mut pass = Pass {
+        lenient: Lenient::new(options, known_base),
+        failed: None,
+        events_seen: false,
+        events_path,
+    };
+    if events_path == "$" {
+        pass.events(pieces)?;
+        return matches!(pieces.recv()?, Piece::End).then(|| pass.done(Vec::new()));
+    }
+    let mut base_text: Option<Vec<u8>> = None;
+    let mut devices_text: Option<Vec<u8>> = None;
+    let mut base_after_events = false;
+    loop {
+        let key = match pieces.recv()? {
+            Piece::Key(raw) => serde_json::from_slice::<String>(&raw).ok()?,
+            Piece::End => break,
+            _ => return None,
+        };
+        match (key.as_str(), pieces.recv()?) {
+            ("traceEvents", Piece::EventsBegin) if !pass.events_seen => pass.events(pieces)?,
+            ("traceEvents", _) => return None,
+            (_, Piece::Value(raw)) => {
+                serde_json::from_slice::<serde::de::IgnoredAny>(&raw).ok()?;
+                let slot = match key.as_str() {
+                    // `null` is no base, as in the whole-text reader.
+                    "baseTimeNanoseconds" if raw.as_slice() == b"null" => &mut base_text,
+                    "baseTimeNanoseconds" => {
+                        base_after_events = pass.events_seen;
+                        if !base_after_events && known_base.is_none() {
+                            // The events that follow are timed from it.
+                            let raw = serde_json::from_slice::<&RawValue>(&raw).ok()?;
+                            match base_time(raw, options) {
+                                Ok(b) => pass.lenient.base = Some(b),
+                                Err(e) => pass.base_failed(e),
+                            }
+                        }
+                        &mut base_text
+                    }
+                    "deviceProperties" => &mut devices_text,
+                    _ => continue,
+                };
+                if slot.replace(raw).is_some() {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+    if !pass.events_seen {
+        return Some(PiecesRead::Done(Box::new(Err(no_trace_events()))));
+    }
+    if base_after_events && known_base.is_none() {
+        let raw = serde_json::from_slice::<&RawValue>(base_text.as_deref()?).ok()?;
+        // A base after the events: times were read without it, so read them again with it.
+        return Some(match base_time(raw, options) {
+            Ok(b) => PiecesRead::Again(b),
+            Err(e) => PiecesRead::Done(Box::new(Err(e))),
+        });
+    }
+    let devices = match &devices_text {
+        Some(text) => devices_of(serde_json::from_slice::<&RawValue>(text).ok()),
+        None => Vec::new(),
+    };
+    Some(pass.done(devices))
+}
+
+/// One streamed pass: the model so far and the first error met.
+struct Pass<'o> {
+    lenient: Lenient<'o>,
+    /// The first error; later events are still checked to be JSON, not read.
+    failed: Option<ImportError>,
+    events_seen: bool,
+    events_path: &'static str,
+}
+
+impl Pass<'_> {
+    /// The base time's error, which comes before any event's.
+    fn base_failed(&mut self, e: ImportError) {
+        self.failed = Some(e);
+    }
+
+    /// The events, through [`Piece::EventsEnd`], each read from its slice.
+    fn events(&mut self, pieces: &Pieces) -> Option<()> {
+        self.events_seen = true;
+        let mut i = 0usize;
+        loop {
+            match pieces.recv()? {
+                Piece::Events(batch) => {
+                    for &(start, end) in &batch.spans {
+                        let raw =
+                            serde_json::from_slice::<&RawValue>(&batch.text[start..end]).ok()?;
+                        if self.failed.is_none() {
+                            let at = if self.events_path == "$" {
+                                format!("[{i}]")
+                            } else {
+                                format!("{}[{i}]", self.events_path)
+                            };
+                            if let Err(e) = self.lenient.event(raw, at) {
+                                self.failed = Some(e);
+                            }
+                        }
+                        i += 1;
+                    }
+                    pieces.give_back(batch.text);
+                }
+                Piece::EventsEnd => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The model with `devices`, or the first error.
+    fn done(self, devices: Vec<Device>) -> PiecesRead {
+        if let Some(e) = self.failed {
+            return PiecesRead::Done(Box::new(Err(e)));
+        }
+        let mut trace = self.lenient.finish();
+        trace.devices = devices;
+        PiecesRead::Done(Box::new(Ok(trace)))
     }
 }

@@ -15,6 +15,8 @@
 //! `names` holds the call-name predicates both the readers and the importer use.
 
 pub mod lenient;
+#[cfg(test)]
+mod lenient_tests;
 pub(crate) mod names;
 pub(crate) mod neutral;
 pub(crate) mod number;
