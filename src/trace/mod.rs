@@ -8,3 +8,4 @@
 //! above the core.
 
 pub mod model;
+pub mod scan;

@@ -113,6 +113,8 @@ mod names;
 mod number;
 mod program;
 mod read;
+#[cfg(test)]
+mod scan_tests;
 mod split;
 mod summary;
 pub mod trace;
