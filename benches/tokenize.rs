@@ -204,6 +204,9 @@ fn median(values: &mut [f64]) -> f64 {
     }
 }
 
+/// A candidate's label and one pass of it over the text.
+type Candidate<'a> = (&'a str, &'a dyn Fn(&[u8]));
+
 /// Each candidate against `serde_ignored_any`, in turn, `ROUNDS` times.
 fn alternating() {
     const ROUNDS: usize = 15;
@@ -223,7 +226,7 @@ fn alternating() {
     println!(
         "alternating on {mb:.1} MB of JSON: median CPU ms per pass, candidate vs serde IgnoredAny"
     );
-    let candidates: [(&str, &dyn Fn(&[u8])); 4] = [
+    let candidates: [Candidate; 4] = [
         ("serde_six_fields", &|t| {
             black_box(serde_six_fields(t));
         }),
