@@ -11,12 +11,12 @@
 //! `exclusive compute + exposed communication + exposed memory + idle = span`, exactly:
 //! exposed communication is `|C ∪ K| − |C|`, exposed memory `|C ∪ K ∪ M| − |C ∪ K|`, idle
 //! `span − |C ∪ K ∪ M|`; the sum telescopes to the span. Each part is an exact union
-//! ([`crate::interval::analyze`]), never a sum of durations.
+//! ([`crate::interval::analyze_numbers`]), never a sum of durations.
 
 use serde::Serialize;
 
 use super::index::Index;
-use crate::interval::{analyze, Interval};
+use crate::interval::{analyze_numbers, Interval};
 use crate::trace::model::{Activity, WorkClass};
 use crate::units::Nanos;
 
@@ -64,12 +64,12 @@ pub fn breakdown_of<'a>(
         };
         by[k].push(iv);
     }
-    let compute = analyze(&by[0]);
+    let compute = analyze_numbers(&by[0]);
     let mut ck = by[0].clone();
     ck.extend_from_slice(&by[1]);
-    let ck_a = analyze(&ck);
+    let ck_a = analyze_numbers(&ck);
     ck.extend_from_slice(&by[2]);
-    let all = analyze(&ck);
+    let all = analyze_numbers(&ck);
     let span = all.span_ns()?;
     Some(Breakdown {
         device: device.to_owned(),

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use super::finding::{Evidence, Figure, Finding, Severity};
 use super::index::{quantile, Index};
-use crate::interval::{analyze, Interval};
+use crate::interval::{analyze_numbers, Interval};
 use crate::stats::{
     steady_state, warmup_prefix, Percentile, SampleSet, SteadyStatePolicy, WarmupPrefix,
 };
@@ -103,7 +103,7 @@ fn clipped_union(
         .filter(|a| a.end > lo && keep(a.class()))
         .filter_map(|a| Interval::new(Nanos::new(a.start.max(lo)), Nanos::new(a.end.min(hi))).ok())
         .collect();
-    i64::try_from(analyze(&pieces).union_ns).unwrap_or(i64::MAX)
+    i64::try_from(analyze_numbers(&pieces).union_ns).unwrap_or(i64::MAX)
 }
 
 /// The per-step rows, step by step and device by device.
@@ -163,7 +163,8 @@ pub fn step_rows(index: &Index, steps: &[Step]) -> Vec<StepRow> {
                     .count(),
                 launched: launched.len(),
                 launch_delay_median_ns: quantile(&mut delays, Percentile::MEDIAN),
-                launched_busy_ns: i64::try_from(analyze(&launched_iv).union_ns).unwrap_or(i64::MAX),
+                launched_busy_ns: i64::try_from(analyze_numbers(&launched_iv).union_ns)
+                    .unwrap_or(i64::MAX),
             });
         }
     }

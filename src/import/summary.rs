@@ -17,7 +17,7 @@ use super::Imported;
 use crate::case::raw::{RawCase, RawExpectDuration, RawExpectIntervals, RawQuestion, RawTime};
 use crate::case::{validate, Ask, Case, CaseError};
 use crate::engine::{evaluate, wide, Outcome, Report};
-use crate::interval::{analyze, Interval, SetAnalysis};
+use crate::interval::{analyze_numbers, Interval, SetAnalysis};
 use crate::units::Nanos;
 use crate::verdict::Verdict;
 
@@ -281,7 +281,7 @@ pub fn rows_of(case: &Case, report: &Report) -> Rows {
         if let (Some(a), Some(b)) = (&compute, &communication) {
             let mut both = phase_intervals(case, &format!("compute:{d}"));
             both.extend(phase_intervals(case, &format!("communication:{d}")));
-            let union_ns = analyze(&both).union_ns;
+            let union_ns = analyze_numbers(&both).union_ns;
             let overlap_ns = a.busy + b.busy - union_ns;
             overlaps.push(OverlapRow {
                 device: d.clone(),

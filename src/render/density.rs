@@ -2,14 +2,14 @@
 //!
 //! A column `k` of a view `[a, b)` drawn `w` columns wide is the integer-ns slice
 //! `[a + (b−a)·k/w, a + (b−a)·(k+1)/w)`. Each interval is clipped to every column it
-//! touches, and each column's clipped set goes through [`crate::interval::analyze`]: its
-//! union is the exact busy time in the column, its overlap regions the exact time at depth
-//! ≥ 2, its max depth the deepest overlap. Nothing is sampled, so a gap of at least one
+//! touches, and each column's clipped set goes through [`crate::interval::analyze_numbers`]: its
+//! union is the exact busy time in the column, its measure covered twice the exact time at
+//! depth ≥ 2, its max depth the deepest overlap. Nothing is sampled, so a gap of at least one
 //! column's width leaves at least one column at most half busy: it stays visible.
 //!
-//! Time: O(n + Σ columns touched) to bucket, then one `analyze` per column.
+//! Time: O(n + Σ columns touched) to bucket, then one `analyze_numbers` per column (no lists built).
 
-use crate::interval::{analyze, Interval};
+use crate::interval::{analyze_numbers, Interval};
 use crate::units::Nanos;
 
 /// One pixel column's exact figures.
@@ -103,16 +103,12 @@ pub fn columns(intervals: &[(i64, i64)], view: (i64, i64), columns: usize) -> Ve
         .iter()
         .enumerate()
         .map(|(k, slice)| {
-            let an = analyze(slice);
+            let an = analyze_numbers(slice);
             Column {
                 start: bounds[k],
                 end: bounds[k + 1],
                 busy_ns: an.union_ns,
-                overlap_ns: an
-                    .overlap_regions
-                    .iter()
-                    .map(|r| r.span.length_wide())
-                    .sum(),
+                overlap_ns: an.covered_twice_ns,
                 max_depth: an.max_depth,
             }
         })

@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 
 use crate::clock::ClockId;
-use crate::interval::{analyze, Interval, OverlapRegion, SetAnalysis};
+use crate::interval::{analyze, analyze_numbers, Interval, OverlapRegion, SetAnalysis};
 use crate::testing::{clock_ids, interval_sets_in, small_interval_sets, DenseOracle};
 use crate::units::Nanos;
 use crate::verdict::Reason;
@@ -110,6 +110,23 @@ proptest! {
     #[test]
     fn crowded_sets_match_the_oracle(set in interval_sets_in(-4..=8, 40)) {
         prop_assert_eq!(analyze(&set), DenseOracle::new(&set).analysis());
+    }
+
+    /// The numbers-only sweep against the oracle, every field, on plain and crowded sets.
+    #[test]
+    fn numbers_match_the_oracle(
+        set in prop_oneof![small_interval_sets(), interval_sets_in(-4..=8, 40)]
+    ) {
+        let oracle = DenseOracle::new(&set);
+        let n = analyze_numbers(&set);
+        prop_assert_eq!(n.count, oracle.count());
+        prop_assert_eq!(n.sum_ns, oracle.sum_ns());
+        prop_assert_eq!(n.union_ns, oracle.union_ns());
+        prop_assert_eq!(n.extent, oracle.extent());
+        prop_assert_eq!(n.gap_count, oracle.gaps().len());
+        prop_assert_eq!(n.max_depth, oracle.max_depth());
+        let twice: i128 = oracle.depths().iter().map(|&d| i128::from(d >= 2)).sum();
+        prop_assert_eq!(n.covered_twice_ns, twice);
     }
 
     // ---- identities of SPEC §3 ----------------------------------------------------------

@@ -21,6 +21,7 @@ pub mod kineto;
 pub mod model;
 pub mod nsys;
 pub mod open;
+pub mod scan;
 pub mod source;
 
 use std::path::Path;

@@ -112,6 +112,8 @@ mod fast_tests;
 #[cfg(test)]
 mod neutral_tests;
 mod program;
+#[cfg(test)]
+mod scan_tests;
 mod summary;
 
 pub use crate::trace::kineto::CLOCK_ID;

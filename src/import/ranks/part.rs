@@ -28,7 +28,7 @@ use crate::case::{validate, CaseError};
 use crate::engine::evaluate;
 use crate::import::summary::{embed_expectations, phase_intervals, rows_of, Rows};
 use crate::import::{import_path_with, ImportError, ImportOptions, Imported};
-use crate::interval::analyze;
+use crate::interval::analyze_numbers;
 
 /// What a multi-rank import keeps of each rank.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -193,11 +193,11 @@ fn breakdowns(case: &Case, rows: &Rows) -> Vec<Breakdown> {
     for h in &rows.hta {
         let d = &h.device;
         let mut all = phase_intervals(case, &format!("compute:{d}"));
-        let compute = analyze(&all).union_ns;
+        let compute = analyze_numbers(&all).union_ns;
         all.extend(phase_intervals(case, &format!("communication:{d}")));
-        let with_comm = analyze(&all).union_ns;
+        let with_comm = analyze_numbers(&all).union_ns;
         all.extend(phase_intervals(case, &format!("memory:{d}")));
-        let a = analyze(&all);
+        let a = analyze_numbers(&all);
         let Some(span) = a.span_ns() else { continue };
         out.push(Breakdown {
             device: d.clone(),
