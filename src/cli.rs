@@ -351,7 +351,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             })
         }
         Command::Eval { file, format } => {
-            let (case, _) = crate::render::input::load_input(file)?;
+            let (case, _) = crate::import::input::load_input(file)?;
             let report = evaluate(&case);
             write_eval(&report, *format, out).map_err(Failure::from)?;
             Ok(EXIT_OK)

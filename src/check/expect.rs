@@ -5,7 +5,7 @@
 //! The usual CASE is what `worksheet import TRACE -o CASE --expect` wrote from a trace that
 //! was right: checking a later trace of the same program against it says which answers
 //! moved. Each input is read as every command reads one
-//! ([`crate::render::input::load_input`]: imported in memory). A question CASE expects that
+//! ([`crate::import::input::load_input`]: imported in memory). A question CASE expects that
 //! the input does not ask is a failed check (`question`: `asked` / `not asked`), never
 //! skipped; a question the input asks that CASE does not expect is not checked.
 
@@ -38,7 +38,7 @@ pub fn check_against(inputs: &[PathBuf], expect: &Path) -> Result<Vec<CaseCheck>
     }
     let mut out = Vec::new();
     for input in inputs {
-        let (mut case, _) = crate::render::input::load_input(input)?;
+        let (mut case, _) = crate::import::input::load_input(input)?;
         for q in &mut case.questions {
             q.expect = wanted.get(q.id.as_str()).map(|e| (*e).clone());
         }

@@ -1,6 +1,6 @@
 //! What `worksheet compare` reads: a case (hand-written, a capture, a lab's case file or an
 //! imported trace), a raw trace or a folder of traces (imported in memory, as
-//! [`crate::render::input::load_input`] reads them), or a lab executor report, turned into named measurements and the context
+//! [`crate::import::input::load_input`] reads them), or a lab executor report, turned into named measurements and the context
 //! that must match for two runs to be comparable.
 
 use std::collections::BTreeMap;
@@ -14,68 +14,7 @@ use crate::error::InputError;
 use crate::units::Nanos;
 use crate::verdict::{Reason, Verdict};
 
-/// What one measurement holds.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Data {
-    /// Raw samples, sorted (the runs of a series, the instances of a kernel).
-    Samples(Vec<Nanos>),
-    /// Instances in the order they occurred (the launches of one kernel): two runs with the
-    /// same count are paired instance by instance.
-    Instances(Vec<Nanos>),
-    /// One exact value (a question's answer, a stream's busy time).
-    Single(Nanos),
-    /// The run's own answer is unknown.
-    Unknown {
-        /// Why.
-        reason: Reason,
-        /// The engine's detail.
-        detail: String,
-    },
-}
-
-/// One named measurement of a run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Metric {
-    /// What it is grouped under: `boundary` (a series or a lab interval), `question`,
-    /// `stream`, `device`, `kernel`.
-    pub group: &'static str,
-    /// Its name within the group (a series id, a question id, a kernel name).
-    pub name: String,
-    /// The values.
-    pub data: Data,
-}
-
-/// The two kinds of input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// A `worksheet-case` file.
-    Case,
-    /// A `worksheet lab executor --export-json` report.
-    LabExecutor,
-}
-
-impl Kind {
-    /// For messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Case => "case",
-            Kind::LabExecutor => "lab executor report",
-        }
-    }
-}
-
-/// One side of a comparison.
-#[derive(Clone, Debug)]
-pub struct Run {
-    /// The file as named.
-    pub file: String,
-    /// Which kind of input.
-    pub kind: Kind,
-    /// What must match between two comparable runs: device, clocks, workload, configuration.
-    pub context: BTreeMap<String, String>,
-    /// The measurements, in file order.
-    pub metrics: Vec<Metric>,
-}
+pub use super::measure::{Data, Kind, Metric, Run};
 
 /// Reads BASE or NEW.
 ///
@@ -86,10 +25,10 @@ pub fn load(path: &Path) -> Result<Run, InputError> {
     let file = path.display().to_string();
     // A folder or a trace is imported in memory, as every command reads one.
     let imported = |path: &Path| -> Result<Run, InputError> {
-        let (case, _) = crate::render::input::load_input(path)?;
+        let (case, _) = crate::import::input::load_input(path)?;
         Ok(from_case(&case, path.display().to_string()))
     };
-    if path.is_dir() || crate::render::input::is_sqlite(path) {
+    if path.is_dir() || crate::import::input::is_sqlite(path) {
         return imported(path);
     }
     let text = match read_case_text(path) {

@@ -13,6 +13,7 @@
 
 pub mod impact;
 pub mod input;
+pub mod measure;
 pub mod render;
 pub mod stats;
 pub mod steps;

@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 
-use super::input::{Data, Metric};
+use super::measure::{Data, Metric};
 use crate::units::Nanos;
 
 /// `(family name, step number)` of a step question id: `step:ProfilerStep#6:host` →

@@ -13,50 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::ImportError;
 
-/// Whether `name` is a trace file the PyTorch profiler's TensorBoard handler writes.
-fn is_profiler_trace(name: &str) -> bool {
-    name.ends_with(".pt.trace.json") || name.ends_with(".pt.trace.json.gz")
-}
-
-/// The sorted entries of `dir` that are folders (links followed); none when it cannot be read.
-fn subfolders(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_dir())
-                .collect()
-        })
-        .unwrap_or_default();
-    out.sort();
-    out
-}
-
-/// The traces of a TensorBoard log folder `dir`, in path order: the regular files named
-/// `*.pt.trace.json[.gz]` in `dir/plugins/profile/*/` and `dir/*/plugins/profile/*/`.
-/// Empty when `dir` is not laid out that way.
-pub fn tensorboard_traces(dir: &Path) -> Vec<PathBuf> {
-    let mut roots = vec![dir.to_path_buf()];
-    roots.extend(subfolders(dir));
-    let mut out = Vec::new();
-    for root in roots {
-        for run in subfolders(&root.join("plugins").join("profile")) {
-            let Ok(entries) = std::fs::read_dir(&run) else {
-                continue;
-            };
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .filter(|e| is_profiler_trace(&e.file_name().to_string_lossy()))
-                .map(|e| e.path())
-                .filter(|p| p.is_file())
-                .collect();
-            files.sort();
-            out.extend(files);
-        }
-    }
-    out
-}
+pub use super::ranks::listing::tensorboard_traces;
 
 /// The one trace `paths` name when they are a single folder holding exactly one trace
 /// (TensorBoard layout or not); `None` for anything else (a file, several paths, a folder

@@ -69,6 +69,7 @@ pub mod activity;
 pub mod build;
 mod copies;
 pub mod folder;
+pub mod input;
 pub mod kineto;
 pub mod nsys;
 pub mod ranks;

@@ -18,7 +18,6 @@ pub mod axis;
 pub mod density;
 pub(crate) mod draw;
 pub mod font;
-pub mod input;
 pub mod labels;
 pub mod layout;
 pub mod model;
@@ -156,7 +155,7 @@ pub fn run(args: &RenderArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         ),
         None => None,
     };
-    let (case, _) = input::load_input(&args.file)?;
+    let (case, _) = crate::import::input::load_input(&args.file)?;
     let timeline = layout::layout(
         &case,
         &layout::LayoutOptions {

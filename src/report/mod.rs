@@ -58,7 +58,7 @@ pub struct ReportArgs {
     pub quiet: bool,
 }
 
-pub use crate::render::input::{load_input, Source};
+pub use crate::import::input::{load_input, Source};
 
 /// Writes the report of `args.input` to `args.output`.
 ///
@@ -96,7 +96,7 @@ pub fn run(args: &ReportArgs, _out: &mut dyn Write) -> Result<u8, Failure> {
         None => None,
     };
     let (case, source) =
-        crate::render::input::load_input_declared(&args.input, &args.clocks_within)?;
+        crate::import::input::load_input_declared(&args.input, &args.clocks_within)?;
     if let Some(w) = &window {
         // The window is checked as `render` checks it: a clock of the case, something in it.
         let options = crate::render::layout::LayoutOptions {
