@@ -22,7 +22,7 @@ mod relate;
 
 use serde::Serialize;
 
-use crate::case::{Ask, Case, EventState, Op, WaitTarget};
+use crate::case::{Ask, Case, EventState, Op, TimerDef, WaitTarget};
 use crate::clock::ClockId;
 use crate::interval::{analyze, Interval, SetAnalysis};
 use crate::schedule::{merge, Schedule};
@@ -327,11 +327,64 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
     if base.reason().is_some() {
         return base;
     }
-    // Waits between the timer's start and stop in the program. A wait whose recorded return
-    // is later than the stop reading (on the same clock) did not return before the stop.
-    // A wait recorded on another clock id of the same clock is another host's (an nsys
-    // import: another process on the session clock): it orders nothing in this timer's
-    // program, so it neither covers nor is listed (`other_host`).
+    let waits = match waits_before_stop(case, t) {
+        Ok(waits) => waits,
+        Err(no_wait) => return no_wait,
+    };
+    let mut covered = schedule.empty_frontier();
+    for (k, _, target) in &waits {
+        merge(&mut covered, &schedule.wait_coverage(case, *k, target));
+    }
+    let wait_names: Vec<String> = waits
+        .iter()
+        .map(|(k, id, target)| {
+            format!(
+                "`{id}` on {}{}",
+                describe_target(case, target),
+                implicit::suffix(case, *k)
+            )
+        })
+        .collect();
+    let wait_ops: Vec<usize> = waits.iter().map(|(k, _, _)| *k).collect();
+    let coverage = WaitCoverage {
+        covered: &covered,
+        wait_names: &wait_names,
+        wait_ops: &wait_ops,
+    };
+    if let Some(missing) = work_the_waits_miss(case, schedule, t, work, &coverage) {
+        return missing;
+    }
+    let mut verdict = base.with_note(format!(
+        "stop follows {} covering {}",
+        listing(wait_names.iter().cloned()),
+        if work.is_empty() {
+            "no declared work".to_owned()
+        } else {
+            listing(work.iter().map(|&p| format!("`{}`", case.phases[p].id)))
+        }
+    ));
+    for note in implicit::notes(case, &wait_ops) {
+        verdict = verdict.with_note(note);
+    }
+    if earlier_work_pending(case, schedule, t) {
+        verdict = verdict.with_note(
+            "includes queue delay from earlier work submitted before the start and not waited for",
+        );
+    }
+    verdict
+}
+
+/// The host waits between a timer's start and stop that returned before its stop, as
+/// (program index, wait id, target); or the `no-wait` verdict when there is none.
+///
+/// A wait whose recorded return is later than the stop reading (on the same clock) did not
+/// return before the stop. A wait recorded on another clock id of the same clock is another
+/// host's (an nsys import: another process on the session clock): it orders nothing in this
+/// timer's program, so it neither covers nor is listed (`other_host`).
+fn waits_before_stop<'c>(
+    case: &'c Case,
+    t: &TimerDef,
+) -> Result<Vec<(usize, &'c str, &'c WaitTarget)>, Verdict> {
     let stop_clock = case.clock(t.stop.0);
     let other_host = |returned: &Option<(usize, Nanos)>| match returned {
         Some((c, _)) => *c != t.stop.0 && case.clock(*c) == stop_clock,
@@ -368,12 +421,27 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
                 t.id
             )
         };
-        return Verdict::unknown_because(Reason::NoWait, why);
+        return Err(Verdict::unknown_because(Reason::NoWait, why));
     }
-    let mut covered = schedule.empty_frontier();
-    for (k, _, target) in &waits {
-        merge(&mut covered, &schedule.wait_coverage(case, *k, target));
-    }
+    Ok(waits)
+}
+
+/// What a timer's waits before its stop cover, and how a message names them.
+struct WaitCoverage<'a> {
+    covered: &'a crate::schedule::Frontier,
+    wait_names: &'a [String],
+    wait_ops: &'a [usize],
+}
+
+/// The verdict when the waits do not cover some of the declared work (`dependency-unrecorded`
+/// when an unrecorded join explains it, else `wait-misses-work`); `None` when they cover it all.
+fn work_the_waits_miss(
+    case: &Case,
+    schedule: &Schedule,
+    t: &TimerDef,
+    work: &[usize],
+    coverage: &WaitCoverage,
+) -> Option<Verdict> {
     let launch_of = |p: usize| {
         case.program
             .iter()
@@ -387,65 +455,47 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
                 never_launched.push(case.phases[p].id.as_str());
                 true
             }
-            Some(k) => !(k < t.stop_op && schedule.covers(&covered, k)),
+            Some(k) => !(k < t.stop_op && schedule.covers(coverage.covered, k)),
         })
         .map(|&p| case.phases[p].id.as_str())
         .collect();
-    let wait_names: Vec<String> = waits
+    if missed.is_empty() {
+        return None;
+    }
+    if never_launched.is_empty() {
+        if let Some(why) = unrecorded_join_explains(case, coverage.covered, work, &missed) {
+            return Some(Verdict::unknown_because(Reason::DependencyUnrecorded, why));
+        }
+    }
+    let missed_phases: Vec<usize> = work
         .iter()
-        .map(|(k, id, target)| {
-            format!(
-                "`{id}` on {}{}",
-                describe_target(case, target),
-                implicit::suffix(case, *k)
-            )
-        })
+        .copied()
+        .filter(|&p| missed.contains(&case.phases[p].id.as_str()))
         .collect();
-    let wait_ops: Vec<usize> = waits.iter().map(|(k, _, _)| *k).collect();
-    if !missed.is_empty() && never_launched.is_empty() {
-        if let Some(why) = unrecorded_join_explains(case, &covered, work, &missed) {
-            return Verdict::unknown_because(Reason::DependencyUnrecorded, why);
-        }
-    }
-    if !missed.is_empty() {
-        let missed_phases: Vec<usize> = work
-            .iter()
-            .copied()
-            .filter(|&p| missed.contains(&case.phases[p].id.as_str()))
-            .collect();
-        let why = implicit::why_missed(case, &wait_ops, &missed_phases);
-        return Verdict::unknown_because(
-            Reason::WaitMissesWork,
-            format!(
-                "the wait(s) {} before the stop of `{}` do not cover {}{}{}",
-                listing(wait_names.iter().cloned()),
-                t.id,
-                listing(missed.iter().map(|m| format!("`{m}`"))),
-                if never_launched.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " ({} never launched in the program, so no wait can be shown to cover it)",
-                        listing(never_launched.iter().map(|m| format!("`{m}`")))
-                    )
-                },
-                why.iter().map(|w| format!("; {w}")).collect::<String>()
-            ),
-        );
-    }
-    let mut verdict = base.with_note(format!(
-        "stop follows {} covering {}",
-        listing(wait_names.iter().cloned()),
-        if work.is_empty() {
-            "no declared work".to_owned()
-        } else {
-            listing(work.iter().map(|&p| format!("`{}`", case.phases[p].id)))
-        }
-    ));
-    for note in implicit::notes(case, &wait_ops) {
-        verdict = verdict.with_note(note);
-    }
-    // Work submitted before the start and not yet waited for may delay the measured work.
+    let why = implicit::why_missed(case, coverage.wait_ops, &missed_phases);
+    Some(Verdict::unknown_because(
+        Reason::WaitMissesWork,
+        format!(
+            "the wait(s) {} before the stop of `{}` do not cover {}{}{}",
+            listing(coverage.wait_names.iter().cloned()),
+            t.id,
+            listing(missed.iter().map(|m| format!("`{m}`"))),
+            if never_launched.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({} never launched in the program, so no wait can be shown to cover it)",
+                    listing(never_launched.iter().map(|m| format!("`{m}`")))
+                )
+            },
+            why.iter().map(|w| format!("; {w}")).collect::<String>()
+        ),
+    ))
+}
+
+/// Whether work submitted before the timer's start and not yet waited for may delay the
+/// measured work.
+fn earlier_work_pending(case: &Case, schedule: &Schedule, t: &TimerDef) -> bool {
     let mut done_before_start = schedule.empty_frontier();
     for k in 0..t.start_op {
         if let Op::HostWait { target, .. } = &case.program[k] {
@@ -455,15 +505,9 @@ fn host_completion(case: &Case, schedule: &Schedule, timer: usize, work: &[usize
             );
         }
     }
-    let earlier_pending = (0..t.start_op).any(|k| {
+    (0..t.start_op).any(|k| {
         matches!(case.program[k], Op::Launch(_)) && !schedule.covers(&done_before_start, k)
-    });
-    if earlier_pending {
-        verdict = verdict.with_note(
-            "includes queue delay from earlier work submitted before the start and not waited for",
-        );
-    }
-    verdict
+    })
 }
 
 /// When every missed phase is in a stream whose join with a covered stream the trace did not

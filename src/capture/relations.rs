@@ -114,11 +114,26 @@ fn relation(id: &'static str, failures: Vec<String>, checked: usize, what: &str)
 pub fn check(case: &Case, report: &Report) -> Vec<Relation> {
     let runs = detailed_runs(report);
     let groups = groups(case);
-    let mut out = Vec::new();
+    let mut out = vec![
+        submission_no_completion_claim(report, &runs),
+        device_within_completion(report, &runs),
+        completion_covers_device(case, &groups),
+        body_covers_spin(case, &groups),
+        device_covers_body(case, &groups),
+        submission_independent_of_spin(case, &groups),
+        held_keeps_launch_out(case, &groups),
+        unknowns_stay_unknown(report),
+    ];
+    if let Some(r) = quantum(case) {
+        out.push(r);
+    }
+    out
+}
 
-    // Submission makes no completion claim, and is shorter than completion.
+/// Submission makes no completion claim, and is shorter than completion, run by run.
+fn submission_no_completion_claim(report: &Report, runs: &[String]) -> Relation {
     let mut bad = Vec::new();
-    for p in &runs {
+    for p in runs {
         let sub = report.answer(&format!("{p}-submission"));
         let claim_free = matches!(
             sub.and_then(|a| a.outcome.verdict()),
@@ -133,15 +148,18 @@ pub fn check(case: &Case, report: &Report) -> Vec<Relation> {
             _ => bad.push(format!("{p}: submission {s:?}, completion {c:?}")),
         }
     }
-    out.push(relation(
+    relation(
         "submission-no-completion-claim",
         bad,
         runs.len(),
         "submission known, no completion claim, shorter than host completion",
-    ));
+    )
+}
 
+/// The device interval is within host completion, run by run.
+fn device_within_completion(report: &Report, runs: &[String]) -> Relation {
     let mut bad = Vec::new();
-    for p in &runs {
+    for p in runs {
         let (d, c) = (
             value(report, &format!("{p}-device-interval")),
             value(report, &format!("{p}-host-completion")),
@@ -151,56 +169,71 @@ pub fn check(case: &Case, report: &Report) -> Vec<Relation> {
             _ => bad.push(format!("{p}: device {d:?} > completion {c:?}")),
         }
     }
-    out.push(relation(
+    relation(
         "device-within-completion",
         bad,
         runs.len(),
         "device interval <= host completion, same run",
-    ));
+    )
+}
 
+/// Per group, median host completion covers the median device interval.
+fn completion_covers_device(case: &Case, groups: &[(String, Nanos, String)]) -> Relation {
     let med = |g: &str, b: &str| median_of(case, &format!("{g}-{b}"));
     let mut bad = Vec::new();
-    for (g, _, _) in &groups {
+    for (g, _, _) in groups {
         match (med(g, "host-completion"), med(g, "device-interval")) {
             (Some(c), Some(d)) if c >= d => {}
             (c, d) => bad.push(format!("{g}: completion {c:?}, device {d:?}")),
         }
     }
-    out.push(relation(
+    relation(
         "completion-covers-device",
         bad,
         groups.len(),
         "median host completion >= median device interval",
-    ));
+    )
+}
 
+/// Per group, the median `%globaltimer` body covers the spin asked.
+fn body_covers_spin(case: &Case, groups: &[(String, Nanos, String)]) -> Relation {
+    let med = |g: &str, b: &str| median_of(case, &format!("{g}-{b}"));
     let mut bad = Vec::new();
-    for (g, spin, _) in &groups {
+    for (g, spin, _) in groups {
         match med(g, "body") {
             Some(b) if b >= *spin => {}
             b => bad.push(format!("{g}: body {b:?} < spin {spin}")),
         }
     }
-    out.push(relation(
+    relation(
         "body-covers-spin",
         bad,
         groups.len(),
         "median %globaltimer body >= the spin asked",
-    ));
+    )
+}
 
+/// Per group, the median device interval covers the median body, less 1 us.
+fn device_covers_body(case: &Case, groups: &[(String, Nanos, String)]) -> Relation {
+    let med = |g: &str, b: &str| median_of(case, &format!("{g}-{b}"));
     let mut bad = Vec::new();
-    for (g, _, _) in &groups {
+    for (g, _, _) in groups {
         match (med(g, "device-interval"), med(g, "body")) {
             (Some(d), Some(b)) if d.as_i64() >= b.as_i64() - 1_000 => {}
             (d, b) => bad.push(format!("{g}: device {d:?}, body {b:?}")),
         }
     }
-    out.push(relation(
+    relation(
         "device-covers-body",
         bad,
         groups.len(),
         "median device interval >= median body - 1 us (event clock vs %globaltimer)",
-    ));
+    )
+}
 
+/// Per launch mode, submission medians within 2x of each other and under the shortest spin.
+fn submission_independent_of_spin(case: &Case, groups: &[(String, Nanos, String)]) -> Relation {
+    let med = |g: &str, b: &str| median_of(case, &format!("{g}-{b}"));
     let mut bad = Vec::new();
     let mut modes: Vec<&str> = groups.iter().map(|g| g.2.as_str()).collect();
     modes.sort_unstable();
@@ -223,16 +256,20 @@ pub fn check(case: &Case, report: &Report) -> Vec<Relation> {
             ));
         }
     }
-    out.push(relation(
+    relation(
         "submission-independent-of-spin",
         bad,
         modes.len(),
         "per mode, submission medians within 2x of each other and under the shortest spin",
-    ));
+    )
+}
 
+/// Per spin, the held group's median device interval is no longer than the idle one's.
+fn held_keeps_launch_out(case: &Case, groups: &[(String, Nanos, String)]) -> Relation {
+    let med = |g: &str, b: &str| median_of(case, &format!("{g}-{b}"));
     let mut bad = Vec::new();
     let mut checked = 0;
-    for (g, spin, mode) in &groups {
+    for (g, spin, mode) in groups {
         if mode != "held" {
             continue;
         }
@@ -249,13 +286,16 @@ pub fn check(case: &Case, report: &Report) -> Vec<Relation> {
             (h, i) => bad.push(format!("spin {spin}: held {h:?} > idle {i:?}")),
         }
     }
-    out.push(relation(
+    relation(
         "held-keeps-launch-out",
         bad,
         checked,
         "median device interval, held <= idle",
-    ));
+    )
+}
 
+/// The demo cases that must stay unknown do; their controls are known.
+fn unknowns_stay_unknown(report: &Report) -> Relation {
     let expected: [(&str, Option<Reason>); 6] = [
         ("demo-timing-disabled", Some(Reason::TimingDisabled)),
         ("demo-event-incomplete", Some(Reason::EventIncomplete)),
@@ -279,16 +319,12 @@ pub fn check(case: &Case, report: &Report) -> Vec<Relation> {
             bad.push(format!("{id}: {v}"));
         }
     }
-    out.push(relation(
+    relation(
         "unknowns-stay-unknown",
         bad,
         checked,
         "timing-disabled, event-incomplete, cross-stream, wait-misses-work stay unknown; their controls known",
-    ));
-    if let Some(r) = quantum(case) {
-        out.push(r);
-    }
-    out
+    )
 }
 
 /// Every device interval of the series is a multiple of the stated event step; `None` when

@@ -409,6 +409,24 @@ fn streams(raw: &RawForm, out: &mut Vec<Finding>) {
 fn placement(raw: &RawForm, q: Option<QuestionKind>, out: &mut Vec<Finding>) {
     let included = raw.included.as_deref().unwrap_or(&[]);
     let excluded = raw.excluded.as_deref().unwrap_or(&[]);
+    declared_steps(included, excluded, q, out);
+    let Some(order) = raw.order.as_deref() else {
+        return;
+    };
+    let Some(bounds) = boundaries_in_order(order, out) else {
+        return;
+    };
+    steps_against_boundaries(order, bounds, included, excluded, out);
+    wait_against_boundaries(raw, q, order, bounds, included, out);
+}
+
+/// What the `included` and `excluded` lists say on their own, before any `order`.
+fn declared_steps(
+    included: &[String],
+    excluded: &[String],
+    q: Option<QuestionKind>,
+    out: &mut Vec<Finding>,
+) {
     for (i, step) in excluded.iter().enumerate() {
         if included.contains(step) {
             out.push(Finding::new(
@@ -436,9 +454,11 @@ fn placement(raw: &RawForm, q: Option<QuestionKind>, out: &mut Vec<Finding>) {
             ));
         }
     }
-    let Some(order) = raw.order.as_deref() else {
-        return;
-    };
+}
+
+/// The positions of `start` and `stop` in `order`, or a `boundary-not-placed` finding (and
+/// `None`) when one is missing or `stop` comes first.
+fn boundaries_in_order(order: &[String], out: &mut Vec<Finding>) -> Option<(usize, usize)> {
     let pos = |step: &str| order.iter().position(|s| s == step);
     let (Some(start), Some(stop)) = (pos("start"), pos("stop")) else {
         let missing: Vec<&str> = ["start", "stop"]
@@ -457,7 +477,7 @@ fn placement(raw: &RawForm, q: Option<QuestionKind>, out: &mut Vec<Finding>) {
                     .join(" or ")
             ),
         ));
-        return;
+        return None;
     };
     if stop < start {
         out.push(Finding::new(
@@ -465,8 +485,21 @@ fn placement(raw: &RawForm, q: Option<QuestionKind>, out: &mut Vec<Finding>) {
             "order",
             "`order` places `stop` before `start`",
         ));
-        return;
+        return None;
     }
+    Some((start, stop))
+}
+
+/// Included steps `order` places outside the timer, excluded ones inside it, and warm-up
+/// inside it.
+fn steps_against_boundaries(
+    order: &[String],
+    (start, stop): (usize, usize),
+    included: &[String],
+    excluded: &[String],
+    out: &mut Vec<Finding>,
+) {
+    let pos = |step: &str| order.iter().position(|s| s == step);
     let inside = |p: usize| p > start && p < stop;
     for (i, step) in included.iter().enumerate() {
         let Some(p) = pos(step) else { continue };
@@ -506,7 +539,20 @@ fn placement(raw: &RawForm, q: Option<QuestionKind>, out: &mut Vec<Finding>) {
             "`order` places `warm-up` between `start` and `stop`: warm-up runs would be timed as samples",
         ));
     }
-    let wait = pos(WAIT_STEP);
+}
+
+/// The `wait` step against the timer: a completion question's wait must be inside it, a
+/// submission question's outside it.
+fn wait_against_boundaries(
+    raw: &RawForm,
+    q: Option<QuestionKind>,
+    order: &[String],
+    (start, stop): (usize, usize),
+    included: &[String],
+    out: &mut Vec<Finding>,
+) {
+    let inside = |p: usize| p > start && p < stop;
+    let wait = order.iter().position(|s| s == WAIT_STEP);
     if q.is_some_and(QuestionKind::claims_completion) {
         let scope = raw.wait.as_ref().and_then(|w| w.scope);
         if matches!(

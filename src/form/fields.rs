@@ -484,22 +484,7 @@ pub const NO_INSTANCE: &str = "a clock without an instance cannot be compared wi
 /// empty answer to a required field, a clock without an instance).
 pub fn set(form: &mut RawForm, path: &str, value: &str) -> Result<(), String> {
     let value = value.trim();
-    let spec = find(path);
-    if let Some(f) = spec {
-        if value.is_empty() && !f.optional {
-            return Err(if path.ends_with(".instance") {
-                format!("refused: {NO_INSTANCE}")
-            } else {
-                "an answer is needed".to_owned()
-            });
-        }
-        if !f.choices.is_empty() && !f.open && !path.ends_with("statistics") {
-            let v = choice(value, f.choices);
-            if !f.choices.contains(&v) {
-                return Err(format!("`{value}` is not one of: {}", f.choices.join(", ")));
-            }
-        }
-    }
+    check_answer(path, value)?;
     let owned = |v: &str| {
         if v.is_empty() {
             None
@@ -507,18 +492,6 @@ pub fn set(form: &mut RawForm, path: &str, value: &str) -> Result<(), String> {
             Some(v.to_owned())
         }
     };
-    fn boundary(b: &mut Option<RawBoundary>) -> &mut RawBoundary {
-        b.get_or_insert_with(RawBoundary::default)
-    }
-    fn clock(b: &mut Option<RawBoundary>) -> &mut RawClock {
-        boundary(b).clock.get_or_insert_with(RawClock::default)
-    }
-    fn wait(form: &mut RawForm) -> &mut RawWait {
-        form.wait.get_or_insert_with(RawWait::default)
-    }
-    fn binding(form: &mut RawForm) -> &mut RawBinding {
-        form.binding.get_or_insert_with(RawBinding::default)
-    }
     if path.ends_with(".clock.domain") {
         super::model::check_domain(value, path).map_err(|e| e.message)?;
     }
@@ -541,29 +514,8 @@ pub fn set(form: &mut RawForm, path: &str, value: &str) -> Result<(), String> {
             }
             form.work_streams = Some(streams);
         }
-        "dependencies" => {
-            form.dependencies = Some(
-                split_list(value)
-                    .iter()
-                    .map(|d| parse_dependency(d))
-                    .collect::<Result<_, _>>()?,
-            )
-        }
-        "wait.scope" => {
-            let scope = WaitScope::from_code(choice(value, SCOPES));
-            let w = wait(form);
-            w.scope = scope;
-            // Clear what the new scope does not use, so the form stays well-formed.
-            if scope != Some(WaitScope::Event) {
-                w.event = None;
-            }
-            if !matches!(scope, Some(WaitScope::Event | WaitScope::Stream)) {
-                w.stream = None;
-            }
-            if scope != Some(WaitScope::Device) {
-                w.device = None;
-            }
-        }
+        "dependencies" => form.dependencies = Some(parse_dependencies(value)?),
+        "wait.scope" => set_wait_scope(form, value),
         "wait.event" => wait(form).event = owned(value),
         "wait.stream" => wait(form).stream = owned(value),
         "wait.device" => wait(form).device = owned(value),
@@ -584,25 +536,7 @@ pub fn set(form: &mut RawForm, path: &str, value: &str) -> Result<(), String> {
             }
             form.samples = Some(n);
         }
-        "statistics" => {
-            let mut stats = Vec::new();
-            for item in split_list(value) {
-                let item = choice(&item, STATS).to_owned();
-                let s = Statistic::from_code(&item).ok_or_else(|| {
-                    format!(
-                        "`{item}` is not a statistic (choose from: {})",
-                        STATS.join(", ")
-                    )
-                })?;
-                if !stats.contains(&s) {
-                    stats.push(s);
-                }
-            }
-            if stats.is_empty() {
-                return Err("choose at least one statistic".to_owned());
-            }
-            form.statistics = Some(stats);
-        }
+        "statistics" => form.statistics = Some(parse_statistics(value)?),
         "steady_state" => form.steady_state = Some(parse_bool(choice(value, YES_NO))?),
         "keep_all_samples" => form.keep_all_samples = Some(parse_bool(choice(value, YES_NO))?),
         "keep_failures" => form.keep_failures = Some(parse_bool(choice(value, YES_NO))?),
@@ -620,6 +554,93 @@ pub fn set(form: &mut RawForm, path: &str, value: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// What [`set`] refuses from the field's spec alone: an empty answer to a required field, a
+/// value that is not one of a closed field's choices.
+fn check_answer(path: &str, value: &str) -> Result<(), String> {
+    if let Some(f) = find(path) {
+        if value.is_empty() && !f.optional {
+            return Err(if path.ends_with(".instance") {
+                format!("refused: {NO_INSTANCE}")
+            } else {
+                "an answer is needed".to_owned()
+            });
+        }
+        if !f.choices.is_empty() && !f.open && !path.ends_with("statistics") {
+            let v = choice(value, f.choices);
+            if !f.choices.contains(&v) {
+                return Err(format!("`{value}` is not one of: {}", f.choices.join(", ")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The boundary, made empty if absent.
+fn boundary(b: &mut Option<RawBoundary>) -> &mut RawBoundary {
+    b.get_or_insert_with(RawBoundary::default)
+}
+
+/// The boundary's clock, made empty if absent.
+fn clock(b: &mut Option<RawBoundary>) -> &mut RawClock {
+    boundary(b).clock.get_or_insert_with(RawClock::default)
+}
+
+/// The form's wait, made empty if absent.
+fn wait(form: &mut RawForm) -> &mut RawWait {
+    form.wait.get_or_insert_with(RawWait::default)
+}
+
+/// The form's binding, made empty if absent.
+fn binding(form: &mut RawForm) -> &mut RawBinding {
+    form.binding.get_or_insert_with(RawBinding::default)
+}
+
+/// `dependencies` from its text form, `A waits-on B, ...`.
+fn parse_dependencies(value: &str) -> Result<Vec<RawDependency>, String> {
+    split_list(value)
+        .iter()
+        .map(|d| parse_dependency(d))
+        .collect::<Result<_, _>>()
+}
+
+/// Sets `wait.scope` and clears what the new scope does not use, so the form stays
+/// well-formed.
+fn set_wait_scope(form: &mut RawForm, value: &str) {
+    let scope = WaitScope::from_code(choice(value, SCOPES));
+    let w = wait(form);
+    w.scope = scope;
+    if scope != Some(WaitScope::Event) {
+        w.event = None;
+    }
+    if !matches!(scope, Some(WaitScope::Event | WaitScope::Stream)) {
+        w.stream = None;
+    }
+    if scope != Some(WaitScope::Device) {
+        w.device = None;
+    }
+}
+
+/// `statistics` from its text form: each a known statistic, repeats dropped, at least one.
+fn parse_statistics(value: &str) -> Result<Vec<Statistic>, String> {
+    let mut stats = Vec::new();
+    for item in split_list(value) {
+        let item = choice(&item, STATS).to_owned();
+        let s = Statistic::from_code(&item).ok_or_else(|| {
+            format!(
+                "`{item}` is not a statistic (choose from: {})",
+                STATS.join(", ")
+            )
+        })?;
+        if !stats.contains(&s) {
+            stats.push(s);
+        }
+    }
+    if stats.is_empty() {
+        return Err("choose at least one statistic".to_owned());
+    }
+    Ok(stats)
 }
 
 #[cfg(test)]

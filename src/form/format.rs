@@ -150,7 +150,17 @@ impl Builder<'_> {
                 .as_ref()
                 .map(|d| serde_json::to_value(d).expect("dependencies serialize")),
         );
+        self.wait(&mut out);
+        self.run_plan(&mut out);
+        self.binding(&mut out);
+        out
+    }
+
+    /// The `wait` object, when the form has one or the question shows it.
+    fn wait(&self, out: &mut Vec<(String, Node)>) {
+        let f = self.form;
         if f.wait.is_some() || self.shown("wait.scope") {
+            let s = |v: &Option<String>| v.clone().map(Value::from);
             let w = f.wait.clone().unwrap_or_default();
             let mut wait = Vec::new();
             self.leaf(
@@ -162,20 +172,26 @@ impl Builder<'_> {
             self.leaf(&mut wait, "event", "wait.event", s(&w.event));
             self.leaf(&mut wait, "stream", "wait.stream", s(&w.stream));
             self.leaf(&mut wait, "device", "wait.device", s(&w.device));
-            self.obj(&mut out, "wait", "wait", wait);
+            self.obj(out, "wait", "wait", wait);
         }
-        self.leaf(&mut out, "order", "order", strings(&f.order));
-        self.leaf(&mut out, "included", "included", strings(&f.included));
-        self.leaf(&mut out, "excluded", "excluded", strings(&f.excluded));
+    }
+
+    /// The steps, the runs and what is kept: `order` to `keep_failures`.
+    fn run_plan(&self, out: &mut Vec<(String, Node)>) {
+        let f = self.form;
+        let strings = |v: &Option<Vec<String>>| v.clone().map(Value::from);
+        self.leaf(out, "order", "order", strings(&f.order));
+        self.leaf(out, "included", "included", strings(&f.included));
+        self.leaf(out, "excluded", "excluded", strings(&f.excluded));
         self.leaf(
-            &mut out,
+            out,
             "warmup_runs",
             "warmup_runs",
             f.warmup_runs.map(Value::from),
         );
-        self.leaf(&mut out, "samples", "samples", f.samples.map(Value::from));
+        self.leaf(out, "samples", "samples", f.samples.map(Value::from));
         self.leaf(
-            &mut out,
+            out,
             "statistics",
             "statistics",
             f.statistics
@@ -183,23 +199,28 @@ impl Builder<'_> {
                 .map(|v| Value::from(v.iter().map(|s| s.code()).collect::<Vec<_>>())),
         );
         self.leaf(
-            &mut out,
+            out,
             "steady_state",
             "steady_state",
             f.steady_state.map(Value::from),
         );
         self.leaf(
-            &mut out,
+            out,
             "keep_all_samples",
             "keep_all_samples",
             f.keep_all_samples.map(Value::from),
         );
         self.leaf(
-            &mut out,
+            out,
             "keep_failures",
             "keep_failures",
             f.keep_failures.map(Value::from),
         );
+    }
+
+    /// The `binding`: its ids, or null when it has none.
+    fn binding(&self, out: &mut Vec<(String, Node)>) {
+        let f = self.form;
         // A binding with no ids is no binding: written as null, as the CSV writes it (a
         // form_json fuzz run found `"binding": {}` reading back differently through CSV).
         let binding = f.binding.as_ref().filter(|b| {
@@ -214,9 +235,9 @@ impl Builder<'_> {
             .any(|v| v.is_some())
         });
         match binding {
-            None => self.leaf(&mut out, "binding", "binding", None),
+            None => self.leaf(out, "binding", "binding", None),
             Some(b) => {
-                self.comment(&mut out, "binding", "binding");
+                self.comment(out, "binding", "binding");
                 let mut children = Vec::new();
                 for (k, v) in [
                     ("capture", &b.capture),
@@ -232,7 +253,6 @@ impl Builder<'_> {
                 out.push(("binding".to_owned(), Node::Obj(children)));
             }
         }
-        out
     }
 }
 

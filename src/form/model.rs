@@ -599,6 +599,40 @@ fn check_binding(b: &RawBinding, question: Option<QuestionKind>) -> Result<()> {
 /// `bad-binding`, `missing-field`.
 pub fn validate(raw: RawForm, default_name: &str) -> Result<Form> {
     let raw = normalized(raw);
+    check_format_and_version(&raw)?;
+    check_step_lists(&raw)?;
+    if let Some(list) = &raw.work_streams {
+        check_work_streams(list)?;
+    }
+    if let Some(deps) = &raw.dependencies {
+        check_dependencies(deps)?;
+    }
+    if let Some(stats) = &raw.statistics {
+        check_statistics(stats)?;
+    }
+    if raw.samples == Some(0) {
+        return Err(bad(
+            "samples",
+            "bad-value",
+            "at least one measured sample is needed",
+        ));
+    }
+    if let Some(w) = &raw.wait {
+        check_wait_fields(w)?;
+    }
+    if let Some(b) = &raw.binding {
+        check_binding(b, raw.question)?;
+    }
+    let name = raw
+        .name
+        .clone()
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| default_name.to_owned());
+    Ok(Form { raw, name })
+}
+
+/// `unsupported-format` or `unsupported-version` unless the form is this build's.
+fn check_format_and_version(raw: &RawForm) -> Result<()> {
     if raw.format != FORMAT_NAME {
         return Err(bad(
             "format",
@@ -616,6 +650,11 @@ pub fn validate(raw: RawForm, default_name: &str) -> Result<Form> {
             ),
         ));
     }
+    Ok(())
+}
+
+/// The step lists (`order`, `included`, `excluded`) and the boundaries' clock domains.
+fn check_step_lists(raw: &RawForm) -> Result<()> {
     if let Some(order) = &raw.order {
         // The same rule as the CSV reader and `--set`: an order lists steps (the fuzz target
         // found `"order": []` accepted in JSON while its CSV `order,-` was refused).
@@ -644,135 +683,132 @@ pub fn validate(raw: RawForm, default_name: &str) -> Result<Form> {
             check_domain(domain, &format!("{name}.clock.domain"))?;
         }
     }
-    if let Some(list) = &raw.work_streams {
-        // The same rule as the CSV reader and `--set` (fuzz crash 9: `"work_streams": []`
-        // was accepted in JSON, and its CSV `work_streams,-` refused).
-        if list.is_empty() {
-            return Err(bad(
-                "work_streams",
-                "bad-value",
-                "name at least one stream the work runs in",
-            ));
-        }
-        check_list_items(list, "work_streams")?;
-        let mut seen = HashSet::new();
-        for (i, s) in list.iter().enumerate() {
-            if s.trim().is_empty() {
-                return Err(bad(
-                    format!("work_streams[{i}]"),
-                    "bad-value",
-                    "a stream id cannot be empty",
-                ));
-            }
-            if !seen.insert(s.as_str()) {
-                return Err(bad(
-                    format!("work_streams[{i}]"),
-                    "bad-value",
-                    format!("stream `{s}` is listed twice"),
-                ));
-            }
-        }
-    }
-    if let Some(deps) = &raw.dependencies {
-        for (i, d) in deps.iter().enumerate() {
-            if d.stream.trim().is_empty() || d.waits_on.trim().is_empty() {
-                return Err(bad(
-                    format!("dependencies[{i}]"),
-                    "bad-value",
-                    "a dependency names two streams",
-                ));
-            }
-            // As the text form `A waits-on B, ...` reads them: one word each.
-            for name in [&d.stream, &d.waits_on] {
-                if name.contains(char::is_whitespace)
-                    || name.contains([',', ';'])
-                    || name.contains("<-")
-                {
-                    return Err(bad(
-                        format!("dependencies[{i}]"),
-                        "bad-value",
-                        format!("`{name}` cannot name a stream in a dependency: one word, without `,`, `;` or `<-`"),
-                    ));
-                }
-            }
-            if d.stream == d.waits_on {
-                return Err(bad(
-                    format!("dependencies[{i}]"),
-                    "bad-value",
-                    format!(
-                        "stream `{}` waiting on itself is stream order, not a dependency",
-                        d.stream
-                    ),
-                ));
-            }
-        }
-    }
-    if let Some(stats) = &raw.statistics {
-        // As the CSV reader and `--set` (fuzz crash 10: `"statistics": []` was accepted in
-        // JSON, and its CSV `statistics,-` refused).
-        if stats.is_empty() {
-            return Err(bad(
-                "statistics",
-                "bad-value",
-                "choose at least one statistic",
-            ));
-        }
-        let mut seen = HashSet::new();
-        for (i, s) in stats.iter().enumerate() {
-            if !seen.insert(*s) {
-                return Err(bad(
-                    format!("statistics[{i}]"),
-                    "bad-value",
-                    format!("`{}` is listed twice", s.code()),
-                ));
-            }
-        }
-    }
-    if raw.samples == Some(0) {
+    Ok(())
+}
+
+/// `work_streams`: at least one, each a non-empty id, none twice.
+fn check_work_streams(list: &[String]) -> Result<()> {
+    // The same rule as the CSV reader and `--set` (fuzz crash 9: `"work_streams": []`
+    // was accepted in JSON, and its CSV `work_streams,-` refused).
+    if list.is_empty() {
         return Err(bad(
-            "samples",
+            "work_streams",
             "bad-value",
-            "at least one measured sample is needed",
+            "name at least one stream the work runs in",
         ));
     }
-    if let Some(w) = &raw.wait {
-        let misplaced = match w.scope {
-            Some(WaitScope::None) => [
-                ("wait.event", w.event.is_some()),
-                ("wait.stream", w.stream.is_some()),
-                ("wait.device", w.device.is_some()),
-            ]
-            .into_iter()
-            .find(|(_, given)| *given),
-            Some(WaitScope::Stream) => [("wait.event", w.event.is_some())]
-                .into_iter()
-                .find(|(_, given)| *given),
-            Some(WaitScope::Device) => [
-                ("wait.event", w.event.is_some()),
-                ("wait.stream", w.stream.is_some()),
-            ]
-            .into_iter()
-            .find(|(_, given)| *given),
-            _ => None,
-        };
-        if let Some((field, _)) = misplaced {
+    check_list_items(list, "work_streams")?;
+    let mut seen = HashSet::new();
+    for (i, s) in list.iter().enumerate() {
+        if s.trim().is_empty() {
             return Err(bad(
-                field,
+                format!("work_streams[{i}]"),
+                "bad-value",
+                "a stream id cannot be empty",
+            ));
+        }
+        if !seen.insert(s.as_str()) {
+            return Err(bad(
+                format!("work_streams[{i}]"),
+                "bad-value",
+                format!("stream `{s}` is listed twice"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `dependencies`: each names two different streams, one word each.
+fn check_dependencies(deps: &[RawDependency]) -> Result<()> {
+    for (i, d) in deps.iter().enumerate() {
+        if d.stream.trim().is_empty() || d.waits_on.trim().is_empty() {
+            return Err(bad(
+                format!("dependencies[{i}]"),
+                "bad-value",
+                "a dependency names two streams",
+            ));
+        }
+        // As the text form `A waits-on B, ...` reads them: one word each.
+        for name in [&d.stream, &d.waits_on] {
+            if name.contains(char::is_whitespace)
+                || name.contains([',', ';'])
+                || name.contains("<-")
+            {
+                return Err(bad(
+                    format!("dependencies[{i}]"),
+                    "bad-value",
+                    format!("`{name}` cannot name a stream in a dependency: one word, without `,`, `;` or `<-`"),
+                ));
+            }
+        }
+        if d.stream == d.waits_on {
+            return Err(bad(
+                format!("dependencies[{i}]"),
                 "bad-value",
                 format!(
-                    "`{field}` does not go with wait scope `{}`",
-                    w.scope.map(WaitScope::code).unwrap_or("none")
+                    "stream `{}` waiting on itself is stream order, not a dependency",
+                    d.stream
                 ),
             ));
         }
     }
-    if let Some(b) = &raw.binding {
-        check_binding(b, raw.question)?;
+    Ok(())
+}
+
+/// `statistics`: at least one, none twice.
+fn check_statistics(stats: &[Statistic]) -> Result<()> {
+    // As the CSV reader and `--set` (fuzz crash 10: `"statistics": []` was accepted in
+    // JSON, and its CSV `statistics,-` refused).
+    if stats.is_empty() {
+        return Err(bad(
+            "statistics",
+            "bad-value",
+            "choose at least one statistic",
+        ));
     }
-    let name = raw
-        .name
-        .clone()
-        .filter(|n| !n.trim().is_empty())
-        .unwrap_or_else(|| default_name.to_owned());
-    Ok(Form { raw, name })
+    let mut seen = HashSet::new();
+    for (i, s) in stats.iter().enumerate() {
+        if !seen.insert(*s) {
+            return Err(bad(
+                format!("statistics[{i}]"),
+                "bad-value",
+                format!("`{}` is listed twice", s.code()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `wait`: no event, stream or device field that its scope does not use.
+fn check_wait_fields(w: &RawWait) -> Result<()> {
+    let misplaced = match w.scope {
+        Some(WaitScope::None) => [
+            ("wait.event", w.event.is_some()),
+            ("wait.stream", w.stream.is_some()),
+            ("wait.device", w.device.is_some()),
+        ]
+        .into_iter()
+        .find(|(_, given)| *given),
+        Some(WaitScope::Stream) => [("wait.event", w.event.is_some())]
+            .into_iter()
+            .find(|(_, given)| *given),
+        Some(WaitScope::Device) => [
+            ("wait.event", w.event.is_some()),
+            ("wait.stream", w.stream.is_some()),
+        ]
+        .into_iter()
+        .find(|(_, given)| *given),
+        _ => None,
+    };
+    if let Some((field, _)) = misplaced {
+        return Err(bad(
+            field,
+            "bad-value",
+            format!(
+                "`{field}` does not go with wait scope `{}`",
+                w.scope.map(WaitScope::code).unwrap_or("none")
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -552,6 +552,19 @@ impl Summary {
             prose(&format!("case {} — {}", self.case, self.format))
         ));
         s.push_str(&format!("{}\n\n", prose(&format!("clock {}", self.clock))));
+        self.sets_text(&mut s);
+        self.overlaps_text(&mut s);
+        self.hta_text(&mut s);
+        self.completion_text(&mut s);
+        self.facts_and_notes_text(&mut s);
+        self.size_text(&mut s);
+        self.audit_text(&mut s);
+        // Names (kernels, calls, streams) come from the trace: escape terminal controls.
+        crate::escape::printable(&s).into_owned()
+    }
+
+    /// The interval sets, one row per question.
+    fn sets_text(&self, out: &mut String) {
         let mut t = table(&[
             "question",
             "count",
@@ -574,9 +587,13 @@ impl Summary {
                 r.span.clone(),
             ]);
         }
-        s.push_str(&format!("{}\n", show(&t)));
+        out.push_str(&format!("{}\n", show(&t)));
+    }
+
+    /// Compute ∩ communication per device, when the trace has both.
+    fn overlaps_text(&self, out: &mut String) {
         if !self.overlaps.is_empty() {
-            s.push_str(&format!(
+            out.push_str(&format!(
                 "\n{}\n",
                 prose("compute ∩ communication, exact: |A ∩ B| = |A| + |B| − |A ∪ B| (unions)")
             ));
@@ -591,8 +608,12 @@ impl Summary {
             for o in &self.overlaps {
                 t.add_row(overlap_cells(o).to_vec());
             }
-            s.push_str(&format!("{}\n", show(&t)));
+            out.push_str(&format!("{}\n", show(&t)));
         }
+    }
+
+    /// The HTA-comparable temporal breakdown per device.
+    fn hta_text(&self, out: &mut String) {
         if !self.hta.is_empty() {
             let title = if self.format.starts_with("nsys") {
                 // HTA reads Kineto traces only: the breakdown uses its definitions, but no HTA
@@ -601,7 +622,7 @@ impl Summary {
             } else {
                 "HTA-comparable temporal breakdown (exact ns; HTA rounds to µs, drops the last ProfilerStep and uncorrelated events, counts cuda_sync as busy)"
             };
-            s.push_str(&format!("\n{}\n", prose(title)));
+            out.push_str(&format!("\n{}\n", prose(title)));
             let mut t = table(&[
                 "device",
                 "kernel time (span)",
@@ -615,10 +636,14 @@ impl Summary {
             for h in &self.hta {
                 t.add_row(hta_cells(h).to_vec());
             }
-            s.push_str(&format!("{}\n", show(&t)));
+            out.push_str(&format!("{}\n", show(&t)));
         }
+    }
+
+    /// The completion questions: do the host waits cover the work?
+    fn completion_text(&self, out: &mut String) {
         if !self.completion.is_empty() {
-            s.push_str(&format!(
+            out.push_str(&format!(
                 "\n{}\n",
                 prose("completion: do the trace's host waits cover the work it launched?")
             ));
@@ -630,40 +655,52 @@ impl Summary {
                     cut(&c.why, WHY_CHARS),
                 ]);
             }
-            s.push_str(&format!("{}\n", show(&t)));
+            out.push_str(&format!("{}\n", show(&t)));
         }
+    }
+
+    /// What the trace held, and the notes.
+    fn facts_and_notes_text(&self, out: &mut String) {
         if !self.facts.is_empty() {
-            s.push('\n');
+            out.push('\n');
             let mut t = table(&["trace", "count / detail"]);
             for (k, v) in &self.facts {
                 t.add_row(vec![k.clone(), v.clone()]);
             }
-            s.push_str(&format!("{}\n", show(&t)));
+            out.push_str(&format!("{}\n", show(&t)));
         }
         if !self.notes.is_empty() {
-            s.push_str("\nnotes:\n");
+            out.push_str("\nnotes:\n");
             for n in &self.notes {
-                s.push_str(&format!("{}\n", prose(&format!("- {n}"))));
+                out.push_str(&format!("{}\n", prose(&format!("- {n}"))));
             }
         }
+    }
+
+    /// The case's size, and where it was written.
+    fn size_text(&self, out: &mut String) {
         let written = match &self.written {
             Some((path, bytes)) => format!("written to {path} ({bytes} bytes)"),
             None => "not written (pass -o FILE)".to_owned(),
         };
-        s.push_str(&format!(
+        out.push_str(&format!(
             "\n{}\n",
             prose(&format!(
                 "case: {} phases, {} program ops, {} questions, {} bytes of JSON; {written}",
                 self.size.phases, self.size.program_ops, self.size.questions, self.size.json_bytes
             ))
         ));
+    }
+
+    /// The audit's findings and top kernels, when it ran.
+    fn audit_text(&self, out: &mut String) {
         if let Some(audit) = &self.audit {
-            s.push_str(&format!("\n{}\n", prose("audit (`worksheet audit` prints the step table and the breakdown too; docs/findings.md explains each code)")));
+            out.push_str(&format!("\n{}\n", prose("audit (`worksheet audit` prints the step table and the breakdown too; docs/findings.md explains each code)")));
             // Each line wrapped at the terminal's width, its continuation indented two past
             // the line's own indent.
             for line in crate::audit::render::findings_text(&audit.findings).lines() {
                 let lead = &line[..line.len() - line.trim_start().len()];
-                s.push_str(&format!(
+                out.push_str(&format!(
                     "{}\n",
                     crate::table::wrap_prose(line, &format!("{lead}  "))
                 ));
@@ -671,12 +708,10 @@ impl Summary {
             let kernels =
                 crate::audit::render::kernels_text(audit, crate::audit::render::DEFAULT_TOP);
             if !kernels.is_empty() {
-                s.push('\n');
-                s.push_str(&kernels);
+                out.push('\n');
+                out.push_str(&kernels);
             }
         }
-        // Names (kernels, calls, streams) come from the trace: escape terminal controls.
-        crate::escape::printable(&s).into_owned()
     }
 }
 

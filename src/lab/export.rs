@@ -83,7 +83,30 @@ fn known(value: Nanos) -> RawExpectDuration {
 /// module concluded: known, `single-warmup` or `drift`).
 pub fn case_file(lab: &LabRun, name: &str, command: &str) -> RawCase {
     let mut case = RawCase::new(name);
-    case.description = Some(format!(
+    case.description = Some(description(lab));
+    case.provenance = Some(provenance(lab, command));
+    case.clocks.push(RawClock {
+        id: CLOCK_ID.into(),
+        domain: lab.clock.domain.clone(),
+        instance: Some(lab.clock.instance.clone()),
+    });
+    case.streams.push(RawStream {
+        id: POOL_STREAM.into(),
+        clock: CLOCK_ID.into(),
+        device: POOL_DEVICE.into(),
+        kind: None,
+    });
+    for r in &lab.runs {
+        add_run(&mut case, r);
+    }
+    add_jobs_question(&mut case, lab);
+    add_series(&mut case, lab);
+    case
+}
+
+/// The case's description: what was run, how, and how the pool is modelled.
+fn description(lab: &LabRun) -> String {
+    format!(
         "Executor lab: {} measured runs + {} warm-ups of {} ({} passes, about {} each), \
          submitted one at a time to a pool of {} worker thread(s) and waited for; every \
          timestamp is on host clock `{}`. The pool is modelled as stream `{POOL_STREAM}` of \
@@ -97,7 +120,11 @@ pub fn case_file(lab: &LabRun, name: &str, command: &str) -> RawCase {
         lab.calibration.estimate,
         lab.config.threads,
         lab.clock,
-    ));
+    )
+}
+
+/// The case's provenance: the tool, the command, the clock, the machine and the work.
+fn provenance(lab: &LabRun, command: &str) -> serde_json::Map<String, serde_json::Value> {
     let mut prov = serde_json::Map::new();
     prov.insert("tool".into(), json!("worksheet lab executor"));
     prov.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
@@ -134,89 +161,84 @@ pub fn case_file(lab: &LabRun, name: &str, command: &str) -> RawCase {
     prov.insert("reference_digest".into(), json!(lab.reference.to_string()));
     prov.insert("os".into(), json!(std::env::consts::OS));
     prov.insert("arch".into(), json!(std::env::consts::ARCH));
-    case.provenance = Some(prov);
-    case.clocks.push(RawClock {
-        id: CLOCK_ID.into(),
-        domain: lab.clock.domain.clone(),
-        instance: Some(lab.clock.instance.clone()),
-    });
-    case.streams.push(RawStream {
-        id: POOL_STREAM.into(),
-        clock: CLOCK_ID.into(),
-        device: POOL_DEVICE.into(),
-        kind: None,
-    });
+    prov
+}
+
+/// One run (a job): its result event, its phase, its program and its two questions.
+fn add_run(case: &mut RawCase, r: &RunRecord) {
     let clock = || CLOCK_ID.to_owned();
-    for r in &lab.runs {
-        let n = &r.label;
-        let s = &r.stamps;
-        let label = match (r.phase, r.status) {
-            (Phase::Warmup, RunStatus::Ok) => format!("warm-up {n}"),
-            (Phase::Measured, RunStatus::Ok) => format!("run {n}"),
-            (Phase::Warmup, status) => format!("warm-up {n} (FAILED: {})", status.code()),
-            (Phase::Measured, status) => format!("run {n} (FAILED: {})", status.code()),
-        };
-        case.events.push(RawEvent {
-            id: format!("done-{n}"),
-            stream: POOL_STREAM.into(),
-            timing: false,
-            state: RawEventState::Completed,
-            at: None,
-        });
-        case.phases.push(RawPhase {
-            id: format!("job-{n}"),
-            label: Some(label),
-            stream: Some(POOL_STREAM.into()),
-            clock: None,
-            start: t(s.work_start),
-            end: t(s.work_end),
-        });
-        let start = |timer: &str, at: Nanos| RawOp::TimerStart {
-            timer: format!("{timer}-{n}"),
-            clock: clock(),
-            at: t(at),
-        };
-        let stop = |timer: &str, at: Nanos| RawOp::TimerStop {
-            timer: format!("{timer}-{n}"),
-            clock: clock(),
-            at: t(at),
-        };
-        case.program.extend([
-            start("submit", s.submit_start),
-            start("complete", s.submit_start),
-            RawOp::Launch {
-                phase: format!("job-{n}"),
-            },
-            RawOp::Record {
-                event: format!("done-{n}"),
-            },
-            stop("submit", s.submit_return),
-            start("wait", s.wait_start),
-            RawOp::HostWait {
-                id: format!("wait-for-{n}"),
-                event: Some(format!("done-{n}")),
-                stream: None,
-                device: None,
-                clock: Some(clock()),
-                at: Some(t(s.result_ready)),
-                implicit: None,
-                copy: None,
-            },
-            stop("wait", s.result_ready),
-            stop("complete", s.result_ready),
-        ]);
-        case.questions.push(RawQuestion::Submission {
-            id: format!("submission-{n}"),
-            timer: format!("submit-{n}"),
-            expect: Some(known(Measure::Submission.of(s))),
-        });
-        case.questions.push(RawQuestion::HostCompletion {
-            id: format!("completion-{n}"),
-            timer: format!("complete-{n}"),
-            work: Some(vec![format!("job-{n}")]),
-            expect: Some(known(Measure::Total.of(s))),
-        });
-    }
+    let n = &r.label;
+    let s = &r.stamps;
+    let label = match (r.phase, r.status) {
+        (Phase::Warmup, RunStatus::Ok) => format!("warm-up {n}"),
+        (Phase::Measured, RunStatus::Ok) => format!("run {n}"),
+        (Phase::Warmup, status) => format!("warm-up {n} (FAILED: {})", status.code()),
+        (Phase::Measured, status) => format!("run {n} (FAILED: {})", status.code()),
+    };
+    case.events.push(RawEvent {
+        id: format!("done-{n}"),
+        stream: POOL_STREAM.into(),
+        timing: false,
+        state: RawEventState::Completed,
+        at: None,
+    });
+    case.phases.push(RawPhase {
+        id: format!("job-{n}"),
+        label: Some(label),
+        stream: Some(POOL_STREAM.into()),
+        clock: None,
+        start: t(s.work_start),
+        end: t(s.work_end),
+    });
+    let start = |timer: &str, at: Nanos| RawOp::TimerStart {
+        timer: format!("{timer}-{n}"),
+        clock: clock(),
+        at: t(at),
+    };
+    let stop = |timer: &str, at: Nanos| RawOp::TimerStop {
+        timer: format!("{timer}-{n}"),
+        clock: clock(),
+        at: t(at),
+    };
+    case.program.extend([
+        start("submit", s.submit_start),
+        start("complete", s.submit_start),
+        RawOp::Launch {
+            phase: format!("job-{n}"),
+        },
+        RawOp::Record {
+            event: format!("done-{n}"),
+        },
+        stop("submit", s.submit_return),
+        start("wait", s.wait_start),
+        RawOp::HostWait {
+            id: format!("wait-for-{n}"),
+            event: Some(format!("done-{n}")),
+            stream: None,
+            device: None,
+            clock: Some(clock()),
+            at: Some(t(s.result_ready)),
+            implicit: None,
+            copy: None,
+        },
+        stop("wait", s.result_ready),
+        stop("complete", s.result_ready),
+    ]);
+    case.questions.push(RawQuestion::Submission {
+        id: format!("submission-{n}"),
+        timer: format!("submit-{n}"),
+        expect: Some(known(Measure::Submission.of(s))),
+    });
+    case.questions.push(RawQuestion::HostCompletion {
+        id: format!("completion-{n}"),
+        timer: format!("complete-{n}"),
+        work: Some(vec![format!("job-{n}")]),
+        expect: Some(known(Measure::Total.of(s))),
+    });
+}
+
+/// The `jobs` question: the interval algebra of the jobs, as the lab computes it.
+fn add_jobs_question(case: &mut RawCase, lab: &LabRun) {
     // The interval algebra of the jobs, as the lab computes it.
     let jobs: Vec<Interval> = lab
         .runs
@@ -241,6 +263,10 @@ pub fn case_file(lab: &LabRun, name: &str, command: &str) -> RawCase {
             max_depth: Some(a.max_depth),
         }),
     });
+}
+
+/// The total, submission and wait series of the runs, each with its steady-state question.
+fn add_series(case: &mut RawCase, lab: &LabRun) {
     for (measure, label) in [
         (
             Measure::Total,
@@ -278,7 +304,6 @@ pub fn case_file(lab: &LabRun, name: &str, command: &str) -> RawCase {
             expect: Some(expect_of(&steady_of(lab, measure))),
         });
     }
-    case
 }
 
 /// The lab's own steady-state verdict for `measure`, by the default policy (2 warm-ups, 5 %).

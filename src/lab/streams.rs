@@ -458,6 +458,48 @@ fn count_only(n: usize) -> Option<RawExpectIntervals> {
 fn pipeline_case(prefix: &str, p: &Pipeline, device: &str, case: &mut RawCase) {
     let d = &p.instrumented;
     let id = |s: &str| format!("{prefix}-{s}");
+    pipeline_events_and_phases(prefix, d, case);
+    let streams: Vec<usize> = {
+        let mut v: Vec<usize> = d.ops.iter().map(|o| o.stream).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    pipeline_program(prefix, d, device, &streams, case);
+    case.questions.push(RawQuestion::DeviceInterval {
+        id: id("device-interval"),
+        start: id("begin"),
+        end: id("end"),
+        expect: known(diff(d.end, d.begin)),
+    });
+    case.questions.push(RawQuestion::HostCompletion {
+        id: id("host-completion"),
+        timer: id("host-completion"),
+        work: None,
+        expect: known(diff(d.host.1, d.host.0)),
+    });
+    pipeline_interval_questions(prefix, d, &streams, case);
+    case.series.push(RawSeries {
+        id: id("device-interval"),
+        label: Some(format!(
+            "{prefix} pipeline, begin → end events (no events around the operations)"
+        )),
+        warmup: p.warmup.iter().map(|v| t(*v)).collect(),
+        measured: p.measured.iter().map(|v| t(*v)).collect(),
+        failed: Vec::new(),
+    });
+    case.questions.push(RawQuestion::SteadyState {
+        id: id("steady"),
+        series: id("device-interval"),
+        min_warmup: None,
+        tolerance_percent: None,
+        expect: None,
+    });
+}
+
+/// The pipeline's events (begin, end, one join per stream) and one phase per operation.
+fn pipeline_events_and_phases(prefix: &str, d: &Instrumented, case: &mut RawCase) {
+    let id = |s: &str| format!("{prefix}-{s}");
     case.events.push(event(id("begin"), "s0", Some(d.begin)));
     case.events.push(event(id("end"), "s0", Some(d.end)));
     for (s, at) in &d.joins {
@@ -478,15 +520,21 @@ fn pipeline_case(prefix: &str, p: &Pipeline, device: &str, case: &mut RawCase) {
             op.end,
         ));
     }
+}
+
+/// The pipeline's program: the timer around begin, the fork to every stream, the launches,
+/// the joins back to s0, end, and the device wait.
+fn pipeline_program(
+    prefix: &str,
+    d: &Instrumented,
+    device: &str,
+    streams: &[usize],
+    case: &mut RawCase,
+) {
+    let id = |s: &str| format!("{prefix}-{s}");
     case.program
         .push(timer(true, id("host-completion"), d.host.0));
     case.program.push(record(id("begin")));
-    let streams: Vec<usize> = {
-        let mut v: Vec<usize> = d.ops.iter().map(|o| o.stream).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    };
     for s in streams.iter().filter(|s| **s != 0) {
         case.program.push(RawOp::StreamWait {
             stream: sid(*s),
@@ -509,18 +557,17 @@ fn pipeline_case(prefix: &str, p: &Pipeline, device: &str, case: &mut RawCase) {
         .push(host_wait_device(id("wait"), device, d.host.1));
     case.program
         .push(timer(false, id("host-completion"), d.host.1));
-    case.questions.push(RawQuestion::DeviceInterval {
-        id: id("device-interval"),
-        start: id("begin"),
-        end: id("end"),
-        expect: known(diff(d.end, d.begin)),
-    });
-    case.questions.push(RawQuestion::HostCompletion {
-        id: id("host-completion"),
-        timer: id("host-completion"),
-        work: None,
-        expect: known(diff(d.host.1, d.host.0)),
-    });
+}
+
+/// The interval questions: all operations, and (but for the serial pipeline) per stream,
+/// the copies and the compute.
+fn pipeline_interval_questions(
+    prefix: &str,
+    d: &Instrumented,
+    streams: &[usize],
+    case: &mut RawCase,
+) {
+    let id = |s: &str| format!("{prefix}-{s}");
     let all: Vec<String> = d.ops.iter().map(|o| op_id(prefix, o)).collect();
     case.questions.push(RawQuestion::Intervals {
         id: id("all"),
@@ -528,7 +575,7 @@ fn pipeline_case(prefix: &str, p: &Pipeline, device: &str, case: &mut RawCase) {
         expect: count_only(all.len()),
     });
     if prefix != "serial" {
-        for s in &streams {
+        for s in streams {
             let mine: Vec<String> = d
                 .ops
                 .iter()
@@ -564,22 +611,6 @@ fn pipeline_case(prefix: &str, p: &Pipeline, device: &str, case: &mut RawCase) {
             expect: count_only(compute.len()),
         });
     }
-    case.series.push(RawSeries {
-        id: id("device-interval"),
-        label: Some(format!(
-            "{prefix} pipeline, begin → end events (no events around the operations)"
-        )),
-        warmup: p.warmup.iter().map(|v| t(*v)).collect(),
-        measured: p.measured.iter().map(|v| t(*v)).collect(),
-        failed: Vec::new(),
-    });
-    case.questions.push(RawQuestion::SteadyState {
-        id: id("steady"),
-        series: id("device-interval"),
-        min_warmup: None,
-        tolerance_percent: None,
-        expect: None,
-    });
 }
 
 /// `serial / concurrent` as text with two decimals, from integer nanoseconds.

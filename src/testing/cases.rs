@@ -120,28 +120,7 @@ fn stream_name(s: usize) -> String {
 /// Writes a shape as a case (see the module docs for what it asks).
 pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
     let mut case = RawCase::new("generated");
-    case.clocks = vec![
-        RawClock {
-            id: "host".into(),
-            domain: "host".into(),
-            instance: Some("boot-a".into()),
-        },
-        RawClock {
-            id: "host-b".into(),
-            domain: "host".into(),
-            instance: Some("boot-b".into()),
-        },
-        RawClock {
-            id: "gpu".into(),
-            domain: "device".into(),
-            instance: Some("ctx-1".into()),
-        },
-        RawClock {
-            id: "gpu2".into(),
-            domain: "device".into(),
-            instance: Some("ctx-2".into()),
-        },
-    ];
+    case.clocks = clocks();
     case.streams = (0..shape.streams)
         .map(|s| RawStream {
             id: stream_name(s),
@@ -163,77 +142,8 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
             end: text(&format!("{} us", 10 * p + 15)),
         })
         .collect();
-
-    // Interleave launches into the steps.
-    let mut ops = vec![RawOp::TimerStart {
-        timer: "t".into(),
-        clock: "host".into(),
-        at: text("0 us"),
-    }];
-    let mut recorded_at: Vec<Option<usize>> = vec![None; shape.event_streams.len()];
-    let mut waits = 0;
-    for position in 0..=shape.steps.len() {
-        for (p, &after) in shape.launch_after.iter().enumerate() {
-            if after.min(shape.steps.len()) == position {
-                ops.push(RawOp::Launch {
-                    phase: format!("p{p}"),
-                });
-                if let Some(kind) = shape.copies.get(p).copied().flatten() {
-                    ops.push(RawOp::HostWait {
-                        id: format!("copy-p{p}"),
-                        event: None,
-                        stream: Some(stream_name(shape.phase_streams[p])),
-                        device: None,
-                        clock: None,
-                        at: None,
-                        implicit: Some(kind),
-                        copy: Some(format!("p{p}")),
-                    });
-                }
-            }
-        }
-        let Some(step) = shape.steps.get(position) else {
-            break;
-        };
-        match step {
-            Step::Record(e) => {
-                if recorded_at[*e].is_none() {
-                    recorded_at[*e] = Some(ops.len());
-                    ops.push(RawOp::Record {
-                        event: format!("e{e}"),
-                    });
-                }
-            }
-            Step::StreamWait(s, e) => ops.push(RawOp::StreamWait {
-                stream: stream_name(*s),
-                event: format!("e{e}"),
-            }),
-            Step::WaitEvent(_) | Step::WaitStream(_) | Step::WaitDevice => {
-                let (event, stream, device) = match step {
-                    Step::WaitEvent(e) => (Some(format!("e{e}")), None, None),
-                    Step::WaitStream(s) => (None, Some(stream_name(*s)), None),
-                    _ => (None, None, Some("gpu0".to_owned())),
-                };
-                ops.push(RawOp::HostWait {
-                    id: format!("w{waits}"),
-                    event,
-                    stream,
-                    device,
-                    clock: None,
-                    at: None,
-                    implicit: None,
-                    copy: None,
-                });
-                waits += 1;
-            }
-        }
-    }
-    ops.push(RawOp::TimerStop {
-        timer: "t".into(),
-        clock: "host".into(),
-        at: text("500 us"),
-    });
-    case.program = ops;
+    let (program, recorded_at) = program_of(shape);
+    case.program = program;
     case.events = shape
         .event_streams
         .iter()
@@ -250,12 +160,134 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
             at: recorded_at[e].map(|k| text(&format!("{} us", 1000 + k))),
         })
         .collect();
+    case.questions = questions(&recorded_at);
+    case
+}
+
+/// Two host clocks (two boots) and two device clocks (two contexts).
+fn clocks() -> Vec<RawClock> {
+    vec![
+        RawClock {
+            id: "host".into(),
+            domain: "host".into(),
+            instance: Some("boot-a".into()),
+        },
+        RawClock {
+            id: "host-b".into(),
+            domain: "host".into(),
+            instance: Some("boot-b".into()),
+        },
+        RawClock {
+            id: "gpu".into(),
+            domain: "device".into(),
+            instance: Some("ctx-1".into()),
+        },
+        RawClock {
+            id: "gpu2".into(),
+            domain: "device".into(),
+            instance: Some("ctx-2".into()),
+        },
+    ]
+}
+
+/// The timer around the steps, with the launches interleaved into them; and, per event, the
+/// program index of its record (`None` when never recorded).
+fn program_of(shape: &ProgramShape) -> (Vec<RawOp>, Vec<Option<usize>>) {
+    let mut ops = vec![RawOp::TimerStart {
+        timer: "t".into(),
+        clock: "host".into(),
+        at: text("0 us"),
+    }];
+    let mut recorded_at: Vec<Option<usize>> = vec![None; shape.event_streams.len()];
+    let mut waits = 0;
+    for position in 0..=shape.steps.len() {
+        push_launches(shape, position, &mut ops);
+        let Some(step) = shape.steps.get(position) else {
+            break;
+        };
+        push_step(step, &mut ops, &mut recorded_at, &mut waits);
+    }
+    ops.push(RawOp::TimerStop {
+        timer: "t".into(),
+        clock: "host".into(),
+        at: text("500 us"),
+    });
+    (ops, recorded_at)
+}
+
+/// The launches placed before step `position`, each with its implicit copy wait if any.
+fn push_launches(shape: &ProgramShape, position: usize, ops: &mut Vec<RawOp>) {
+    for (p, &after) in shape.launch_after.iter().enumerate() {
+        if after.min(shape.steps.len()) == position {
+            ops.push(RawOp::Launch {
+                phase: format!("p{p}"),
+            });
+            if let Some(kind) = shape.copies.get(p).copied().flatten() {
+                ops.push(RawOp::HostWait {
+                    id: format!("copy-p{p}"),
+                    event: None,
+                    stream: Some(stream_name(shape.phase_streams[p])),
+                    device: None,
+                    clock: None,
+                    at: None,
+                    implicit: Some(kind),
+                    copy: Some(format!("p{p}")),
+                });
+            }
+        }
+    }
+}
+
+/// One step: a record (the first of each event only), a stream wait or a host wait.
+fn push_step(
+    step: &Step,
+    ops: &mut Vec<RawOp>,
+    recorded_at: &mut [Option<usize>],
+    waits: &mut usize,
+) {
+    match step {
+        Step::Record(e) => {
+            if recorded_at[*e].is_none() {
+                recorded_at[*e] = Some(ops.len());
+                ops.push(RawOp::Record {
+                    event: format!("e{e}"),
+                });
+            }
+        }
+        Step::StreamWait(s, e) => ops.push(RawOp::StreamWait {
+            stream: stream_name(*s),
+            event: format!("e{e}"),
+        }),
+        Step::WaitEvent(_) | Step::WaitStream(_) | Step::WaitDevice => {
+            let (event, stream, device) = match step {
+                Step::WaitEvent(e) => (Some(format!("e{e}")), None, None),
+                Step::WaitStream(s) => (None, Some(stream_name(*s)), None),
+                _ => (None, None, Some("gpu0".to_owned())),
+            };
+            ops.push(RawOp::HostWait {
+                id: format!("w{}", *waits),
+                event,
+                stream,
+                device,
+                clock: None,
+                at: None,
+                implicit: None,
+                copy: None,
+            });
+            *waits += 1;
+        }
+    }
+}
+
+/// The questions: submission and completion of the timer, and the first two events as a
+/// device interval.
+fn questions(recorded_at: &[Option<usize>]) -> Vec<RawQuestion> {
     // The pair is asked in record order (a pair recorded backwards is malformed input).
     let pair = match (recorded_at[0], recorded_at[1]) {
         (Some(a), Some(b)) if b < a => ("e1", "e0"),
         _ => ("e0", "e1"),
     };
-    case.questions = vec![
+    vec![
         RawQuestion::Submission {
             id: "submission".into(),
             timer: "t".into(),
@@ -273,8 +305,7 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
             end: pair.1.into(),
             expect: None,
         },
-    ];
-    case
+    ]
 }
 
 /// Valid generated cases (see the module docs).

@@ -214,7 +214,47 @@ pub fn arb_device_shape() -> impl Strategy<Value = DeviceShape> {
 pub fn device_case_from_shape(shape: &DeviceShape) -> RawCase {
     let streams = shape.stream_count();
     let stream_clock = |s: usize| format!("dev{}", shape.device_clock[shape.device_of(s)]);
+    let (program, recorded_at, record_order) = device_program(shape);
+    let clocks: Vec<Value> = std::iter::once(
+        json!({"id": "host", "domain": "host", "instance": "boot-a"}),
+    )
+    .chain((0..shape.clocks).map(
+        |c| json!({"id": format!("dev{c}"), "domain": "device", "instance": format!("ctx-{c}")}),
+    ))
+    .collect();
+    let stream_decls: Vec<Value> = (0..streams)
+        .map(|s| {
+            let mut decl = json!({"id": shape.stream_id(s), "clock": stream_clock(s),
+                                  "device": device_id(shape.device_of(s))});
+            if let Some(kind) = shape.stream_kinds[s] {
+                decl["kind"] = Value::String(STREAM_KINDS[kind].to_owned());
+            }
+            decl
+        })
+        .collect();
+    let phases: Vec<Value> = shape
+        .phase_streams
+        .iter()
+        .enumerate()
+        .map(|(p, &s)| {
+            json!({"id": format!("p{p}"), "stream": shape.stream_id(s),
+                   "start": format!("{} us", 10 * p), "end": format!("{} us", 10 * p + 15)})
+        })
+        .collect();
+    let events = device_events(shape, &recorded_at);
+    let questions = device_questions(shape, &record_order);
+    let case = json!({
+        "format": "worksheet-case", "version": 1, "name": "generated-devices",
+        "clocks": clocks, "streams": stream_decls, "events": events, "phases": phases,
+        "program": program, "questions": questions,
+    });
+    serde_json::from_value(case).expect("the generator writes the case format")
+}
 
+/// The program: the steps with the launches and the timer placed among them; and, per event,
+/// the program index of its record (`None` when never recorded), and the events in the order
+/// they were recorded.
+fn device_program(shape: &DeviceShape) -> (Vec<Value>, Vec<Option<usize>>, Vec<usize>) {
     let mut program = Vec::new();
     let mut recorded_at: Vec<Option<usize>> = vec![None; shape.event_streams.len()];
     let mut record_order = Vec::new();
@@ -282,34 +322,13 @@ pub fn device_case_from_shape(shape: &DeviceShape) -> RawCase {
         program.push(op);
     }
     program.push(json!({"op": "timer-stop", "timer": "t", "clock": "host", "at": "500 us"}));
+    (program, recorded_at, record_order)
+}
 
-    let clocks: Vec<Value> = std::iter::once(
-        json!({"id": "host", "domain": "host", "instance": "boot-a"}),
-    )
-    .chain((0..shape.clocks).map(
-        |c| json!({"id": format!("dev{c}"), "domain": "device", "instance": format!("ctx-{c}")}),
-    ))
-    .collect();
-    let stream_decls: Vec<Value> = (0..streams)
-        .map(|s| {
-            let mut decl = json!({"id": shape.stream_id(s), "clock": stream_clock(s),
-                                  "device": device_id(shape.device_of(s))});
-            if let Some(kind) = shape.stream_kinds[s] {
-                decl["kind"] = Value::String(STREAM_KINDS[kind].to_owned());
-            }
-            decl
-        })
-        .collect();
-    let phases: Vec<Value> = shape
-        .phase_streams
-        .iter()
-        .enumerate()
-        .map(|(p, &s)| {
-            json!({"id": format!("p{p}"), "stream": shape.stream_id(s),
-                   "start": format!("{} us", 10 * p), "end": format!("{} us", 10 * p + 15)})
-        })
-        .collect();
-    let events: Vec<Value> = shape
+/// The events, each completed at a time from its record's place in the program, or not
+/// recorded.
+fn device_events(shape: &DeviceShape, recorded_at: &[Option<usize>]) -> Vec<Value> {
+    shape
         .event_streams
         .iter()
         .enumerate()
@@ -319,7 +338,12 @@ pub fn device_case_from_shape(shape: &DeviceShape) -> RawCase {
             None => json!({"id": format!("e{e}"), "stream": shape.stream_id(s), "timing": true,
                            "state": "not-recorded"}),
         })
-        .collect();
+        .collect()
+}
+
+/// The questions: completion of the timer (with and without declared work), and every pair
+/// of events in record order as a device interval.
+fn device_questions(shape: &DeviceShape, record_order: &[usize]) -> Vec<Value> {
     let mut questions = vec![
         json!({"id": "completion", "kind": "host-completion", "timer": "t"}),
         json!({"id": "everything", "kind": "host-completion", "timer": "t",
@@ -333,12 +357,7 @@ pub fn device_case_from_shape(shape: &DeviceShape) -> RawCase {
             );
         }
     }
-    let case = json!({
-        "format": "worksheet-case", "version": 1, "name": "generated-devices",
-        "clocks": clocks, "streams": stream_decls, "events": events, "phases": phases,
-        "program": program, "questions": questions,
-    });
-    serde_json::from_value(case).expect("the generator writes the case format")
+    questions
 }
 
 /// Valid generated multi-device cases (see the module docs).
