@@ -100,7 +100,7 @@ pub fn load_input_declared(
     match load_case_file(path) {
         Ok(case) => Ok((case, Source::Case)),
         // A case string past its bound: a case, refused (no trace is read as a case that far).
-        Err(e) if crate::case::is_too_long_string(&e) => Err(e.into()),
+        Err(e) if crate::case::is_too_long_string(&e) => Err(e),
         Err(e) => {
             // A trace: it says so near its start, or it is too large to be explained as
             // a case (cases that large are streamed, so only a failed one lands here).

@@ -266,7 +266,10 @@ fn kept(cat: &str) -> Option<(&'static str, Kept)> {
 const PENDING_CHUNK: usize = 4096;
 
 /// An event whose times are read but not yet placed on the clock (the base may come later
-/// in the file): one the importer keeps, or one only the audit reads.
+/// in the file): one the importer keeps, or one only the audit reads. Held by value: boxing
+/// the larger variant would allocate once per kept event on the hot path, and at most
+/// [`PENDING_CHUNK`] of them wait at a time.
+#[allow(clippy::large_enum_variant)]
 enum Pending {
     Kept(KeptEvent),
     Audit(usize, AuditEvent),
