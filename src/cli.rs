@@ -138,16 +138,16 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
         lab: crate::cmd::lab::LabCommand,
     },
     /// Draw the timeline of a case file or trace: SVG, PNG, or a terminal sketch.
-    Render(crate::render::RenderArgs),
+    Render(crate::cmd::render::RenderArgs),
     /// Write one self-contained HTML page of a case, capture, lab case or trace: answers,
     /// per-stream and per-device tables, zoomable timeline panels per clock.
-    Report(crate::report::ReportArgs),
+    Report(crate::cmd::report::ReportArgs),
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::cmd::import::ImportArgs),
     /// Write a trace's or several ranks' phases, collectives, clock relations and summary
     /// numbers as Parquet tables for an existing engine, or as a Perfetto (Chrome trace) file.
-    Export(crate::export::ExportArgs),
+    Export(crate::cmd::export::ExportArgs),
     /// Compare two runs (captures, lab reports, cases, imported traces): same, faster,
     /// slower or ambiguous per measurement, with the change and the noise.
     #[command(after_help = COMPARE_HELP)]
@@ -359,10 +359,10 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Capture(args) => crate::cmd::capture::run_capture(args, out),
         Command::Form(args) => crate::form::run(args, out),
         Command::Lab { lab } => crate::cmd::lab::run(lab, out),
-        Command::Render(args) => crate::render::run(args, out),
+        Command::Render(args) => crate::cmd::render::run(args, out),
         Command::Report(args) => {
             let _bar = progress::for_input(&[args.input.as_path()], args.quiet);
-            crate::report::run(args, out)
+            crate::cmd::report::run(args, out)
         }
         Command::Import(args) => {
             let inputs: Vec<&Path> = std::iter::once(&args.file)
@@ -375,7 +375,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
         Command::Export(args) => {
             let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
             let _bar = progress::for_input(&inputs, args.quiet);
-            crate::export::run(args, out)
+            crate::cmd::export::run(args, out)
         }
         Command::Compare(args) => run_compare(args, out),
         Command::Audit(args) => {

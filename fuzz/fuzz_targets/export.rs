@@ -1,7 +1,7 @@
 //! `worksheet export`: one input file (a Kineto trace, gzipped or not, or a case file),
 //! written to a scratch file and read by `export::tables::load` (the importer, or the case
 //! reader for a file the importers refuse, and the audit), the tables built
-//! (`export::build`), then the whole command (`export::run`) writing Parquet into a scratch
+//! (`export::build`), then the whole command (`cmd::export::run`) writing Parquet into a scratch
 //! folder.
 //! Beyond "no panic": every failure is exit 2 with a stable `error[code]`, never
 //! `internal`; the tables come in `tables::NAMES` order with columns of one length and no
@@ -11,7 +11,8 @@
 use libfuzzer_sys::fuzz_target;
 use worksheet::exit::Failure;
 use worksheet::export::tables::{load, NAMES};
-use worksheet::export::{build, run, table_path, ExportArgs, Values};
+use worksheet::cmd::export::{run, ExportArgs};
+use worksheet::export::{build, table_path, Values};
 
 fn refused(f: &Failure) {
     assert_eq!(f.code, 2, "{}", f.message);

@@ -80,7 +80,7 @@ pub struct Activity {
     /// `args."Process Group Name"` and `args."Collective name"`, both present), for the
     /// multi-rank import.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub collective: Option<CollectiveArgs>,
+    pub collective: Option<Box<CollectiveArgs>>,
     /// Copies and sets: the bytes moved or set, where the trace records them (Kineto
     /// `args.bytes`); `None` for kernels and where the trace does not say.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -97,12 +97,13 @@ pub struct CollectiveArgs {
 }
 
 impl CollectiveArgs {
-    /// The pair when both are named, else `None`.
-    pub fn of(group: Option<String>, name: Option<String>) -> Option<CollectiveArgs> {
-        Some(CollectiveArgs {
+    /// The pair when both are named, else `None` (boxed: most activities are not
+    /// collectives, so the model pays one pointer for the field).
+    pub fn of(group: Option<String>, name: Option<String>) -> Option<Box<CollectiveArgs>> {
+        Some(Box::new(CollectiveArgs {
             group: group?,
             name: name?,
-        })
+        }))
     }
 }
 

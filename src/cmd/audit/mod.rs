@@ -52,8 +52,8 @@ impl From<FailOn> for Severity {
 /// Arguments of `worksheet audit`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples (the last: exit 1 on any warning or error):\n  worksheet audit tests/data/traces/nccl_data.json.gz\n  worksheet audit tests/data/nsys/fuser_report1.sqlite --format json\n  worksheet audit tests/data/traces/nccl_data.json.gz --explain sync-in-loop\n  worksheet audit tests/data/ranks --clocks-within 0   (a folder of ranks: each audited, then the straggler finding)\n  worksheet audit tests/data/traces/nccl_data.json.gz --fail-on warning\n\n\
---explain CODE prints the intervals behind a finding's figures.\nReads a PyTorch profiler (Kineto) trace (.json / .json.gz), an Nsight Systems SQLite export, or a case file. \
+    after_help = "Examples (the last: exit 1 on any warning or error):\n  worksheet audit tests/data/traces/nccl_data.json.gz\n  worksheet audit tests/data/nsys/fuser_report1.sqlite --format json\n  worksheet audit tests/data/traces/nccl_data.json.gz --explain sync-in-loop\n  worksheet audit tests/data/ranks --clocks-within 0\n  worksheet audit tests/data/traces/nccl_data.json.gz --fail-on warning\n\n\
+--explain CODE prints the intervals behind a finding's figures. A folder of ranks:\neach rank audited, then the straggler finding across ranks.\nReads a PyTorch profiler (Kineto) trace (.json / .json.gz), an Nsight Systems SQLite export, or a case file. \
 Every finding code is explained, with a drawn timeline and a fix, in docs/findings.md. \
 --compat hta adds HTA 0.5.0's temporal breakdown reproduced from its defaults (docs/hta-compat.md).\n\
 Exit codes: 0 no finding at or above --fail-on (by default nothing fails), 1 at least one, 2 the input is malformed."

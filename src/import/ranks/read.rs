@@ -285,12 +285,12 @@ fn tally(facts: &mut RankFacts, ev: Ev<'_>, phase_by_corr: &PhaseByCorrelation<'
 fn count_collective(
     facts: &mut RankFacts,
     kernel: &str,
-    collective: Option<CollectiveArgs>,
+    collective: Option<Box<CollectiveArgs>>,
     correlation: Option<i64>,
     stream: Option<String>,
     phase_by_corr: &PhaseByCorrelation<'_>,
 ) {
-    let Some(CollectiveArgs { group, name }) = collective else {
+    let Some(collective) = collective else {
         facts.without_group += 1;
         if facts.ungrouped_names.len() < 3 {
             let short = kernel.split('(').next().unwrap_or(kernel).to_owned();
@@ -300,6 +300,7 @@ fn count_collective(
         }
         return;
     };
+    let CollectiveArgs { group, name } = *collective;
     let lower = name.to_ascii_lowercase();
     if lower.contains("send") || lower.contains("recv") {
         facts.point_to_point += 1;

@@ -60,7 +60,7 @@ pub(crate) struct GpuWork {
     pub(crate) start: i64,
     pub(crate) end: i64,
     pub(crate) correlation: Option<i64>,
-    pub(crate) collective: Option<crate::trace::model::CollectiveArgs>,
+    pub(crate) collective: Option<Box<crate::trace::model::CollectiveArgs>>,
     /// Copies and sets: `args.bytes`, where given.
     pub(crate) bytes: Option<u64>,
 }
