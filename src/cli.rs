@@ -130,7 +130,7 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     Capture(CaptureArgs),
     /// Boundary-declaration forms: print a blank (`new`), fill it in (`fill`), check it
     /// (`check`; with `--capture FILE`, answer it from a capture or case).
-    Form(crate::form::FormArgs),
+    Form(crate::cmd::form::FormArgs),
     /// Teaching labs that really measure (`worksheet lab executor`, `worksheet lab streams`).
     Lab {
         /// Which lab.
@@ -150,13 +150,13 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     Export(crate::cmd::export::ExportArgs),
     /// Compare two runs (captures, lab reports, cases, imported traces): same, faster,
     /// slower or ambiguous per measurement, with the change and the noise.
-    #[command(after_help = COMPARE_HELP)]
-    Compare(CompareArgs),
+    #[command(after_help = crate::cmd::compare::COMPARE_HELP)]
+    Compare(crate::cmd::compare::CompareArgs),
     /// Audit a trace: findings with stable codes (docs/findings.md), a per-step table and an
     /// exposed-time breakdown that adds up.
     Audit(crate::cmd::audit::AuditArgs),
     /// Lessons to hand out: a measurement, a handout, answers checked against it.
-    Lesson(crate::lesson::LessonArgs),
+    Lesson(crate::cmd::lesson::LessonArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(after_help = "Examples (bash: the line for ~/.bashrc):\n  \
 source <(worksheet completions bash)\n  \
@@ -176,90 +176,6 @@ worksheet man import | man -l -")]
         #[arg(value_name = "COMMAND")]
         command: Option<String>,
     },
-}
-
-const COMPARE_HELP: &str = "\
-Examples (two simulated captures, then their comparison):
-  worksheet capture --simulate -o before.json
-  worksheet capture --simulate --runs 40 -o after.json
-  worksheet compare before.json after.json
-  worksheet compare before.json after.json --threshold 2 --fail-on slower
-  worksheet compare before.json after.json --format markdown
-
-BASE and NEW may also be raw traces (Kineto, Nsight Systems) or folders of
-them, imported in memory. Rows are sorted by impact, |total(NEW) - total(BASE)|:
-the time a row gained or lost in all. A run's steps (step:NAME#N:host) are also
-compared as one sample, `steps step:NAME#*:host`, the warm-up left out; the
-one-step rows stay. Past 15 rows the text is a summary; --all prints them all.
-
-Exit codes: 0 compared (whatever the verdicts), 1 a row matches --fail-on,
-2 a file is malformed, missing or not a run.";
-
-/// Arguments of `worksheet compare`.
-#[derive(Debug, clap::Args)]
-pub struct CompareArgs {
-    /// The reference run.
-    pub base: PathBuf,
-    /// The run compared with it.
-    pub new: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = CompareFormatArg::Text)]
-    pub format: CompareFormatArg,
-    /// Text: every row, names whole (by default a comparison of more than 15 rows prints
-    /// the headline and the 15 rows of largest |Δ total|, one line each).
-    #[arg(long)]
-    pub all: bool,
-    /// The smallest change that counts, in percent (default 5).
-    #[arg(long, value_name = "PCT", default_value = "5")]
-    pub threshold: String,
-    /// Exit 1 when a row is slower; or slower, ambiguous or unknown; or anything but same.
-    #[arg(long, value_enum)]
-    pub fail_on: Option<FailOnArg>,
-}
-
-/// Output format of `compare`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum CompareFormatArg {
-    /// A table for people.
-    Text,
-    /// The versioned JSON report.
-    Json,
-    /// A Markdown table.
-    Markdown,
-}
-
-/// `--fail-on` of `compare`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FailOnArg {
-    /// A row is slower.
-    Slower,
-    /// A row is slower, ambiguous or unknown.
-    Ambiguous,
-    /// A row is anything but same.
-    Any,
-}
-
-fn run_compare(args: &CompareArgs, out: &mut dyn Write) -> Result<u8, Failure> {
-    use crate::compare::{render::CompareFormat, FailOn, Options};
-    let threshold_ppm = crate::compare::parse_threshold(&args.threshold)
-        .map_err(|e| Failure::input(format!("error: --threshold: {e}")))?;
-    let comparison =
-        crate::compare::compare_files(&args.base, &args.new, Options { threshold_ppm })?;
-    let format = match args.format {
-        CompareFormatArg::Text => CompareFormat::Text,
-        CompareFormatArg::Json => CompareFormat::Json,
-        CompareFormatArg::Markdown => CompareFormat::Markdown,
-    };
-    crate::compare::render::write_with(&comparison, format, args.all, out)?;
-    let fail_on = args.fail_on.map(|f| match f {
-        FailOnArg::Slower => FailOn::Slower,
-        FailOnArg::Ambiguous => FailOn::Ambiguous,
-        FailOnArg::Any => FailOn::Any,
-    });
-    Ok(match fail_on {
-        Some(f) if comparison.fails(f) => EXIT_FAILED,
-        _ => EXIT_OK,
-    })
 }
 
 /// Parses `args` and runs the command, writing to stdout and stderr; returns the exit code.
@@ -357,7 +273,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             Ok(EXIT_OK)
         }
         Command::Capture(args) => crate::cmd::capture::run_capture(args, out),
-        Command::Form(args) => crate::form::run(args, out),
+        Command::Form(args) => crate::cmd::form::run(args, out),
         Command::Lab { lab } => crate::cmd::lab::run(lab, out),
         Command::Render(args) => crate::cmd::render::run(args, out),
         Command::Report(args) => {
@@ -377,7 +293,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             let _bar = progress::for_input(&inputs, args.quiet);
             crate::cmd::export::run(args, out)
         }
-        Command::Compare(args) => run_compare(args, out),
+        Command::Compare(args) => crate::cmd::compare::run(args, out),
         Command::Audit(args) => {
             let _bar = progress::for_input(&[args.input.as_path()], args.quiet);
             match crate::cmd::audit::run(args, out) {
@@ -387,7 +303,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
                 Err(crate::cmd::audit::AuditError::Io(e)) => Err(e.into()),
             }
         }
-        Command::Lesson(args) => crate::lesson::run(args, out)
+        Command::Lesson(args) => crate::cmd::lesson::run(args, out)
             .map(crate::lesson::LessonOutcome::exit_code)
             .map_err(lesson_failure),
         Command::Completions { shell } => {

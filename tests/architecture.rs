@@ -164,6 +164,30 @@ fn no_arrow_runs_back_up_between_layers() {
     assert!(back_up.is_empty(), "arrows back up: {back_up:#?}");
 }
 
+/// Only the command layer knows the command line: `cmd/` and `cli.rs` (the clap tree) are the
+/// only files that name clap.
+#[test]
+fn only_the_commands_know_clap() {
+    let mut files = Vec::new();
+    rust_files(Path::new("src"), &mut files);
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|p| !p.starts_with("src/cmd") && !p.ends_with("src/cli.rs"))
+        .filter(|p| {
+            let code = without_tests(&code_only(&std::fs::read_to_string(p).unwrap()));
+            code.contains("clap::") || code.contains("use clap")
+        })
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "{offenders:?} use clap outside cmd/ and cli.rs"
+    );
+    // The rule sees what it looks for.
+    let cmd = std::fs::read_to_string("src/cmd/render.rs").unwrap();
+    assert!(without_tests(&code_only(&cmd)).contains("use clap"));
+}
+
 #[test]
 fn nothing_below_the_commands_names_them() {
     let mut files = Vec::new();

@@ -8,14 +8,18 @@
 //! ```
 //!
 //! Here: `audit` (and `audit DIR`), `import` (and its multi-rank run), `capture`, `lab`,
-//! `render`, `report` and `export`. Still beside their analyses, to move next: `form`
-//! (`form/mod.rs`), `lesson` (`lesson/mod.rs`), and `check`/`eval`/`compare` (in `cli.rs`).
-//! `tests/architecture.rs` keeps the layers: nothing below this folder names it.
+//! `render`, `report`, `export`, `form`, `lesson` and `compare`. `check` and `eval` keep their
+//! few lines of run in `cli.rs`, the clap tree, beside their argument variants.
+//! `tests/architecture.rs` keeps the layers (nothing below this folder names it) and that only
+//! `cmd/` and `cli.rs` name clap.
 
 pub mod audit;
 pub mod capture;
+pub mod compare;
 pub mod export;
+pub mod form;
 pub mod import;
 pub mod lab;
+pub mod lesson;
 pub mod render;
 pub mod report;

@@ -14,7 +14,7 @@ use super::fields::{self, FIELDS};
 use super::model::{validate, Form, QuestionKind, RawForm, FORMAT_NAME, FORMAT_VERSION};
 
 /// The two file formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileFormat {
     /// JSON with explanations as `"// field"` keys.
     Json,

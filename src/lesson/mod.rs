@@ -24,7 +24,6 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::table::wrap_prose;
-use clap::{Args, Subcommand};
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
 use crate::case::{load_case_file, Case};
@@ -32,7 +31,7 @@ use crate::error::InputError;
 use crate::output::write_output;
 
 use self::grade::{answer_key, grade, rerun_reasons, Graded, KeyItem, Mark};
-use self::measure::{measure, Bench, HostBench, MeasureError};
+use self::measure::{measure, Bench, MeasureError};
 use self::model::{parse_lesson, Lesson, Measurement, Part, Statistic};
 
 /// The built-in lessons: `(id, file text)`, embedded from `lessons/`.
@@ -62,92 +61,6 @@ pub const BUILT_IN: [(&str, &str); 6] = [
         include_str!("../../lessons/cuda-streams.json"),
     ),
 ];
-
-/// `worksheet lesson …`.
-#[derive(Debug, Args)]
-pub struct LessonArgs {
-    /// What to do.
-    #[command(subcommand)]
-    pub command: LessonCommand,
-}
-
-/// The lesson commands.
-#[derive(Debug, Subcommand)]
-pub enum LessonCommand {
-    /// List the built-in lessons.
-    List,
-    /// Run a lesson's measurement and write its folder: the data, handout.md, answers.txt.
-    #[command(
-        after_help = "Examples:\n  worksheet lesson start three-boundaries -o alice\n  \
-worksheet lesson start three-boundaries -o class/bob\n  \
-worksheet lesson start cuda-streams -o alice-streams --simulate\n\n\
-Exit codes: 0 written, 2 a file exists (use --force) or the lesson is malformed, 3 CUDA not available (use --simulate)."
-    )]
-    Start {
-        /// A built-in lesson id (see `lesson list`) or a lesson file.
-        lesson: String,
-        /// The lesson folder to write (created if missing).
-        #[arg(short = 'o', long = "output", alias = "out", value_name = "DIR")]
-        out: PathBuf,
-        /// Run CUDA lessons on the built-in simulator (labelled simulated in the handout).
-        #[arg(long)]
-        simulate: bool,
-        /// Overwrite files in the folder that exist.
-        #[arg(long)]
-        force: bool,
-        /// Pin an executor lesson's work to this many passes per job (its calibration
-        /// line, or a caution, names the count): the run does the same work on any machine.
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=(1u64 << 40)))]
-        passes: Option<u64>,
-    },
-    /// Check a folder's answers against the folder's own data, with feedback.
-    #[command(after_help = "Example:\n  worksheet lesson check alice\n\n\
-Exit codes: 0 every answer is right, 1 an answer is wrong or missing, or the run must be re-run,\n\
-2 the folder, lesson or answer sheet is malformed.")]
-    Check {
-        /// The lesson folder.
-        dir: PathBuf,
-        /// The answer sheet (default: DIR/answers.csv if present, else DIR/answers.txt).
-        #[arg(long, value_name = "FILE")]
-        answers: Option<PathBuf>,
-    },
-    /// Answer the folder's questions at prompts (saved after every answer; resumable).
-    #[command(after_help = "Example:\n  worksheet lesson answer alice\n\n\
-Answers are read, not graded: `worksheet lesson check` grades them.\n\
-Exit codes: 0 every question offered, 1 the input ended first (answers so far are saved), 2 a malformed folder or sheet.")]
-    Answer {
-        /// The lesson folder.
-        dir: PathBuf,
-        /// The answer sheet (default: DIR/answers.csv if present, else DIR/answers.txt).
-        #[arg(long, value_name = "FILE")]
-        answers: Option<PathBuf>,
-    },
-    /// Print the answers a folder's data implies, with the evidence (for the teacher).
-    #[command(after_help = "Example:\n  worksheet lesson key alice\n\n\
-Prints every sheet line (predictions and measurements), its answer from the folder's own\n\
-data, the tolerance, the misconceptions it catches and the evidence.\n\
-Exit codes: 0 printed, 2 the folder or lesson is malformed.")]
-    Key {
-        /// The lesson folder.
-        dir: PathBuf,
-    },
-    /// Summarize many students' folders of one lesson.
-    #[command(
-        after_help = "Example:\n  worksheet lesson class class/*/ --export-csv class.csv\n\n\
-Exit codes: 0 summarized, 2 a folder is malformed or the folders hold different lessons."
-    )]
-    Class {
-        /// The students' lesson folders.
-        #[arg(required = true)]
-        dirs: Vec<PathBuf>,
-        /// Also write one row per student as CSV.
-        #[arg(long, value_name = "FILE")]
-        export_csv: Option<PathBuf>,
-        /// Overwrite the CSV file if it exists.
-        #[arg(long)]
-        force: bool,
-    },
-}
 
 /// How a lesson command ended (errors aside).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,81 +121,14 @@ impl From<MeasureError> for LessonError {
     }
 }
 
-/// Runs a lesson command on this machine.
-///
-/// # Errors
-/// [`LessonError`] for malformed input, files that exist, no CUDA, a failed measurement.
-pub fn run(args: &LessonArgs, out: &mut dyn Write) -> Result<LessonOutcome, LessonError> {
-    match &args.command {
-        LessonCommand::List => {
-            write_list(out)?;
-            Ok(LessonOutcome::Ok)
-        }
-        LessonCommand::Start {
-            lesson,
-            out: dir,
-            simulate,
-            force,
-            passes,
-        } => {
-            let mut bench = HostBench {
-                simulate: *simulate,
-            };
-            start_with(lesson, dir, *force, *passes, &mut bench, out)
-        }
-        LessonCommand::Check { dir, answers } => {
-            let result = check(dir, answers.as_deref())?;
-            write_check(&result, out)?;
-            Ok(result.outcome())
-        }
-        LessonCommand::Answer { dir, answers } => {
-            use std::io::IsTerminal;
-            let stdin = io::stdin();
-            // Asked again after a refused answer only when a person is at a terminal.
-            let retry = stdin.is_terminal();
-            let end = answer_folder(dir, answers.as_deref(), &mut stdin.lock(), out, retry)?;
-            // A refused answer came back as an error; the input ending first is exit 1.
-            Ok(if end == fill::AnswerEnd::Complete {
-                LessonOutcome::Ok
-            } else {
-                LessonOutcome::NotAllRight
-            })
-        }
-        LessonCommand::Key { dir } => {
-            let folder = Folder::load(dir)?;
-            let key = folder.key()?;
-            write_key(&folder, &key, out)?;
-            Ok(LessonOutcome::Ok)
-        }
-        LessonCommand::Class {
-            dirs,
-            export_csv,
-            force,
-        } => {
-            if let Some(p) = export_csv {
-                if !force && p.exists() {
-                    return Err(exists(p));
-                }
-            }
-            let summary = class_summary(dirs)?;
-            class::write_text(&summary, out)?;
-            if let Some(p) = export_csv {
-                write_file(p, &class::csv(&summary)?, *force)?;
-                writeln!(out, "wrote {}", p.display())?;
-            }
-            Ok(LessonOutcome::Ok)
-        }
-    }
-}
-
-fn exists(p: &Path) -> LessonError {
+pub(crate) fn exists(p: &Path) -> LessonError {
     LessonError::Output(format!(
         "{}: error[exists]: the file exists; pass --force to overwrite it",
         p.display()
     ))
 }
 
-fn write_file(path: &Path, bytes: &[u8], force: bool) -> Result<(), LessonError> {
+pub(crate) fn write_file(path: &Path, bytes: &[u8], force: bool) -> Result<(), LessonError> {
     write_output(path, bytes, force).map_err(|f| LessonError::Output(f.message))
 }
 
@@ -947,7 +793,7 @@ pub fn class_summary(dirs: &[PathBuf]) -> Result<class::ClassSummary, InputError
     Ok(class::summarize(&lesson, students))
 }
 
-fn write_list(out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_list(out: &mut dyn Write) -> io::Result<()> {
     let mut t = Table::new();
     t.load_preset(ASCII_MARKDOWN)
         .set_header(vec!["lesson", "minutes", "measures", "title"]);

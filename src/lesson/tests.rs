@@ -359,7 +359,7 @@ fn without_cuda_the_streams_lesson_asks_for_simulate() {
     #[cfg(not(feature = "cuda"))]
     {
         let dir = tempfile::tempdir().unwrap();
-        let mut host = HostBench { simulate: false };
+        let mut host = super::measure::HostBench { simulate: false };
         let e = start(
             "cuda-streams",
             dir.path(),
