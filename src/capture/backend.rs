@@ -1,6 +1,6 @@
 //! The device operations a capture needs, behind one trait.
 //!
-//! [`Backend`] is what the procedure ([`super::procedure`], [`super::streams`]) drives. The
+//! [`Backend`] is what the procedure ([`super::procedure`], and the lab `crate::lab::streams`) drives. The
 //! real one talks to the CUDA driver (`crate::cuda`, feature `cuda`); [`super::sim`] is a
 //! deterministic simulator used by the tests and by `--simulate`. Handles are small indices
 //! so that the procedure stays plain data.

@@ -17,13 +17,13 @@
 //! |---|---|
 //! | [`backend`] | the device operations, as a trait |
 //! | [`procedure`] | the capture: calls, order, timers |
-//! | [`streams`] | the stream-overlap lab: procedure, case, report |
+//! | [`lcg`] | the lab kernel's LCG and its closed form (the lab is `lab::streams`) |
 //! | [`record`] | what was recorded (integer ns; the one `f32` conversion) |
 //! | [`build`] | a record as a case file, with its expectations |
 //! | [`report`] | per-run CSV and tables |
 //! | [`relations`] | what must hold of any real capture, without exact times |
 //! | [`sim`] | a deterministic simulator of the backend, for tests and `--simulate` |
-//! | [`command`] | the two subcommands |
+//! | `cmd::capture` | the two subcommands (in the command layer) |
 
 pub mod backend;
 pub mod build;

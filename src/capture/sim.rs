@@ -6,7 +6,7 @@
 //! stamped in 32 ns steps, as on an H200. The numbers are invented and say nothing about a
 //! real GPU: a capture made with it is marked `simulated` everywhere.
 //!
-//! What it is for: running the real procedure ([`super::procedure`], [`super::streams`])
+//! What it is for: running the real procedure ([`super::procedure`], and the lab `crate::lab::streams`)
 //! end to end with no GPU, so that the order of calls, the case a capture writes and the
 //! verdicts it implies are tested here and in CI.
 

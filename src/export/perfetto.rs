@@ -11,7 +11,7 @@
 //! as the rank's kernel, with the rank's bounded arrival and the instance's skew.
 //! Duration answers (submission, completion, …) have no position of their own in the
 //! engine's report; they are listed, with their verdicts, in the file's `otherData`.
-//! The audit's findings are on a `findings` thread at their exact times ([`findings`]), and
+//! The audit's findings are on a `findings` thread at their exact times (`perfetto/findings.rs`), and
 //! listed whole in `otherData.findings`.
 //!
 //! Times are exact: `ts` and `dur` are written as decimal µs with three decimals (ns), as

@@ -24,7 +24,7 @@
 //! Layout: [`model`] (the raw mirror and the validated [`Form`]), [`fields`] (the field
 //! table every walker uses), [`format`](mod@format) (JSON and CSV, read and written), [`check`](mod@check)
 //! (contradictions), [`capture`] (answers from a case), [`fill`](mod@fill) (the prompts). The core
-//! is pure; this module's [`run`] does the file I/O.
+//! is pure; the command (`cmd::form`) and this module's file functions do the file I/O.
 //!
 //! ```
 //! use worksheet::form::{check::check, format::{load_form_str, FileFormat}};

@@ -5,7 +5,7 @@
 //! drawn by a pure renderer that returns a `String`: [`svg::render`] for a picture,
 //! [`text::render`] for a terminal sketch; [`png::svg_to_png`] rasterises the SVG. Lanes
 //! with more items than pixels are drawn as exact per-column density ([`density`]); labels
-//! are measured with the embedded font ([`font`]). Only [`run`] touches files (through
+//! are measured with the embedded font ([`font`]). Only the command (`cmd::render`) touches files (through
 //! [`crate::output`]).
 //!
 //! Two clocks never share an axis: each clock is its own panel with its own axis and unit

@@ -12,7 +12,7 @@
 //!   cap and UTF-8 checked block by block, a `Refusal` shared with the fast path);
 //! - [`kineto`]: PyTorch profiler Chrome-trace JSON: the fast path (`split`, events cut on the
 //!   gunzipping thread), the careful streaming reader (`read`), exact µs → ns (`number`), the
-//!   rows the importer interprets ([`kineto::Read`]) and the format-neutral model from the same
+//!   rows the importer interprets (`kineto::Read`) and the format-neutral model from the same
 //!   pass (`neutral`); `lenient` reads a trace the importer refuses, for the audit;
 //! - [`nsys`]: Nsight Systems SQLite exports, read-only: schema checks and rows by column name
 //!   (`read`), the same rows as the format-neutral model (`neutral`).

@@ -53,7 +53,7 @@ pub(crate) fn refuse_past_cap(handle: &std::fs::File, head: &[u8]) -> Result<(),
 /// "worksheet-case"`, plain or gzipped).
 ///
 /// # Errors
-/// [`InputError`]: the same codes as [`import_path`], and a case file's own error codes.
+/// [`InputError`]: the same codes as `import::import_path`, and a case file's own error codes.
 pub fn read_audit_trace(
     path: &Path,
     options: &ReadOptions,

@@ -2,13 +2,13 @@
 //! magic, checked to be UTF-8 and capped at a size, handed to the parser block by block, so
 //! that memory holds a few blocks of the text and never the whole of it.
 //!
-//! [`in_thread`] moves the reading, gunzipping and checking to a second thread, which hands
+//! `in_thread` moves the reading, gunzipping and checking to a second thread, which hands
 //! the text over in blocks through a bounded channel: on two cores, decompression and
-//! parsing run at once, and memory holds at most [`BLOCKS_IN_FLIGHT`] blocks.
+//! parsing run at once, and memory holds at most `BLOCKS_IN_FLIGHT` blocks.
 //!
 //! Trouble found on the way (a damaged gzip stream, bytes that are not UTF-8, text past the
 //! cap) travels to the parser as an [`io::Error`] carrying an [`ImportError`];
-//! [`trouble_of`] gets it back out of the parser's error.
+//! `trouble_of` gets it back out of the parser's error.
 
 use std::fmt;
 use std::io::{self, BufReader, Read};

@@ -1,5 +1,5 @@
 //! PyTorch profiler (Kineto) Chrome-trace JSON, read: the rows the importer interprets
-//! ([`Read`]) and the format-neutral recorded model ([`crate::trace::model::Trace`]), both from
+//! (`Read`) and the format-neutral recorded model ([`crate::trace::model::Trace`]), both from
 //! one streaming pass.
 //!
 //! What the rows mean (which call launched which kernel, which sync row is a wait) is decided
