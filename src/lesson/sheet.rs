@@ -32,14 +32,16 @@ pub fn blank_sheet(lesson: &Lesson) -> String {
 
 fn sheet_header(lesson: &Lesson) -> String {
     let mut s = String::new();
-    // The title on one comment line: a line break in it would start a line the sheet's
-    // reader takes for an answer (found by the lesson fuzz target).
-    let title: Vec<&str> = lesson.raw.title.lines().collect();
+    // The id and the title on one comment line: a line break in either would start a line
+    // the sheet's reader takes for an answer (both found by the lesson fuzz target).
+    let one_line = |text: &str| {
+        crate::escape::printable(&text.lines().collect::<Vec<_>>().join(" ")).into_owned()
+    };
     let _ = writeln!(
         s,
         "# {FORMAT} `{}` (version {VERSION}): {}",
-        lesson.id(),
-        crate::escape::printable(&title.join(" "))
+        one_line(lesson.id()),
+        one_line(&lesson.raw.title)
     );
     s.push_str(
         "# Write each answer after its id. Forms: `known 12.5 us`, `unknown (<reason code>)`,\n\

@@ -1077,3 +1077,29 @@ fn a_title_with_a_line_break_stays_on_the_sheets_comment_line() {
     assert!(answers.len() >= lesson.questions.len(), "{answers:?}");
     assert!(answers.iter().all(|(_, a)| a.is_empty()), "{answers:?}");
 }
+
+#[test]
+fn an_id_with_a_line_break_stays_on_the_sheets_comment_line() {
+    // Found by the lesson fuzz target (crash 53ec26c9, campaign at d9bd0a0): an id with a line
+    // break put a line `boot-…: …` on the blank sheet that its reader took for an answer.
+    let text = std::fs::read_to_string("lessons/clocks-and-boots.json").unwrap();
+    let text = text.replacen(
+        "\"id\": \"clocks-and-boots\"",
+        "\"id\": \"clocks\\nboots: and\"",
+        1,
+    );
+    let lesson = crate::lesson::model::parse_lesson(&text, "l.json").unwrap();
+    assert!(lesson.id().contains('\n'), "{}", lesson.id());
+    let blank = crate::lesson::sheet::blank_sheet(&lesson);
+    assert!(
+        blank
+            .lines()
+            .next()
+            .unwrap()
+            .contains("`clocks boots: and`"),
+        "{blank}"
+    );
+    let answers = crate::lesson::sheet::read_sheet(&blank, false, &lesson, "answers.txt").unwrap();
+    assert!(answers.len() >= lesson.questions.len(), "{answers:?}");
+    assert!(answers.iter().all(|(_, a)| a.is_empty()), "{answers:?}");
+}
