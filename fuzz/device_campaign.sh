@@ -19,9 +19,24 @@
 #       log, every crash input under artifacts/TARGET/) and corpus.tar.gz (the corpora
 #       grown, when under 15 MiB; minimise into fuzz/seeds with fuzz/minimize.sh).
 #
-# The lead's command on the device (kind nvidia-h200, carry [".gpu"], timeout_s 600):
-#   bash .gpu/fuzz/device_campaign.sh run 35
-# runs the 14 targets for 35 s each (about 8.5 minutes) on 16 cores.
+#   bash .gpu/fuzz/device_campaign.sh run plan [PART] [JOBS]
+#       The plan of targets.sh (`PLAN`, `plan_seconds_of`): each target for the seconds that
+#       reach 10^7 executions on 16 jobs, scaled by 16/JOBS (JOBS: default every core), cut
+#       into pieces of at most 520 s and packed in order into parts of at most 540 s of
+#       fuzzing (one call of the `run` tool each, under its 600 s). Without PART it prints the
+#       parts and runs nothing (also here: JOBS=128 shows the plan for 128 cores). With PART
+#       it runs that part and prints, per target, whether it reached 10^7:
+#           TARGET: ... E executions ... | 10^7 reached (or: short by N)
+#       A target cut into pieces is run once per piece (each from the seeds): its count is
+#       the sum of its pieces' lines, in this part and the others. PIECE_MAX and PART_MAX
+#       (seconds) change the 520 and 540 (a short test here).
+#
+# Every target runs with its flags of targets.sh (`flags_of`: -entropic=0 where it pays).
+#
+# The lead's commands on the device (carry [".gpu"], timeout_s 600):
+#   bash .gpu/fuzz/device_campaign.sh run plan        # here first: how many parts
+#   bash .gpu/fuzz/device_campaign.sh run plan 1      # then each part, one call each
+#   bash .gpu/fuzz/device_campaign.sh run 35          # every target for 35 s (old style)
 set -euo pipefail
 
 mode=${1:-}
@@ -62,12 +77,12 @@ build() {
 
 # One target's campaign: logs in $work/logs/TARGET, crashes in $work/artifacts/TARGET.
 campaign() {
-    local t=$1 seconds=$2 jobs=$3
-    local logs=$work/logs/$t corpus=$work/corpus/$t art=$work/artifacts/$t
+    local t=$1 seconds=$2 jobs=$3 name=${4:-$1} piece=${5:-}
+    local logs=$work/logs/$name corpus=$work/corpus/$name art=$work/artifacts/$name
     mkdir -p "$logs" "$corpus" "$art"
     (cd "$logs" && "$work/bin/$t" -jobs="$jobs" -workers="$jobs" \
         -max_total_time="$seconds" -max_len="$(max_len_of "$t")" -rss_limit_mb=2048 \
-        -timeout=10 -print_final_stats=1 -artifact_prefix="$art/" \
+        -timeout=10 -print_final_stats=1 -artifact_prefix="$art/" $(flags_of "$t") \
         "$corpus" "$here/seeds/$t" >main.log 2>&1) || true
     local execs crashes peak
     execs=$(cat "$logs"/fuzz-*.log 2>/dev/null |
@@ -75,23 +90,91 @@ campaign() {
     crashes=$(cat "$logs"/fuzz-*.log 2>/dev/null | grep -c '^SUMMARY: libFuzzer' || true)
     peak=$(cat "$logs"/fuzz-*.log 2>/dev/null |
         awk '/stat::peak_rss_mb/ {if ($2 > m) m = $2} END {print m + 0}')
-    echo "$t: $jobs jobs x $seconds s: $execs executions, $crashes crashes, peak RSS $peak MB"
+    local goal=10000000 verdict
+    if [ -n "$piece" ]; then
+        verdict="$piece: 10^7 is for the sum of its pieces"
+    elif [ "$execs" -ge "$goal" ]; then
+        verdict="10^7 reached"
+    else
+        verdict="short of 10^7 by $((goal - execs))"
+    fi
+    echo "$name: $jobs jobs x $seconds s: $execs executions, $crashes crashes, peak RSS $peak MB | $verdict"
+}
+
+# The plan's pieces for JOBS jobs, one line each: PART TARGET SECONDS PIECE PIECES.
+plan_pieces() {
+    local jobs=$1 piece_max=${PIECE_MAX:-520} part_max=${PART_MAX:-540} overhead=8
+    local part=1 used=0 t need n i s
+    for t in "${PLAN[@]}"; do
+        max_len_of "$t" >/dev/null 2>&1 || continue # not built in this checkout
+        need=$(( ($(plan_seconds_of "$t") * 16 + jobs - 1) / jobs ))
+        [ "$need" -ge 20 ] || need=20 # libFuzzer reads the seeds first
+        n=$(( (need + piece_max - 1) / piece_max ))
+        for ((i = 1; i <= n; i++)); do
+            s=$(( (need + n - 1) / n ))
+            if [ $((used + s + overhead)) -gt "$part_max" ] && [ "$used" -gt 0 ]; then
+                part=$((part + 1))
+                used=0
+            fi
+            used=$((used + s + overhead))
+            echo "$part $t $s $i $n"
+        done
+    done
+}
+
+# `run plan [PART] [JOBS]`: prints the plan, or runs its part PART.
+plan() {
+    local part=${1:-} jobs=${2:-${JOBS:-$(nproc)}}
+    local pieces
+    pieces=$(plan_pieces "$jobs")
+    if [ -z "$part" ]; then
+        local parts total
+        parts=$(echo "$pieces" | awk 'END {print $1}')
+        total=$(echo "$pieces" | awk '{s += $3 + 8} END {print s}')
+        echo "plan for $jobs jobs: $parts part(s), about $total s of fuzzing in all"
+        echo "$pieces" | awk '{printf "  part %s: %-13s %4d s (piece %d of %d)\n", $1, $2, $3, $4, $5}'
+        echo "run each part with: bash .gpu/fuzz/device_campaign.sh run plan PART $jobs"
+        return 0
+    fi
+    if ! echo "$pieces" | awk -v p="$part" '$1 == p {found = 1} END {exit !found}'; then
+        echo "the plan for $jobs jobs has no part $part (run plan without a part: the parts)" >&2
+        rm -rf "$work"
+        exit 2
+    fi
+    echo "$pieces" | awk -v p="$part" '$1 == p {print $2, $3, $4, $5}' | {
+        while read -r t s i n; do
+            if [ "$n" -eq 1 ]; then
+                echo "$t $s $t"
+            else
+                echo "$t $s $t.piece$i-of-$n piece $i of $n"
+            fi
+        done
+    } >"$work/pieces"
+    while read -r t s name piece; do
+        campaign "$t" "$s" "$jobs" "$name" "$piece" | tee -a "$summary"
+    done <"$work/pieces"
 }
 
 run() {
-    local seconds=${1:?usage: device_campaign.sh run SECONDS [JOBS] [TARGET...]}
+    local seconds=${1:?usage: device_campaign.sh run SECONDS|plan [JOBS] [TARGET...]}
     shift
+    if [ "$seconds" = plan ] && [ $# -eq 0 ]; then
+        plan # the plan only: nothing to unpack
+        return
+    fi
     local jobs
     jobs=$(nproc)
-    if [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; then
+    if [ "$seconds" != plan ] && [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; then
         jobs=$1
         shift
     fi
     local targets=("$@")
-    [ ${#targets[@]} -gt 0 ] || targets=("${TARGETS[@]}")
-    for t in "${targets[@]}"; do
-        known_target "$t" || exit 2
-    done
+    if [ "$seconds" != plan ]; then
+        [ ${#targets[@]} -gt 0 ] || targets=("${TARGETS[@]}")
+        for t in "${targets[@]}"; do
+            known_target "$t" || exit 2
+        done
+    fi
     out=${OUT:-$PWD/fuzz-out}
     mkdir -p "$out"
     work=$(mktemp -d /dev/shm/fuzz.XXXXXX 2>/dev/null || mktemp -d)
@@ -104,9 +187,13 @@ run() {
         echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
         echo "started $(date -u +%FT%TZ)"
     } >"$summary"
-    for t in "${targets[@]}"; do
-        campaign "$t" "$seconds" "$jobs" | tee -a "$summary"
-    done
+    if [ "$seconds" = plan ]; then
+        plan "${targets[@]}"
+    else
+        for t in "${targets[@]}"; do
+            campaign "$t" "$seconds" "$jobs" | tee -a "$summary"
+        done
+    fi
     echo "ended $(date -u +%FT%TZ)" >>"$summary"
     tar -C "$work" -czf "$out/logs.tar.gz" logs artifacts
     tar -C "$work" -czf "$out/corpus.tar.gz" corpus
@@ -122,7 +209,7 @@ case "$mode" in
     build) shift; build "$@" ;;
     run) shift; run "$@" ;;
     *)
-        echo "usage: device_campaign.sh build [DEST] | run SECONDS [JOBS] [TARGET...]" >&2
+        echo "usage: device_campaign.sh build [DEST] | run SECONDS [JOBS] [TARGET...] | run plan [PART] [JOBS]" >&2
         exit 2
         ;;
 esac

@@ -32,8 +32,11 @@ fi
 mkdir -p "corpus/$target"
 # -O -a: optimised, with debug assertions and overflow checks; -s none: no ASan (the
 # library has no unsafe parsing code; ASan would halve the speed).
+# Plus the target's own flags of targets.sh (`flags_of`: -entropic=0 where it pays); a flag
+# given on the command line comes later and wins.
+read -r -a own <<<"$(flags_of "$target")"
 flags=(-max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 -timeout=10
-       -print_final_stats=1)
+       -print_final_stats=1 "${own[@]}")
 jobs=${JOBS:-1}
 if [ "$jobs" -le 1 ]; then
     exec cargo +nightly fuzz run "${target_dir[@]}" -O -a -s none "$target" \

@@ -19,6 +19,43 @@ max_len_of() {
     esac
 }
 
+# libFuzzer flags of TARGET beyond the common ones (run.sh and device_campaign.sh add them).
+# `-entropic=0` (libFuzzer's vanilla schedule) where it runs more inputs a second with the
+# same checks: the entropic schedule's per-feature bookkeeping costs most for the targets that
+# reach thousands of counters per input (CAMPAIGNS.md, "Rates per target"). Left on where it
+# did not pay in the measurement (kineto, kineto_paths, audit, compat_hta, and the fast ones).
+flags_of() {
+    case "$1" in
+        ranks | export | form_stdin | form_csv | nsys | compare | lesson) echo "-entropic=0" ;;
+        *) ;;
+    esac
+}
+
+# The device plan (`device_campaign.sh run plan`): seconds of TARGET on 16 jobs so that it
+# reaches 10^7 executions with about 1.3x margin, from the device's executions per job and
+# second (CAMPAIGNS.md, "The device plan"). A machine with more cores runs each target for
+# 16/JOBS of this. Targets of the plan that this checkout does not build are skipped
+# (kineto_fast: a slot for the fast path's target, sized from `kineto`'s rate until measured).
+PLAN=(value case form_json lesson compat_hta compare form_csv nsys kineto_fast kineto
+      audit kineto_paths export form_stdin ranks)
+plan_seconds_of() {
+    case "$1" in
+        value) echo 10 ;;
+        case | form_json | lesson) echo 50 ;;
+        compat_hta) echo 70 ;;
+        compare) echo 90 ;;
+        form_csv) echo 240 ;;
+        nsys) echo 260 ;;
+        kineto | kineto_fast) echo 680 ;;
+        audit) echo 830 ;;
+        kineto_paths) echo 950 ;;
+        export) echo 1480 ;;
+        form_stdin) echo 1630 ;;
+        ranks) echo 2980 ;;
+        *) return 1 ;;
+    esac
+}
+
 # Fails with the list of targets unless TARGET is one of them.
 known_target() {
     if ! max_len_of "$1" >/dev/null; then
