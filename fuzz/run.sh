@@ -10,8 +10,8 @@
 #
 # JOBS=N runs N processes at once on one shared corpus (libFuzzer's -jobs/-workers), each
 # for SECONDS; their logs go to fuzz/logs/TARGET/ and the script ends with the total:
-# `TARGET: N jobs x SECONDS s: E executions, C crashes, peak RSS R MB`. Set TMPDIR to a
-# tmpfs (/dev/shm) for `nsys`, which writes every input to a scratch file.
+# `TARGET: N jobs x SECONDS s: E executions, C crashes, peak RSS R MB`. TMPDIR defaults to
+# /dev/shm (a tmpfs) for the targets that write every input to a scratch file.
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ $# -lt 2 ]; then
@@ -30,6 +30,11 @@ if [ -n "${CARGO_TARGET_DIR:-}" ]; then
     target_dir=(--target-dir "$CARGO_TARGET_DIR/fuzz")
 fi
 mkdir -p "corpus/$target"
+# Scratch files (nsys, ranks, export, compare, audit, kineto_paths write each input to one) in
+# memory unless TMPDIR says otherwise.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    export TMPDIR=/dev/shm
+fi
 # -O -a: optimised, with debug assertions and overflow checks; -s none: no ASan (the
 # library has no unsafe parsing code; ASan would halve the speed).
 # Plus the target's own flags of targets.sh (`flags_of`: -entropic=0 where it pays); a flag

@@ -43,13 +43,13 @@ plan_seconds_of() {
         value) echo 10 ;;
         case | form_json | lesson) echo 50 ;;
         compat_hta) echo 70 ;;
-        compare) echo 90 ;;
-        form_csv) echo 240 ;;
-        nsys) echo 260 ;;
+        compare) echo 120 ;;
+        form_csv) echo 260 ;;
+        nsys) echo 310 ;;
         kineto | kineto_fast) echo 680 ;;
         audit) echo 830 ;;
         kineto_paths) echo 950 ;;
-        export) echo 1480 ;;
+        export) echo 1530 ;;
         form_stdin) echo 1630 ;;
         ranks) echo 2980 ;;
         *) return 1 ;;
