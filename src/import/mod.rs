@@ -78,6 +78,7 @@ mod summary;
 use std::path::Path;
 
 use crate::case::raw::RawCase;
+use crate::trace::kineto::tap::{EventTap, NoTap};
 
 pub use summary::{summarize, summarize_owned, Summary};
 
@@ -171,6 +172,18 @@ pub(crate) fn import_path_with(
     options: &ImportOptions,
     audit: bool,
 ) -> Result<(Imported, AuditTrace), ImportError> {
+    import_path_tapped(path, options, audit, &mut NoTap)
+}
+
+/// [`import_path_with`], handing `tap` every top-level value and event of a Kineto trace in
+/// the same pass ([`crate::trace::kineto::tap`]); when the fast path gives up, the tap is
+/// told so ([`EventTap::abandon`]) and sees nothing of the careful reader's pass.
+pub(crate) fn import_path_tapped(
+    path: &Path,
+    options: &ImportOptions,
+    audit: bool,
+    tap: &mut dyn EventTap,
+) -> Result<(Imported, AuditTrace), ImportError> {
     let file = path.display().to_string();
     let (handle, head) = open_with_head(path)?;
     match detect(path, &head)? {
@@ -193,10 +206,11 @@ pub(crate) fn import_path_with(
             let text = crate::trace::source::open(head, handle, MAX_TRACE_BYTES);
             let refusal = text.refusal();
             if let Some(done) =
-                kineto::import_split(text, &name, options, audit, Some(refusal.clone()))
+                kineto::import_split(text, &name, options, audit, Some(refusal.clone()), tap)
             {
                 return Ok(done);
             }
+            tap.abandon();
             // Past the cap or the event budget: refused, without reading it all again.
             if let Some(refused) = refusal.get() {
                 return Err(refused.clone().in_file(&file));
