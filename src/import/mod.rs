@@ -124,6 +124,9 @@ pub struct Imported {
     pub facts: Vec<(String, String)>,
     /// Assumptions and caveats, one sentence each (also in the case's provenance).
     pub notes: Vec<String>,
+    /// The builder's times of the case's work phases, for the step questions the audit of
+    /// the same pass adds ([`build::steps::annotate`]); emptied once they are added.
+    pub work_spans: build::steps::WorkSpans,
 }
 
 impl Imported {
@@ -134,6 +137,7 @@ impl Imported {
             format: format.into(),
             facts: Vec::new(),
             notes: Vec::new(),
+            work_spans: Vec::new(),
         }
     }
 }
@@ -195,6 +199,7 @@ pub(crate) fn import_path_tapped(
                 notes: facts.notes.clone(),
                 facts: facts.rows(),
                 case: imported.case,
+                work_spans: imported.work_spans,
             };
             Ok((imported, trace))
         }
@@ -280,9 +285,9 @@ pub(crate) fn audit_imported(
         &file.display().to_string(),
         &crate::audit::AuditOptions::default(),
     );
-    if trace.source == "kineto" {
-        kineto::annotate_case(&mut imported.case, &trace, &audit);
-    }
+    let spans = std::mem::take(&mut imported.work_spans);
+    build::steps::annotate(&mut imported.case, &spans, &trace, &audit);
+    drop(spans);
     // The audit travels with the case: `report` of the case shows what `report` of the trace
     // shows, from these same values.
     // Without `input`: the name the trace was given on the command line is no property of

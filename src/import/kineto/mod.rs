@@ -101,11 +101,10 @@
 //!       Read ──audit (what only the audit reads, from the same pass)──▶ trace::model::Trace
 //! ```
 //!
-//! `names` holds phase ids and call-name predicates; `trace` is the lenient whole-text reader
-//! `worksheet audit` uses, and `annotate_case`, which adds the audit's joins and step questions
-//! to the case `import` writes.
+//! `names` holds phase ids and call-name predicates. The audit's joins and step questions
+//! are added to the case by the one builder's last stage (`import::build::steps`), for every
+//! format.
 
-mod annotate;
 mod build;
 #[cfg(test)]
 mod fast_tests;
@@ -121,7 +120,6 @@ pub use crate::trace::kineto::CLOCK_ID;
 use crate::trace::kineto::{
     names, read, split, AuditResult, GpuWork, HostCall, Read, SyncRow, WorkKind,
 };
-pub use annotate::annotate_case;
 
 #[cfg(test)]
 use crate::trace::kineto::number::{scaled_decimal, Scaled};
