@@ -291,3 +291,33 @@ fn compat_hta_refuses_nsys_exports() {
     assert!(err.contains("unsupported-format"), "{err}");
     assert!(err.contains("--compat hta"), "{err}");
 }
+
+/// `--compat hta` reads a real trace in the command's one pass (the tap is not abandoned),
+/// and gives what HTA's own whole-text reader gives.
+#[test]
+fn real_traces_are_read_in_one_pass_as_the_whole_text_reader_reads_them() {
+    use worksheet::peer::hta::{compat_path_whole, HtaTap};
+    let options = ImportOptions::default();
+    for name in [
+        "nccl_data.json.gz",
+        "sampled_rank-1.json.gz",
+        "event_sync_trace.json.gz",
+        "worker0.1623143089861.pt.trace.json.gz",
+    ] {
+        let mut tap = HtaTap::new(&options);
+        worksheet::trace::open::read_audit_trace_tapped(&trace(name), &options, &mut tap)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let one_pass = tap
+            .finish()
+            .unwrap_or_else(|| panic!("{name}: the fast path gave up"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .compare(HtaOptions::HTA_DEFAULTS);
+        let whole = compat_path_whole(&trace(name), &options, HtaOptions::HTA_DEFAULTS).unwrap();
+        assert_eq!(
+            serde_json::to_string(&one_pass).unwrap(),
+            serde_json::to_string(&whole).unwrap(),
+            "{name}"
+        );
+        assert!(one_pass.hta_defaults.is_some(), "{name}");
+    }
+}

@@ -743,7 +743,8 @@ fn an_unrecorded_join_makes_cross_stream_coverage_unknown() {
             crate::import::kineto::import_text(&text, "t", &ImportOptions::default()).unwrap();
         let trace = read_trace(&text, &ImportOptions::default()).unwrap();
         let a = audit(&trace, "t", &AuditOptions::default());
-        crate::import::kineto::annotate_case(&mut imported.case, &trace, &a);
+        let spans = std::mem::take(&mut imported.work_spans);
+        crate::import::build::steps::annotate(&mut imported.case, &spans, &trace, &a);
         let case = validate(imported.case.clone(), "t").unwrap();
         let report = evaluate(&case);
         (

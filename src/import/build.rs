@@ -22,6 +22,7 @@
 //! case, byte for byte.
 
 mod program;
+pub mod steps;
 
 use super::activity::{Activities, WorkClass};
 use crate::case::raw::{RawCase, RawPhase, RawQuestion, RawStream, RawTime};
@@ -37,6 +38,8 @@ pub struct Built {
     pub launches: usize,
     /// Notes on decisions the builder made (a profiler's final sync, renamed).
     pub notes: Vec<String>,
+    /// The times of the case's work phases, for the step questions ([`steps::annotate`]).
+    pub work_spans: steps::WorkSpans,
 }
 
 /// Builds the case named `name` from `activities`.
@@ -91,6 +94,7 @@ pub fn build(activities: Activities, name: &str) -> Built {
         case,
         launches,
         notes,
+        work_spans: work.iter().map(|w| (w.start, w.end)).collect(),
     }
 }
 

@@ -78,6 +78,7 @@ mod summary;
 use std::path::Path;
 
 use crate::case::raw::RawCase;
+use crate::trace::kineto::tap::{EventTap, NoTap};
 
 pub use summary::{summarize, summarize_owned, Summary};
 
@@ -123,6 +124,9 @@ pub struct Imported {
     pub facts: Vec<(String, String)>,
     /// Assumptions and caveats, one sentence each (also in the case's provenance).
     pub notes: Vec<String>,
+    /// The builder's times of the case's work phases, for the step questions the audit of
+    /// the same pass adds ([`build::steps::annotate`]); emptied once they are added.
+    pub work_spans: build::steps::WorkSpans,
 }
 
 impl Imported {
@@ -133,6 +137,7 @@ impl Imported {
             format: format.into(),
             facts: Vec::new(),
             notes: Vec::new(),
+            work_spans: Vec::new(),
         }
     }
 }
@@ -171,6 +176,18 @@ pub(crate) fn import_path_with(
     options: &ImportOptions,
     audit: bool,
 ) -> Result<(Imported, AuditTrace), ImportError> {
+    import_path_tapped(path, options, audit, &mut NoTap)
+}
+
+/// [`import_path_with`], handing `tap` every top-level value and event of a Kineto trace in
+/// the same pass ([`crate::trace::kineto::tap`]); when the fast path gives up, the tap is
+/// told so ([`EventTap::abandon`]) and sees nothing of the careful reader's pass.
+pub(crate) fn import_path_tapped(
+    path: &Path,
+    options: &ImportOptions,
+    audit: bool,
+    tap: &mut dyn EventTap,
+) -> Result<(Imported, AuditTrace), ImportError> {
     let file = path.display().to_string();
     let (handle, head) = open_with_head(path)?;
     match detect(path, &head)? {
@@ -182,6 +199,7 @@ pub(crate) fn import_path_with(
                 notes: facts.notes.clone(),
                 facts: facts.rows(),
                 case: imported.case,
+                work_spans: imported.work_spans,
             };
             Ok((imported, trace))
         }
@@ -193,10 +211,11 @@ pub(crate) fn import_path_with(
             let text = crate::trace::source::open(head, handle, MAX_TRACE_BYTES);
             let refusal = text.refusal();
             if let Some(done) =
-                kineto::import_split(text, &name, options, audit, Some(refusal.clone()))
+                kineto::import_split(text, &name, options, audit, Some(refusal.clone()), tap)
             {
                 return Ok(done);
             }
+            tap.abandon();
             // Past the cap or the event budget: refused, without reading it all again.
             if let Some(refused) = refusal.get() {
                 return Err(refused.clone().in_file(&file));
@@ -266,9 +285,9 @@ pub(crate) fn audit_imported(
         &file.display().to_string(),
         &crate::audit::AuditOptions::default(),
     );
-    if trace.source == "kineto" {
-        kineto::annotate_case(&mut imported.case, &trace, &audit);
-    }
+    let spans = std::mem::take(&mut imported.work_spans);
+    build::steps::annotate(&mut imported.case, &spans, &trace, &audit);
+    drop(spans);
     // The audit travels with the case: `report` of the case shows what `report` of the trace
     // shows, from these same values.
     // Without `input`: the name the trace was given on the command line is no property of

@@ -173,6 +173,7 @@ pub fn summarize_owned(
         format,
         facts,
         notes,
+        ..
     } = imported;
     let name = raw.name.clone().unwrap_or_default();
     let (case, report, case_json, json_bytes) = if expect {

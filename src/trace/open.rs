@@ -58,9 +58,24 @@ pub fn read_audit_trace(
     path: &Path,
     options: &ReadOptions,
 ) -> Result<crate::trace::model::Trace, InputError> {
+    read_audit_trace_tapped(path, options, &mut kineto::tap::NoTap)
+}
+
+/// [`read_audit_trace`], handing `tap` every top-level value and event of a Kineto trace the
+/// fast path reads, in the same pass; any other way of reading tells the tap
+/// ([`kineto::tap::EventTap::abandon`]).
+///
+/// # Errors
+/// What [`read_audit_trace`] returns.
+pub fn read_audit_trace_tapped(
+    path: &Path,
+    options: &ReadOptions,
+    tap: &mut dyn kineto::tap::EventTap,
+) -> Result<crate::trace::model::Trace, InputError> {
     let file = path.display().to_string();
     let (handle, head) = open_with_head(path)?;
     if detect(path, &head)? == TraceFormat::NsysSqlite {
+        tap.abandon();
         return nsys::neutral::read_trace(path);
     }
     // A trace the importer reads gives the same model through its one streaming pass
@@ -68,10 +83,11 @@ pub fn read_audit_trace(
     refuse_past_cap(&handle, &head).map_err(|e| e.in_file(&file))?;
     let text = source::open(head, handle, MAX_TRACE_BYTES);
     let refusal = text.refusal();
-    let fast = kineto::audit_split(text, options, Some(refusal.clone()));
+    let fast = kineto::audit_split(text, options, Some(refusal.clone()), tap);
     if let Some(Ok(trace)) = fast {
         return Ok(trace);
     }
+    tap.abandon();
     // Past the cap or the event budget: refused, never read whole (review D4).
     if let Some(refused) = refusal.get() {
         return Err(refused.clone().in_file(&file));

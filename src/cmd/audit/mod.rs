@@ -15,7 +15,8 @@ use crate::audit::{audit, render, AuditOptions, Severity};
 use crate::cmd::import::Compat;
 use crate::error::InputError;
 use crate::import::{read_audit_trace, ImportOptions};
-use crate::peer::hta::compat_of as compat_hta_of;
+use crate::peer::hta::{compat_of as compat_hta_of, HtaTap};
+use crate::trace::open::read_audit_trace_tapped;
 
 /// Output format of `worksheet audit`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -130,17 +131,23 @@ pub fn run(args: &AuditArgs, out: &mut dyn Write) -> Result<AuditOutcome, AuditE
     let options = ImportOptions {
         round_sub_ns: args.round_sub_ns,
     };
-    let trace = read_audit_trace(&args.input, &options)?;
+    // `--compat hta` gathers HTA's rows in the audit's own pass.
+    let mut tap = args.compat.map(|Compat::Hta| HtaTap::new(&options));
+    let trace = match tap.as_mut() {
+        Some(tap) => read_audit_trace_tapped(&args.input, &options, tap)?,
+        None => read_audit_trace(&args.input, &options)?,
+    };
     let report = audit(
         &trace,
         &args.input.display().to_string(),
         &AuditOptions::default(),
     );
-    let hta = match args.compat {
-        Some(Compat::Hta) => Some(compat_hta_of(
+    let hta = match tap {
+        Some(tap) => Some(compat_hta_of(
             &args.input,
             trace.source != "kineto",
             &options,
+            tap,
         )?),
         None => None,
     };

@@ -11,10 +11,11 @@ use clap::{Args, ValueEnum};
 
 use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::import::{
-    audit_imported, import_path_with, ranks as rank_import, summarize_owned, ImportError,
-    ImportOptions, Imported,
+    audit_imported, import_path_tapped, import_path_with, ranks as rank_import, summarize_owned,
+    ImportError, ImportOptions, Imported,
 };
 use crate::output::{gzip, refuse_existing, write_output};
+use crate::peer::hta::HtaTap;
 
 /// Output format of the summary `import` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -126,9 +127,14 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         ))
         .into());
     }
-    let (mut imported, trace) = import_path_with(&file, &options, true)?;
-    let hta = match args.compat {
-        Some(Compat::Hta) => Some(compat_hta(&file, &imported, &options)?),
+    // `--compat hta` gathers HTA's rows in the import's own pass.
+    let mut tap = args.compat.map(|Compat::Hta| HtaTap::new(&options));
+    let (mut imported, trace) = match tap.as_mut() {
+        Some(tap) => import_path_tapped(&file, &options, true, tap)?,
+        None => import_path_with(&file, &options, true)?,
+    };
+    let hta = match tap {
+        Some(tap) => Some(compat_hta(&file, &imported, &options, tap)?),
         None => None,
     };
     let audit = audit_imported(&mut imported, &file, &options, trace)?;
@@ -176,6 +182,7 @@ fn compat_hta(
     path: &Path,
     imported: &Imported,
     options: &ImportOptions,
+    tap: HtaTap,
 ) -> Result<crate::peer::hta::HtaCompat, ImportError> {
-    crate::peer::hta::compat_of(path, imported.format.starts_with("nsys"), options)
+    crate::peer::hta::compat_of(path, imported.format.starts_with("nsys"), options, tap)
 }

@@ -30,8 +30,9 @@ pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &st
     let instance = summary::clock_instance(top, &read, name);
     read.annotations
         .sort_by_key(|a| (a.device, a.stream, a.start, a.end));
-    let built =
+    let mut built =
         crate::import::build::build(activities(&read, &mut plan, phase_ids, &instance), name);
+    let work_spans = std::mem::take(&mut built.work_spans);
     let about = summary::About {
         read: &read,
         top,
@@ -43,7 +44,9 @@ pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &st
         instance: &instance,
         work_devices: &work_devices,
     };
-    summary::finish(built.case, &about)
+    let mut imported = summary::finish(built.case, &about);
+    imported.work_spans = work_spans;
+    imported
 }
 
 /// Each activity's phase id: `<short name>#<correlation>` (`#u<n>` when its call is not in

@@ -9,6 +9,7 @@ use std::path::Path;
 use super::{import_split, import_with_audit};
 use crate::import::ImportOptions;
 use crate::trace::kineto::audit_split;
+use crate::trace::kineto::tap::NoTap;
 
 /// The import and audit of `text` both ways, as debug text; `None` for the fast path when
 /// it gave up.
@@ -16,7 +17,7 @@ fn both_ways(text: &[u8], options: &ImportOptions) -> (Result<String, String>, O
     let careful = import_with_audit(text, "t", options)
         .map(|(imported, audit)| format!("{imported:?}\n{audit:?}"))
         .map_err(|e| e.to_string());
-    let fast = import_split(text, "t", options, true, None)
+    let fast = import_split(text, "t", options, true, None, &mut NoTap)
         .map(|(imported, audit)| format!("{imported:?}\n{:?}", audit.expect("asked for")));
     (careful, fast)
 }
@@ -146,7 +147,7 @@ fn the_audit_model_of_the_pass_is_the_lenient_readers() {
         )
         .map(|t| format!("{t:?}"))
         .map_err(|e| e.to_string());
-        let pass = audit_split(text.as_slice(), &options, None)
+        let pass = audit_split(text.as_slice(), &options, None, &mut NoTap)
             .unwrap_or_else(|| panic!("{name}: the fast path gave up"))
             .map(|t| format!("{t:?}"))
             .map_err(|e| e.to_string());

@@ -101,11 +101,10 @@
 //!       Read ──audit (what only the audit reads, from the same pass)──▶ trace::model::Trace
 //! ```
 //!
-//! `names` holds phase ids and call-name predicates; `trace` is the lenient whole-text reader
-//! `worksheet audit` uses, and `annotate_case`, which adds the audit's joins and step questions
-//! to the case `import` writes.
+//! `names` holds phase ids and call-name predicates. The audit's joins and step questions
+//! are added to the case by the one builder's last stage (`import::build::steps`), for every
+//! format.
 
-mod annotate;
 mod build;
 #[cfg(test)]
 mod fast_tests;
@@ -116,11 +115,11 @@ mod program;
 mod scan_tests;
 mod summary;
 
+use crate::trace::kineto::tap::EventTap;
 pub use crate::trace::kineto::CLOCK_ID;
 use crate::trace::kineto::{
     names, read, split, AuditResult, GpuWork, HostCall, Read, SyncRow, WorkKind,
 };
-pub use annotate::annotate_case;
 
 #[cfg(test)]
 use crate::trace::kineto::number::{scaled_decimal, Scaled};
@@ -200,17 +199,19 @@ fn with_audit(parsed: read::Parsed, name: &str) -> (Imported, AuditResult) {
 /// take for granted — a syntax error, a field the importer refuses, trouble reading: the
 /// caller then reads the trace again with the careful reader, which reports it exactly.
 /// A trace this path reads gives the same case, facts, notes and audit as the careful
-/// reader, byte for byte (`tests/import_fast.rs`).
+/// reader, byte for byte (`tests/import_fast.rs`). `tap` sees every top-level value and event
+/// on the way (`--compat hta` gathers its rows so, in the same pass).
 pub(crate) fn import_split<R: std::io::Read + Send>(
     text: R,
     name: &str,
     options: &ImportOptions,
     audit: bool,
     refusal: Option<crate::trace::source::Refusal>,
+    tap: &mut dyn EventTap,
 ) -> Option<(Imported, Option<AuditResult>)> {
     let parsed = std::thread::scope(|scope| {
         let pieces = split::in_thread_refusing(scope, text, refusal);
-        read::read_pieces(&pieces, options)
+        read::read_pieces(&pieces, options, tap)
     })?;
     Some(finish(parsed, name, audit))
 }

@@ -48,6 +48,7 @@ pub(super) fn finish(mut case: RawCase, about: &About) -> Imported {
         format,
         facts,
         notes,
+        work_spans: Vec::new(),
     }
 }
 

@@ -68,5 +68,9 @@ pub(crate) fn build(
     let mut case = built.case;
     case.description = Some(facts.describe());
     case.provenance = Some(facts.provenance());
-    Ok(NsysImport { case, facts })
+    Ok(NsysImport {
+        case,
+        facts,
+        work_spans: built.work_spans,
+    })
 }

@@ -166,6 +166,8 @@ pub struct NsysImport {
     /// Versions, session start, GPUs, processes, counts and notes: the summary's facts rows
     /// ([`ExportFacts::rows`]).
     pub facts: ExportFacts,
+    /// The times of the case's work phases ([`crate::import::build::steps::WorkSpans`]).
+    pub work_spans: crate::import::build::steps::WorkSpans,
 }
 
 /// Reads the Nsight Systems SQLite export at `path` into a case named `name`.

@@ -53,6 +53,7 @@
 //! interact), and the remainder is reported as such.
 
 mod read;
+mod tap;
 mod text;
 
 use std::collections::{BTreeSet, HashSet};
@@ -67,6 +68,7 @@ use crate::trace::{ReadOptions as ImportOptions, MAX_TRACE_BYTES};
 use crate::units::{Nanos, Unit};
 
 pub use read::is_hta_compute;
+pub use tap::HtaTap;
 
 type Result<T> = std::result::Result<T, ImportError>;
 
@@ -539,11 +541,30 @@ fn merge(rows: &mut [(i64, i64, usize)]) -> Option<(i64, i64)> {
     Some((group_end.saturating_sub(first_start), busy))
 }
 
-/// Reads the Kineto trace at `path` and compares HTA's defaults with the exact breakdown.
+/// Reads the Kineto trace at `path` and compares HTA's defaults with the exact breakdown:
+/// HTA's rows are gathered by the fast path's one pass ([`HtaTap`], through
+/// [`crate::trace::open::read_audit_trace_tapped`]); a trace that path does not read whole
+/// is read by [`compat_path_whole`].
 ///
 /// # Errors
 /// [`ImportError`]: `io`, `too-large`, `bad-syntax`, and [`HtaTrace::from_text`]'s errors.
 pub fn compat_path(path: &Path, options: &ImportOptions, hta: HtaOptions) -> Result<HtaCompat> {
+    let mut tap = HtaTap::new(options);
+    // The audit's model is not needed here; its errors are HTA's to word, below.
+    let _ = crate::trace::open::read_audit_trace_tapped(path, options, &mut tap);
+    compat_of_tap(tap, path, options, hta)
+}
+
+/// [`compat_path`] from the whole text, read and parsed here: for a trace the fast path does
+/// not read whole (a malformed one, one value past 64 MiB, a field the importer refuses).
+///
+/// # Errors
+/// [`ImportError`]: `io`, `too-large`, `bad-syntax`, and [`HtaTrace::from_text`]'s errors.
+pub fn compat_path_whole(
+    path: &Path,
+    options: &ImportOptions,
+    hta: HtaOptions,
+) -> Result<HtaCompat> {
     let file = path.display().to_string();
     let io_err = |e: std::io::Error| {
         ImportError::new("$", "io", format!("cannot read the file: {e}")).in_file(&file)
@@ -559,12 +580,34 @@ pub fn compat_path(path: &Path, options: &ImportOptions, hta: HtaOptions) -> Res
     Ok(trace.compare(hta))
 }
 
+/// What `tap` gathered, compared under `hta`; when the pass did not see the whole trace, the
+/// file at `path` is read by [`compat_path_whole`].
+fn compat_of_tap(
+    tap: HtaTap,
+    path: &Path,
+    options: &ImportOptions,
+    hta: HtaOptions,
+) -> Result<HtaCompat> {
+    match tap.finish() {
+        Some(read) => read
+            .map(|trace| trace.compare(hta))
+            .map_err(|e| e.in_file(path.display().to_string())),
+        None => compat_path_whole(path, options, hta),
+    }
+}
+
 /// `--compat hta` of `import` and `audit`: HTA 0.5.0's temporal breakdown of the Kineto trace at
-/// `path`, with HTA's defaults (and its `HTA_DISABLE_NS_ROUNDING` switch).
+/// `path`, with HTA's defaults (and its `HTA_DISABLE_NS_ROUNDING` switch), from what `tap`
+/// gathered in the command's own pass over the trace.
 ///
 /// # Errors
 /// `unsupported-format` for an Nsight Systems export (`nsys`), and the reader's errors.
-pub fn compat_of(path: &Path, nsys: bool, options: &ImportOptions) -> Result<HtaCompat> {
+pub fn compat_of(
+    path: &Path,
+    nsys: bool,
+    options: &ImportOptions,
+    tap: HtaTap,
+) -> Result<HtaCompat> {
     if nsys {
         return Err(ImportError::new(
             "$",
@@ -578,7 +621,7 @@ pub fn compat_of(path: &Path, nsys: bool, options: &ImportOptions) -> Result<Hta
     if std::env::var_os("HTA_DISABLE_NS_ROUNDING").is_some_and(|v| v == "1") {
         hta.us_rounding = false;
     }
-    compat_path(path, options, hta)
+    compat_of_tap(tap, path, options, hta)
 }
 
 #[cfg(test)]

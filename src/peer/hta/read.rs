@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 use super::{HtaTrace, Result, Row};
 use crate::error::InputError as ImportError;
-use crate::trace::kineto::exact_number;
+use crate::trace::kineto::number::exact_number_at;
 use crate::trace::ReadOptions as ImportOptions;
 
 /// The fields of one event HTA's breakdown looks at.
@@ -104,23 +104,23 @@ impl HtaTrace {
         };
         let mut symbols = BTreeSet::new();
         for (index, raw) in events.iter().enumerate() {
-            let at = format!("{prefix}[{index}]");
-            trace.read_event(index, &at, raw, options, &mut symbols)?;
+            trace.read_event(index, prefix, raw.get().as_bytes(), options, &mut symbols)?;
         }
         trace.step_symbols = symbols.len();
         Ok(trace)
     }
 
-    /// Reads one event: notes its `ts` kind, keeps it as a row when it can matter.
-    fn read_event(
+    /// Reads one event's JSON text: notes its `ts` kind, keeps it as a row when it can
+    /// matter. `prefix[index]` names it in errors (`traceEvents[12].ts`).
+    pub(super) fn read_event(
         &mut self,
         index: usize,
-        at: &str,
-        raw: &RawValue,
+        prefix: &str,
+        text: &[u8],
         options: &ImportOptions,
         symbols: &mut BTreeSet<String>,
     ) -> Result<()> {
-        let Ok(head) = serde_json::from_str::<Head>(raw.get()) else {
+        let Ok(head) = serde_json::from_slice::<Head>(text) else {
             return Ok(()); // not an object: HTA's frame has no row for it
         };
         match head.ts.map(RawValue::get) {
@@ -168,13 +168,14 @@ impl HtaTrace {
         if stream == -1 && !step && (gpu || correlation < 0) {
             return Ok(());
         }
+        // The path is written only for an error.
         let number = |raw: Option<&RawValue>, field: &str, rounded: &mut u64| {
-            let path = format!("{at}.{field}");
+            let path = || format!("{prefix}[{index}].{field}");
             let raw = raw.ok_or_else(|| {
-                ImportError::new(&path, "missing-field", format!("needs `{field}`"))
+                ImportError::new(path(), "missing-field", format!("needs `{field}`"))
             })?;
-            exact_number(raw, 3, &path, options, rounded)?.ok_or_else(|| {
-                ImportError::new(&path, "wrong-type", "expected a number of microseconds")
+            exact_number_at(raw, 3, &path, options, rounded)?.ok_or_else(|| {
+                ImportError::new(path(), "wrong-type", "expected a number of microseconds")
             })
         };
         let mut rounded = 0;

@@ -4,10 +4,49 @@
 //! 2026-11-30): each test quotes HTA's numbers in µs.
 use super::text::{micros, signed_micros};
 use super::*;
+use crate::trace::kineto::tap::EventTap as _;
 
 fn trace(events: &[String]) -> HtaTrace {
     let text = format!("{{\"traceEvents\": [{}]}}", events.join(","));
-    HtaTrace::from_text(&text, &ImportOptions::default()).unwrap()
+    both_ways(&text)
+}
+
+/// HTA's view of `text` as the command's own pass gathers it ([`HtaTap`] on the fast path),
+/// checked equal to the whole-text reader's.
+fn both_ways(text: &str) -> HtaTrace {
+    let options = ImportOptions::default();
+    let whole = HtaTrace::from_text(text, &options).unwrap();
+    let mut tap = HtaTap::new(&options);
+    let read = crate::trace::kineto::audit_split(text.as_bytes(), &options, None, &mut tap);
+    assert!(matches!(read, Some(Ok(_))), "the fast path reads {text}");
+    let tapped = tap.finish().expect("not abandoned").unwrap();
+    assert_eq!(format!("{tapped:?}"), format!("{whole:?}"));
+    whole
+}
+
+#[test]
+fn the_tap_reads_a_bare_array_and_the_rank_as_the_whole_text_does() {
+    let events = [kernel("a", "0.5", "10", 1), launch("0", 1)].join(",");
+    let t = both_ways(&format!("[{events}]"));
+    assert_eq!((t.rank, t.rows.len(), t.rounds()), (None, 2, true));
+    let t = both_ways(&format!(
+        r#"{{"distributedInfo": {{"rank": 3}}, "traceEvents": [{events}]}}"#
+    ));
+    assert_eq!((t.rank, t.rows.len()), (Some(3), 2));
+}
+
+#[test]
+fn a_tap_the_pass_abandoned_says_so_and_one_without_events_is_refused() {
+    let options = ImportOptions::default();
+    let mut tap = HtaTap::new(&options);
+    tap.event(0, kernel("a", "0", "10", 1).as_bytes());
+    tap.abandon();
+    assert!(tap.finish().is_none());
+    let err = HtaTap::new(&options).finish().unwrap().unwrap_err();
+    assert_eq!(
+        (err.path.as_str(), err.code),
+        ("traceEvents", "missing-field")
+    );
 }
 
 fn kernel(name: &str, ts: &str, dur: &str, corr: i64) -> String {

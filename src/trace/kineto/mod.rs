@@ -22,6 +22,7 @@ pub(crate) mod neutral;
 pub(crate) mod number;
 pub(crate) mod read;
 pub(crate) mod split;
+pub mod tap;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -167,15 +168,17 @@ pub(crate) fn for_each_event<R: std::io::Read + Send>(
 
 /// The audit's model of a trace by the import's fast path alone (no case is built): `None`
 /// when the fast path gives up (see [`import_split`]); the caller then reads the trace with
-/// the lenient reader of [`trace`], which audits traces the importer refuses.
+/// the lenient reader of [`trace`], which audits traces the importer refuses. `tap` sees every
+/// top-level value and event on the way ([`tap::EventTap`]).
 pub(crate) fn audit_split<R: std::io::Read + Send>(
     text: R,
     options: &ReadOptions,
     refusal: Option<super::source::Refusal>,
+    tap: &mut dyn tap::EventTap,
 ) -> Option<AuditResult> {
     let (mut read, top, _) = std::thread::scope(|scope| {
         let pieces = split::in_thread_refusing(scope, text, refusal);
-        read::read_pieces(&pieces, options)
+        read::read_pieces(&pieces, options, tap)
     })?;
     Some(audit_of(&mut read, &top))
 }

@@ -13,10 +13,16 @@ use serde::de::DeserializeSeed;
 use super::visit::{top_key, Event, TopValue};
 use super::{Parsed, State};
 use crate::trace::kineto::split::{Piece, Pieces};
+use crate::trace::kineto::tap::EventTap;
 use crate::trace::ReadOptions as ImportOptions;
 
-/// Reads a trace from the splitter's pieces; `None` when the careful reader must read it.
-pub(crate) fn read_pieces(pieces: &Pieces, options: &ImportOptions) -> Option<Parsed> {
+/// Reads a trace from the splitter's pieces, handing `tap` every top-level value and event
+/// on the way; `None` when the careful reader must read it.
+pub(crate) fn read_pieces(
+    pieces: &Pieces,
+    options: &ImportOptions,
+    tap: &mut dyn EventTap,
+) -> Option<Parsed> {
     let events_path = match pieces.recv()? {
         Piece::Object => "traceEvents",
         Piece::Array => "$",
@@ -24,18 +30,19 @@ pub(crate) fn read_pieces(pieces: &Pieces, options: &ImportOptions) -> Option<Pa
     };
     let mut st = State::new(options, events_path);
     if events_path == "$" {
-        events(&mut st, pieces)?;
+        tap.events_begin(events_path);
+        events(&mut st, pieces, tap)?;
         if !matches!(pieces.recv()?, Piece::End) {
             return None;
         }
     } else {
-        entries(&mut st, pieces)?;
+        entries(&mut st, pieces, tap)?;
     }
     st.finish().ok()
 }
 
 /// The top-level object's entries, through [`Piece::End`].
-fn entries(st: &mut State<'_>, pieces: &Pieces) -> Option<()> {
+fn entries(st: &mut State<'_>, pieces: &Pieces, tap: &mut dyn EventTap) -> Option<()> {
     let mut seen = 0u8;
     loop {
         let key = match pieces.recv()? {
@@ -46,11 +53,15 @@ fn entries(st: &mut State<'_>, pieces: &Pieces) -> Option<()> {
         let known = top_key::<serde_json::Error>(st, key, &mut seen).ok()?;
         match pieces.recv()? {
             Piece::Value(raw) => {
+                tap.top_value(st.top_key.as_deref().unwrap_or_default(), &raw);
                 let mut de = serde_json::Deserializer::from_slice(&raw);
                 TopValue { st, known }.deserialize(&mut de).ok()?;
                 de.end().ok()?;
             }
-            Piece::EventsBegin if known == Some(0) => events(st, pieces)?,
+            Piece::EventsBegin if known == Some(0) => {
+                tap.events_begin("traceEvents");
+                events(st, pieces, tap)?;
+            }
             _ => return None,
         }
         st.top_key = None;
@@ -60,7 +71,7 @@ fn entries(st: &mut State<'_>, pieces: &Pieces) -> Option<()> {
 /// The events of the `traceEvents` array (or of a bare array), through
 /// [`Piece::EventsEnd`]: each parsed from its own slice, as the streaming reader's sequence
 /// visitor would.
-fn events(st: &mut State<'_>, pieces: &Pieces) -> Option<()> {
+fn events(st: &mut State<'_>, pieces: &Pieces, tap: &mut dyn EventTap) -> Option<()> {
     st.events_begin();
     let mut i = 0;
     loop {
@@ -68,6 +79,7 @@ fn events(st: &mut State<'_>, pieces: &Pieces) -> Option<()> {
             Piece::Events(batch) => {
                 for &(start, end) in &batch.spans {
                     st.index = Some(i);
+                    tap.event(i, &batch.text[start..end]);
                     let mut de = serde_json::Deserializer::from_slice(&batch.text[start..end]);
                     Event(st).deserialize(&mut de).ok()?;
                     de.end().ok()?;
