@@ -1,16 +1,19 @@
-//! A candidate fast tokenizer for Kineto traces: one pass over the JSON bytes that finds each
-//! event's `ph`, `cat`, `name`, `ts`, `dur` and `args` and skips everything else without
-//! building a value (issue 24 §1; not wired into the import, measured in `benches/tokenize.rs`).
+//! The fast tokenizer for Kineto traces (issue 24 §1): one pass over the JSON bytes that
+//! finds each event's `ph`, `cat`, `name`, `ts`, `dur` and `args` and skips everything else
+//! without building a value. Two entries: [`scan`] walks a whole trace (measured in
+//! `benches/tokenize.rs`), and [`scan_event`] reads one event's text as the import's fast path
+//! hands it over (`trace/kineto/read/fast.rs`), validating it whole and saying "unsure"
+//! (`None`) wherever it could read differently from the `serde` visitors.
 //!
 //! Strings are handed out as the bytes between their quotes ([`Text`]), decoded only when
 //! asked and only when they hold an escape. `args` is handed out as its raw JSON text. `ts` and
 //! `dur` are read straight from the number's bytes, digit by digit, into integer ns
-//! ([`exact_scaled`]: µs × 10³, never through `f64`), with the rules of the importer's
-//! careful reader (`import::kineto::number::scaled_decimal`, tested equal in
-//! `import::kineto::scan_tests`): exact, or rounded to the nearest ns with halves away from
-//! zero and said so ([`Time::Rounded`]), or too large for `i64` ([`Time::Overflow`]).
+//! ([`exact_scaled`]: µs × 10³, never through `f64`): exact, or rounded to the nearest ns with
+//! halves away from zero and said so ([`Time::Rounded`]), or too large for `i64`
+//! ([`Time::Overflow`]). That is the crate's one µs → ns rule: the careful reader's
+//! `trace::kineto::number::scaled_decimal` calls [`exact_scaled`].
 //!
-//! What it checks: the structure it walks (the top-level object or array, the events array,
+//! What [`scan`] checks: the structure it walks (the top-level object or array, the events array,
 //! each event object, its separators), that every string and container it skips is closed and
 //! that brackets match, that the strings and numbers it returns are valid JSON and UTF-8, and
 //! that an event names no field of the six twice. What it does not check inside a skipped
@@ -559,13 +562,17 @@ impl<'a> NumberParts<'a> {
         }
         let mut exponent: &[u8] = &[];
         if let Some((b'e' | b'E', after)) = rest.split_first() {
-            let unsigned = after.strip_prefix(b"+").unwrap_or(after);
-            let body = unsigned.strip_prefix(b"-").unwrap_or(unsigned);
+            // One sign at most: `+` dropped from the text kept, `-` kept.
+            let (text, body) = match after.split_first() {
+                Some((b'+', body)) => (body, body),
+                Some((b'-', body)) => (after, body),
+                _ => (after, after),
+            };
             let len = digits(body);
             if len == 0 || len != body.len() {
                 return None;
             }
-            exponent = unsigned;
+            exponent = text;
             rest = &[];
         }
         rest.is_empty().then_some(NumberParts {
@@ -1034,7 +1041,9 @@ mod tests {
         assert_eq!(ns("9223372036854775.808"), Ok(Time::Overflow));
         assert_eq!(ns("-9223372036854775.808"), Ok(Time::Exact(i64::MIN)));
         assert_eq!(ns("1e1234567"), Ok(Time::Overflow));
-        for bad in ["01", "1.", ".5", "1e", "1e+", "--1", "1.2.3", "+1", ""] {
+        for bad in [
+            "01", "1.", ".5", "1e", "1e+", "--1", "1.2.3", "+1", "", "1e+-5", "1e-+5", "1e--5",
+        ] {
             assert_eq!(ns(bad), Err(NotJsonNumber), "{bad}");
         }
     }
@@ -1134,6 +1143,7 @@ mod tests {
             r#"{"tid": 12345678901234567890}"#,
             r#"{"ts": 01}"#,
             r#"{"ts": 1.}"#,
+            r#"{"ts": 1e+-5}"#,
             r#"{"a": [1,]}"#,
             r#"{"a": {"b": 1,}}"#,
             r#"{"a": tru}"#,
