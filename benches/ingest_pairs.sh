@@ -23,7 +23,12 @@ trap 'rm -f "$log" "$t"' EXIT
 timed() { # LABEL CMD...: one line "LABEL wall user sys rss"
     local label=$1
     shift
-    /usr/bin/time -f "%e %U %S %M" -o "$t" taskset -c 0,1 "$@" > /dev/null 2>&1
+    local rc=0
+    /usr/bin/time -f "%e %U %S %M" -o "$t" taskset -c 0,1 "$@" > /dev/null 2>&1 || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        echo "$label failed (exit $rc): $(tail -n 1 "$t")" >&2
+        return
+    fi
     echo "$label $(cat "$t")" | tee -a "$log"
 }
 for trace in "${traces[@]}"; do
