@@ -2,7 +2,7 @@
 # device_campaign.sh so that every script knows every target (a target added to Cargo.toml
 # goes here too; smoke.sh checks that the two lists agree).
 # shellcheck shell=bash
-TARGETS=(case form_json form_csv kineto kineto_paths nsys value
+TARGETS=(case form_json form_csv kineto kineto_paths kineto_fast nsys value
          audit compat_hta ranks compare export form_stdin lesson)
 
 # The largest input libFuzzer makes for TARGET (-max_len): each target's largest seed fits.
@@ -13,7 +13,7 @@ max_len_of() {
         form_stdin | lesson) echo 8192 ;;
         nsys) echo 8192 ;;
         case | kineto | kineto_paths) echo 16384 ;;
-        audit | compat_hta | export | compare) echo 32768 ;;
+        audit | compat_hta | export | compare | kineto_fast) echo 32768 ;;
         ranks) echo 49152 ;;
         *) return 1 ;;
     esac

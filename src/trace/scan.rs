@@ -1,16 +1,19 @@
-//! A candidate fast tokenizer for Kineto traces: one pass over the JSON bytes that finds each
-//! event's `ph`, `cat`, `name`, `ts`, `dur` and `args` and skips everything else without
-//! building a value (issue 24 §1; not wired into the import, measured in `benches/tokenize.rs`).
+//! The fast tokenizer for Kineto traces (issue 24 §1): one pass over the JSON bytes that
+//! finds each event's `ph`, `cat`, `name`, `ts`, `dur` and `args` and skips everything else
+//! without building a value. Two entries: [`scan`] walks a whole trace (measured in
+//! `benches/tokenize.rs`), and [`scan_event`] reads one event's text as the import's fast path
+//! hands it over (`trace/kineto/read/fast.rs`), validating it whole and saying "unsure"
+//! (`None`) wherever it could read differently from the `serde` visitors.
 //!
 //! Strings are handed out as the bytes between their quotes ([`Text`]), decoded only when
 //! asked and only when they hold an escape. `args` is handed out as its raw JSON text. `ts` and
 //! `dur` are read straight from the number's bytes, digit by digit, into integer ns
-//! ([`exact_scaled`]: µs × 10³, never through `f64`), with the rules of the importer's
-//! careful reader (`import::kineto::number::scaled_decimal`, tested equal in
-//! `import::kineto::scan_tests`): exact, or rounded to the nearest ns with halves away from
-//! zero and said so ([`Time::Rounded`]), or too large for `i64` ([`Time::Overflow`]).
+//! ([`exact_scaled`]: µs × 10³, never through `f64`): exact, or rounded to the nearest ns with
+//! halves away from zero and said so ([`Time::Rounded`]), or too large for `i64`
+//! ([`Time::Overflow`]). That is the crate's one µs → ns rule: the careful reader's
+//! `trace::kineto::number::scaled_decimal` calls [`exact_scaled`].
 //!
-//! What it checks: the structure it walks (the top-level object or array, the events array,
+//! What [`scan`] checks: the structure it walks (the top-level object or array, the events array,
 //! each event object, its separators), that every string and container it skips is closed and
 //! that brackets match, that the strings and numbers it returns are valid JSON and UTF-8, and
 //! that an event names no field of the six twice. What it does not check inside a skipped
@@ -559,13 +562,17 @@ impl<'a> NumberParts<'a> {
         }
         let mut exponent: &[u8] = &[];
         if let Some((b'e' | b'E', after)) = rest.split_first() {
-            let unsigned = after.strip_prefix(b"+").unwrap_or(after);
-            let body = unsigned.strip_prefix(b"-").unwrap_or(unsigned);
+            // One sign at most: `+` dropped from the text kept, `-` kept.
+            let (text, body) = match after.split_first() {
+                Some((b'+', body)) => (body, body),
+                Some((b'-', body)) => (after, body),
+                _ => (after, after),
+            };
             let len = digits(body);
             if len == 0 || len != body.len() {
                 return None;
             }
-            exponent = unsigned;
+            exponent = text;
             rest = &[];
         }
         rest.is_empty().then_some(NumberParts {
@@ -651,6 +658,361 @@ fn exponent_value(text: &[u8]) -> i64 {
     }
 }
 
+/// A time field of one event (`ts`, `dur`): the value's JSON text, read when asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeText<'a> {
+    raw: &'a [u8],
+}
+
+impl<'a> TimeText<'a> {
+    /// The value's JSON text, as in the input (a number, or a value of another kind).
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// The value × 10^`scale` (3: µs → ns) by [`exact_scaled`]'s rules, or
+    /// [`Time::NotANumber`] for a value that is not a number.
+    pub fn scaled(&self, scale: u32) -> Time {
+        match self.raw.first() {
+            // Checked to be a JSON number when it was scanned.
+            Some(b'-' | b'0'..=b'9') => exact_scaled(self.raw, scale).unwrap_or(Time::NotANumber),
+            _ => Time::NotANumber,
+        }
+    }
+}
+
+/// One event's fields as the importer reads them, scanned from the event's own text by
+/// [`scan_event`]. A field is `None` when it is absent or `null`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EventHead<'a> {
+    /// `ph`.
+    pub ph: Option<&'a str>,
+    /// `cat`.
+    pub cat: Option<&'a str>,
+    /// `name`.
+    pub name: Option<&'a str>,
+    /// `pid` when it is an integer.
+    pub pid: Option<i64>,
+    /// The stream `tid` names: an integer, or the 2021 string `"stream 7"`.
+    pub tid: Option<i64>,
+    /// The host thread `tid` names: an integer only.
+    pub thread: Option<i64>,
+    /// `ts`, as text.
+    pub ts: Option<TimeText<'a>>,
+    /// `dur`, as text.
+    pub dur: Option<TimeText<'a>>,
+    /// `args`: the value's raw JSON text.
+    pub args: Option<&'a [u8]>,
+}
+
+/// The nesting [`scan_event`] follows inside an event (the splitter's limit: deeper text
+/// never reaches it).
+const EVENT_DEPTH: usize = 100;
+
+/// Reads one event (the whole of `text`, an object) into its [`EventHead`], the way the
+/// importer's `serde` visitors read it — or `None` when it is not sure to.
+///
+/// `Some` only when `text` is one JSON value, validated whole (every string, number,
+/// literal and bracket, skipped or not, as `serde_json` checks them), and every field is
+/// read exactly as the visitors read it. `None` (unsure, the caller reads the event with the
+/// visitors) for anything else: not JSON, a `\` escape anywhere, a key of the eight the
+/// visitors read given twice, a `ph`/`cat`/`name` that is not a string, a `pid`/`tid`
+/// number that is not a plain integer of at most 18 digits (or `-0`, which `serde_json`
+/// reads as a float), nesting past 100 levels. So a `Some` never differs from the visitors'
+/// reading, and no error is worded here.
+///
+/// Time: O(bytes of `text`); nothing is allocated.
+pub fn scan_event(text: &[u8]) -> Option<EventHead<'_>> {
+    let mut s = Strict { text, at: 0 };
+    s.ws();
+    let head = s.event()?;
+    s.ws();
+    (s.at == text.len()).then_some(head)
+}
+
+/// The keys of an event the visitors read, by their bit for refusing a repeated one.
+#[derive(Clone, Copy)]
+enum Key {
+    Ph,
+    Cat,
+    Name,
+    Pid,
+    Tid,
+    Ts,
+    Dur,
+    Args,
+}
+
+impl Key {
+    #[inline]
+    fn of(raw: &[u8]) -> Option<Key> {
+        Some(match raw {
+            b"ph" => Key::Ph,
+            b"cat" => Key::Cat,
+            b"name" => Key::Name,
+            b"pid" => Key::Pid,
+            b"tid" => Key::Tid,
+            b"ts" => Key::Ts,
+            b"dur" => Key::Dur,
+            b"args" => Key::Args,
+            _ => return None,
+        })
+    }
+}
+
+/// What `pid` / `tid` hold, as the visitors' `Id` reads it.
+enum IdValue {
+    Int(i64),
+    Stream(i64),
+    Other,
+}
+
+/// A validating cursor over one event's text: every method returns `None` when unsure.
+struct Strict<'a> {
+    text: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Strict<'a> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.at).copied()
+    }
+
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// `byte` after whitespace.
+    #[inline]
+    fn byte(&mut self, byte: u8) -> Option<()> {
+        self.ws();
+        (self.peek() == Some(byte)).then(|| self.at += 1)
+    }
+
+    /// A string without escapes at the cursor: its text between the quotes, checked to be
+    /// UTF-8 without control characters.
+    #[inline]
+    fn string(&mut self) -> Option<&'a str> {
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        let start = self.at + 1;
+        let len = memchr::memchr2(b'"', b'\\', self.text.get(start..)?)?;
+        let raw = &self.text[start..start + len];
+        if self.text[start + len] == b'\\' {
+            return None;
+        }
+        self.at = start + len + 1;
+        if raw.iter().all(|&b| (0x20..0x80).contains(&b)) {
+            // ASCII: UTF-8 whatever it holds.
+            return std::str::from_utf8(raw).ok();
+        }
+        if raw.iter().any(|&b| b < 0x20) {
+            return None;
+        }
+        std::str::from_utf8(raw).ok()
+    }
+
+    /// A number at the cursor, checked by the JSON grammar: its text.
+    #[inline]
+    fn number(&mut self) -> Option<&'a [u8]> {
+        let start = self.at;
+        while let Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') = self.peek() {
+            self.at += 1;
+        }
+        let text = &self.text[start..self.at];
+        NumberParts::of(text).map(|_| text)
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.text[self.at..]
+            .starts_with(word)
+            .then(|| self.at += word.len())
+    }
+
+    /// One value of any kind, checked whole; `depth` containers are open around it.
+    fn value(&mut self, depth: usize) -> Option<()> {
+        self.ws();
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b'{' => self.object(depth + 1),
+            b'[' => self.array(depth + 1),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.number().map(drop),
+            _ => None,
+        }
+    }
+
+    /// A value's text, checked whole.
+    fn raw_value(&mut self, depth: usize) -> Option<&'a [u8]> {
+        self.ws();
+        let start = self.at;
+        self.value(depth)?;
+        Some(&self.text[start..self.at])
+    }
+
+    fn object(&mut self, depth: usize) -> Option<()> {
+        if depth > EVENT_DEPTH {
+            return None;
+        }
+        self.at += 1;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            self.ws();
+            self.string()?;
+            self.byte(b':')?;
+            self.value(depth)?;
+            if !self.next_or_close(b'}')? {
+                return Some(());
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Option<()> {
+        if depth > EVENT_DEPTH {
+            return None;
+        }
+        self.at += 1;
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            self.value(depth)?;
+            if !self.next_or_close(b']')? {
+                return Some(());
+            }
+        }
+    }
+
+    /// After an element: `Some(true)` after a `,`, `Some(false)` after `close`.
+    #[inline]
+    fn next_or_close(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        let b = self.peek()?;
+        self.at += 1;
+        match b {
+            b',' => Some(true),
+            _ if b == close => Some(false),
+            _ => None,
+        }
+    }
+
+    /// A `ph`, `cat` or `name`: a string, or `None` for `null`.
+    fn text_field(&mut self) -> Option<Option<&'a str>> {
+        self.ws();
+        match self.peek()? {
+            b'n' => self.literal(b"null").map(|()| None),
+            b'"' => self.string().map(Some),
+            _ => None,
+        }
+    }
+
+    /// A `pid` or `tid` (`None` for `null`), as the visitors' `Id` reads it.
+    fn id_field(&mut self) -> Option<Option<IdValue>> {
+        self.ws();
+        match self.peek()? {
+            b'n' => self.literal(b"null").map(|()| None),
+            b'"' => {
+                let v = self.string()?;
+                let stream = v
+                    .trim()
+                    .strip_prefix("stream")
+                    .and_then(|s| s.trim().parse().ok());
+                Some(Some(stream.map_or(IdValue::Other, IdValue::Stream)))
+            }
+            b'-' | b'0'..=b'9' => {
+                let text = self.number()?;
+                let digits = text.strip_prefix(b"-").unwrap_or(text);
+                // A plain integer that fits; `-0` is a float to `serde_json`.
+                if digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) || text == b"-0" {
+                    return None;
+                }
+                std::str::from_utf8(text)
+                    .ok()?
+                    .parse()
+                    .ok()
+                    .map(|v| Some(IdValue::Int(v)))
+            }
+            _ => self.value(1).map(|()| Some(IdValue::Other)),
+        }
+    }
+
+    /// `ts`, `dur` or `args`: the value's text, or `None` for `null`.
+    fn raw_field(&mut self) -> Option<Option<&'a [u8]>> {
+        self.ws();
+        if self.peek()? == b'n' {
+            return self.literal(b"null").map(|()| None);
+        }
+        self.raw_value(1).map(Some)
+    }
+
+    /// The event object.
+    fn event(&mut self) -> Option<EventHead<'a>> {
+        if self.peek()? != b'{' {
+            return None;
+        }
+        self.at += 1;
+        let mut head = EventHead::default();
+        let mut seen = 0_u8;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Some(head);
+        }
+        loop {
+            self.ws();
+            let key = self.string()?;
+            self.byte(b':')?;
+            match Key::of(key.as_bytes()) {
+                Some(key) => {
+                    let bit = 1 << key as u8;
+                    if seen & bit != 0 {
+                        return None;
+                    }
+                    seen |= bit;
+                    match key {
+                        Key::Ph => head.ph = self.text_field()?,
+                        Key::Cat => head.cat = self.text_field()?,
+                        Key::Name => head.name = self.text_field()?,
+                        Key::Pid => {
+                            head.pid = match self.id_field()? {
+                                Some(IdValue::Int(v)) => Some(v),
+                                _ => None,
+                            }
+                        }
+                        Key::Tid => {
+                            (head.tid, head.thread) = match self.id_field()? {
+                                Some(IdValue::Int(v)) => (Some(v), Some(v)),
+                                Some(IdValue::Stream(v)) => (Some(v), None),
+                                _ => (None, None),
+                            }
+                        }
+                        Key::Ts => head.ts = self.raw_field()?.map(|raw| TimeText { raw }),
+                        Key::Dur => head.dur = self.raw_field()?.map(|raw| TimeText { raw }),
+                        Key::Args => head.args = self.raw_field()?,
+                    }
+                }
+                None => self.value(1)?,
+            }
+            if !self.next_or_close(b'}')? {
+                return Some(head);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -679,7 +1041,9 @@ mod tests {
         assert_eq!(ns("9223372036854775.808"), Ok(Time::Overflow));
         assert_eq!(ns("-9223372036854775.808"), Ok(Time::Exact(i64::MIN)));
         assert_eq!(ns("1e1234567"), Ok(Time::Overflow));
-        for bad in ["01", "1.", ".5", "1e", "1e+", "--1", "1.2.3", "+1", ""] {
+        for bad in [
+            "01", "1.", ".5", "1e", "1e+", "--1", "1.2.3", "+1", "", "1e+-5", "1e-+5", "1e--5",
+        ] {
             assert_eq!(ns(bad), Err(NotJsonNumber), "{bad}");
         }
     }
@@ -738,5 +1102,65 @@ mod tests {
         ] {
             assert_eq!(events(text).unwrap_err().expected, expected, "{text}");
         }
+    }
+
+    #[test]
+    fn an_event_head_is_read_field_by_field() {
+        let text = br#" {"ph": "X", "cat": "kernel", "name": "k<1>", "pid": 0, "tid": "stream 7 ",
+            "ts": 100.5, "dur": 2e0, "id": [1, {"a": [true, false, null, -1.5E+3]}],
+            "args": {"stream": 7, "s": "}"}} "#;
+        let head = scan_event(text).expect("sure");
+        assert_eq!(
+            (head.ph, head.cat, head.name),
+            (Some("X"), Some("kernel"), Some("k<1>"))
+        );
+        assert_eq!((head.pid, head.tid, head.thread), (Some(0), Some(7), None));
+        assert_eq!(head.ts.map(|t| t.scaled(3)), Some(Time::Exact(100_500)));
+        assert_eq!(head.dur.map(|t| t.raw()), Some(&b"2e0"[..]));
+        assert_eq!(head.args, Some(&br#"{"stream": 7, "s": "}"}"#[..]));
+        let head = scan_event(br#"{"tid": -3, "pid": "p", "ts": "x", "dur": null, "name": null}"#)
+            .expect("sure");
+        assert_eq!(
+            (head.pid, head.tid, head.thread),
+            (None, Some(-3), Some(-3))
+        );
+        assert_eq!(head.ts.map(|t| t.scaled(3)), Some(Time::NotANumber));
+        assert_eq!((head.dur, head.name), (None, None));
+        assert_eq!(scan_event(b"{}"), Some(EventHead::default()));
+    }
+
+    /// Whatever the visitors might read differently, or refuse, is unsure.
+    #[test]
+    fn an_event_it_is_not_sure_of_is_none() {
+        for text in [
+            r#"{"name": "a\"b"}"#,
+            r#"{"n\u0061me": "a"}"#,
+            r#"{"other": "\\"}"#,
+            r#"{"ph": "X", "ph": "X"}"#,
+            r#"{"ph": 3}"#,
+            r#"{"pid": -0}"#,
+            r#"{"pid": 1.0}"#,
+            r#"{"tid": 12345678901234567890}"#,
+            r#"{"ts": 01}"#,
+            r#"{"ts": 1.}"#,
+            r#"{"ts": 1e+-5}"#,
+            r#"{"a": [1,]}"#,
+            r#"{"a": {"b": 1,}}"#,
+            r#"{"a": tru}"#,
+            r#"{"a": truex}"#,
+            r#"{"a": [}"#,
+            "{\"a\": \"tab\there\"}",
+            r#"{"a": 1,}"#,
+            r#"{"a": 1} x"#,
+            r#"[1]"#,
+            "",
+        ] {
+            assert_eq!(scan_event(text.as_bytes()), None, "{text}");
+        }
+        assert_eq!(scan_event(b"{\"a\": \"\xff\"}"), None);
+        let deep = format!("{{\"a\": {}{}}}", "[".repeat(100), "]".repeat(100));
+        assert_eq!(scan_event(deep.as_bytes()), None);
+        let deep = format!("{{\"a\": {}{}}}", "[".repeat(99), "]".repeat(99));
+        assert!(scan_event(deep.as_bytes()).is_some());
     }
 }

@@ -216,6 +216,21 @@ pub(crate) fn import_split<R: std::io::Read + Send>(
     Some(finish(parsed, name, audit))
 }
 
+/// The fast path ([`import_split`]) on a whole text, with the audit's model: `None` where it
+/// gives up (a caller then reads the trace with the careful reader, [`import_with_audit`]).
+/// For the fuzz target `kineto_fast`, which checks that every answer it gives is the careful
+/// reader's; not a way to import (it never words an error).
+#[doc(hidden)]
+pub fn import_fast(
+    text: &[u8],
+    name: &str,
+    options: &ImportOptions,
+) -> Option<(Imported, Result<crate::trace::model::Trace>)> {
+    let mut no_tap = crate::trace::kineto::tap::NoTap;
+    let (imported, audit) = import_split(text, name, options, true, None, &mut no_tap)?;
+    Some((imported, audit?))
+}
+
 /// The id of a stream: `gpu<device>-s<stream>`.
 fn stream_id((device, stream): (i64, i64)) -> String {
     format!("gpu{device}-s{stream}")

@@ -1,6 +1,8 @@
 //! The fast scanner ([`crate::trace::scan`]) against the careful reader: the same events with
-//! the same fields and the same ns on every real trace, the same numbers by the same rules
-//! ([`scaled_decimal`]) on any JSON number, and the same events on generated traces.
+//! the same fields and the same ns on every real trace, the same numbers as the careful
+//! reader's former rule (kept here as an oracle) on any JSON number, the same events on
+//! generated traces, and, for the per-event scanner of the fast path ([`scan_event`]), the
+//! visitors' reading of every generated event it is sure of.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -11,7 +13,8 @@ use serde_json::value::RawValue;
 
 use crate::import::ImportOptions;
 use crate::trace::kineto::number::{scaled_decimal, Scaled};
-use crate::trace::scan::{exact_scaled, scan, ScannedEvent, Time};
+use crate::trace::kineto::read::stream_of_tid;
+use crate::trace::scan::{exact_scaled, scan, scan_event, ScannedEvent, Time};
 
 /// One event's six fields as `serde` reads them (the careful reader's `Head`).
 #[derive(serde::Deserialize)]
@@ -28,6 +31,15 @@ struct Head<'a> {
     dur: Option<&'a RawValue>,
     #[serde(borrow, default)]
     args: Option<&'a RawValue>,
+}
+
+/// An event's `pid` and `tid` as raw text (other fields skipped).
+#[derive(serde::Deserialize)]
+struct Ids<'a> {
+    #[serde(borrow, default)]
+    pid: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tid: Option<&'a RawValue>,
 }
 
 #[derive(serde::Deserialize)]
@@ -272,12 +284,36 @@ proptest! {
     #[test]
     fn any_json_number_reads_as_the_careful_reader_reads_it(text in json_number()) {
         for scale in [0, 3] {
-            let careful = match scaled_decimal(&text, scale as i32) {
+            let careful = match reference_scaled(&text, scale as i32) {
                 Some(Scaled::Exact(v)) => Time::Exact(v),
                 Some(Scaled::Rounded(v)) => Time::Rounded(v),
                 None => Time::Overflow,
             };
             prop_assert_eq!(exact_scaled(text.as_bytes(), scale), Ok(careful), "{}", text);
+        }
+    }
+
+    /// Generated events (fields in any order, escaped keys, nested args, odd values): where
+    /// the per-event scanner of the fast path is sure, it reads what the visitors read.
+    #[test]
+    fn a_sure_event_scan_is_the_visitors_reading(text in event_text()) {
+        if let Some(head) = scan_event(text.as_bytes()) {
+            let careful: Ids = serde_json::from_str(&text).expect("a sure event is JSON");
+            let head6: Head = serde_json::from_str(&text).expect("a sure event is JSON");
+            let int = |raw: Option<&RawValue>| {
+                raw.and_then(|r| serde_json::from_str::<serde_json::Value>(r.get()).ok())
+                    .and_then(|v| v.as_i64())
+            };
+            prop_assert_eq!(head.ph, head6.ph.as_deref());
+            prop_assert_eq!(head.cat, head6.cat.as_deref());
+            prop_assert_eq!(head.name, head6.name.as_deref());
+            prop_assert_eq!(head.pid, int(careful.pid));
+            prop_assert_eq!(head.thread, int(careful.tid));
+            prop_assert_eq!(head.tid, careful.tid.and_then(stream_of_tid));
+            let time = |t: Option<&RawValue>| t.map(|t| careful_time(t, 3));
+            prop_assert_eq!(head.ts.map(|t| t.scaled(3)), time(head6.ts));
+            prop_assert_eq!(head.dur.map(|t| t.scaled(3)), time(head6.dur));
+            prop_assert_eq!(head.args, head6.args.map(|a| a.get().as_bytes()));
         }
     }
 
@@ -297,4 +333,85 @@ proptest! {
         };
         prop_assert_eq!(fast_events(&text), careful_events(&text));
     }
+}
+
+/// The careful reader's former µs → ns rule (a vector of digits, `checked_*` arithmetic),
+/// kept here as an independent oracle for [`exact_scaled`], which is now the crate's one
+/// rule ([`scaled_decimal`] calls it).
+fn reference_scaled(text: &str, scale: i32) -> Option<Scaled> {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(i) => {
+            let e = rest[i + 1..].strip_prefix('+').unwrap_or(&rest[i + 1..]);
+            if e.is_empty() || e.len() > 6 {
+                return None;
+            }
+            (&rest[..i], e.parse::<i32>().ok()?)
+        }
+        None => (rest, 0),
+    };
+    let (int_part, frac_part) = match mantissa.split_once('.') {
+        Some((a, b)) => (a, b),
+        None => (mantissa, ""),
+    };
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if int_part.is_empty() || !all_digits(int_part) || !all_digits(frac_part) {
+        return None;
+    }
+    if mantissa.contains('.') && frac_part.is_empty() {
+        return None;
+    }
+    // digits × 10^shift, with digits = int_part ++ frac_part.
+    let shift = i64::from(exponent) + i64::from(scale) - frac_part.len() as i64;
+    let digits: Vec<u8> = int_part
+        .bytes()
+        .chain(frac_part.bytes())
+        .skip_while(|&b| b == b'0')
+        .map(|b| b - b'0')
+        .collect();
+    let keep = if shift >= 0 {
+        digits.len()
+    } else {
+        digits.len().saturating_sub(shift.unsigned_abs() as usize)
+    };
+    let mut value: i128 = 0;
+    for &d in &digits[..keep] {
+        value = value.checked_mul(10)?.checked_add(i128::from(d))?;
+        if value > i128::from(i64::MAX) + 1 {
+            return None;
+        }
+    }
+    let dropped = &digits[keep..];
+    let mut exact = true;
+    if shift > 0 {
+        for _ in 0..shift {
+            value = value.checked_mul(10)?;
+            if value > i128::from(i64::MAX) + 1 {
+                return None;
+            }
+        }
+    } else if dropped.iter().any(|&d| d != 0) {
+        exact = false;
+        // Below-the-point digits: when fewer digits are kept than dropped positions, the
+        // first dropped position may lie before the first digit (a value below 0.1).
+        let positions = shift.unsigned_abs() as usize;
+        let first_dropped = if positions > digits.len() {
+            0
+        } else {
+            dropped[0]
+        };
+        if first_dropped >= 5 {
+            value += 1;
+        }
+    }
+    let value = if negative { -value } else { value };
+    let value = i64::try_from(value).ok()?;
+    Some(if exact {
+        Scaled::Exact(value)
+    } else {
+        Scaled::Rounded(value)
+    })
 }

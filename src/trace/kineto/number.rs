@@ -10,6 +10,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::trace::scan::{exact_scaled, Time};
 use crate::{error::InputError as ImportError, trace::ReadOptions as ImportOptions};
 
 type Result<T> = std::result::Result<T, ImportError>;
@@ -106,80 +107,14 @@ pub(crate) enum Scaled {
 
 /// `text` (a JSON number: sign, digits, optional fraction and exponent) × 10^`scale`, read
 /// digit by digit. `None` when it is not such a number or the result overflows `i64`.
+///
+/// The one µs → ns rule of the crate: the fast path's scanner's [`exact_scaled`], whose
+/// results this only renames (exact, rounded to the nearest with halves away from zero,
+/// or past `i64`).
 pub(crate) fn scaled_decimal(text: &str, scale: i32) -> Option<Scaled> {
-    let (negative, rest) = match text.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, text),
-    };
-    let (mantissa, exponent) = match rest.find(['e', 'E']) {
-        Some(i) => {
-            let e = rest[i + 1..].strip_prefix('+').unwrap_or(&rest[i + 1..]);
-            if e.is_empty() || e.len() > 6 {
-                return None;
-            }
-            (&rest[..i], e.parse::<i32>().ok()?)
-        }
-        None => (rest, 0),
-    };
-    let (int_part, frac_part) = match mantissa.split_once('.') {
-        Some((a, b)) => (a, b),
-        None => (mantissa, ""),
-    };
-    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if int_part.is_empty() || !all_digits(int_part) || !all_digits(frac_part) {
-        return None;
+    match exact_scaled(text.as_bytes(), u32::try_from(scale).ok()?) {
+        Ok(Time::Exact(v)) => Some(Scaled::Exact(v)),
+        Ok(Time::Rounded(v)) => Some(Scaled::Rounded(v)),
+        Ok(Time::Overflow | Time::NotANumber) | Err(_) => None,
     }
-    if mantissa.contains('.') && frac_part.is_empty() {
-        return None;
-    }
-    // digits × 10^shift, with digits = int_part ++ frac_part.
-    let shift = i64::from(exponent) + i64::from(scale) - frac_part.len() as i64;
-    let digits: Vec<u8> = int_part
-        .bytes()
-        .chain(frac_part.bytes())
-        .skip_while(|&b| b == b'0')
-        .map(|b| b - b'0')
-        .collect();
-    let keep = if shift >= 0 {
-        digits.len()
-    } else {
-        digits.len().saturating_sub(shift.unsigned_abs() as usize)
-    };
-    let mut value: i128 = 0;
-    for &d in &digits[..keep] {
-        value = value.checked_mul(10)?.checked_add(i128::from(d))?;
-        if value > i128::from(i64::MAX) + 1 {
-            return None;
-        }
-    }
-    let dropped = &digits[keep..];
-    let mut exact = true;
-    if shift > 0 {
-        for _ in 0..shift {
-            value = value.checked_mul(10)?;
-            if value > i128::from(i64::MAX) + 1 {
-                return None;
-            }
-        }
-    } else if dropped.iter().any(|&d| d != 0) {
-        exact = false;
-        // Below-the-point digits: when fewer digits are kept than dropped positions, the
-        // first dropped position may lie before the first digit (a value below 0.1).
-        let positions = shift.unsigned_abs() as usize;
-        let first_dropped = if positions > digits.len() {
-            0
-        } else {
-            dropped[0]
-        };
-        if first_dropped >= 5 {
-            value += 1;
-        }
-    }
-    let value = if negative { -value } else { value };
-    let value = i64::try_from(value).ok()?;
-    Some(if exact {
-        Scaled::Exact(value)
-    } else {
-        Scaled::Rounded(value)
-    })
 }

@@ -16,6 +16,7 @@
 //! trace has more than one defect, the one reported may differ from the one the whole-text
 //! reader reported first; a trace with one defect gets the same path, code and message.
 
+mod fast;
 mod pieces;
 mod visit;
 

@@ -1,6 +1,7 @@
 //! The parser's end of the fast path: a trace cut into [`Piece`]s by the splitter
-//! (`kineto/split.rs`) is read with the same visitors as the streaming reader, each event
-//! from its own slice of text.
+//! (`kineto/split.rs`) is read event by event, each from its own slice of text: by the
+//! memchr scanner where it is sure (`fast.rs`, `trace/scan.rs`), else with the same visitors
+//! as the streaming reader.
 //!
 //! Any trouble at all (the splitter unsure, a value the visitors refuse, an error of the
 //! importer's own) makes [`read_pieces`] give up with `None`: the caller then reads the file
@@ -10,6 +11,7 @@
 
 use serde::de::DeserializeSeed;
 
+use super::fast::{take_scanned, Taken};
 use super::visit::{top_key, Event, TopValue};
 use super::{Parsed, State};
 use crate::trace::kineto::split::{Piece, Pieces};
@@ -79,10 +81,13 @@ fn events(st: &mut State<'_>, pieces: &Pieces, tap: &mut dyn EventTap) -> Option
             Piece::Events(batch) => {
                 for &(start, end) in &batch.spans {
                     st.index = Some(i);
-                    tap.event(i, &batch.text[start..end]);
-                    let mut de = serde_json::Deserializer::from_slice(&batch.text[start..end]);
-                    Event(st).deserialize(&mut de).ok()?;
-                    de.end().ok()?;
+                    let span = &batch.text[start..end];
+                    tap.event(i, span);
+                    if let Taken::Unsure = take_scanned(st, span, i).ok()? {
+                        let mut de = serde_json::Deserializer::from_slice(span);
+                        Event(st).deserialize(&mut de).ok()?;
+                        de.end().ok()?;
+                    }
                     i += 1;
                 }
                 pieces.give_back(batch.text);
