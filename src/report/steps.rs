@@ -1,0 +1,171 @@
+//! The steps the report's timeline draws as brackets, and where the audit's times lie on the
+//! case's clocks.
+//!
+//! A step is a `ProfilerStep#N` (or any named step) over an exact time range on one clock:
+//! first the case's marks `step:<name>:start` and `step:<name>:end` on one clock (what
+//! `worksheet import` writes for each of the audit's steps, and what a case written by hand
+//! may hold), then the audit's steps (`provenance.audit.steps`: `start_ns` after the audit's
+//! origin, `host_ns` long) that the marks do not name, placed on the case's clock when it has
+//! exactly one. The audit's times (its steps', its evidence's `t+…`) count from its
+//! `origin_ns` on that clock; a case of several clocks leaves them unplaced, as
+//! `export --perfetto` does.
+
+use std::collections::BTreeMap;
+
+use crate::case::Case;
+
+/// One step over `[start, end]` on clock `clock` (ns on that clock, exact).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// Its name (`ProfilerStep#4`).
+    pub name: String,
+    /// The clock's index in the case.
+    pub clock: usize,
+    /// Start, ns on the clock.
+    pub start: i64,
+    /// End, ns on the clock.
+    pub end: i64,
+    /// Where it comes from: the marks' ids, or the audit.
+    pub source: String,
+}
+
+/// The clock the audit's times are on and the audit's origin on it: the case's only clock,
+/// when the case carries an audit (`provenance.audit.origin_ns`).
+pub fn audit_origin(case: &Case) -> Option<(usize, i64)> {
+    let origin = case.provenance.as_ref()?.get("audit")?["origin_ns"].as_i64()?;
+    (case.clocks.len() == 1).then_some((0, origin))
+}
+
+/// The case's steps, in start order: from its marks, then the audit's steps they lack.
+pub fn steps(case: &Case) -> Vec<Step> {
+    // (name, clock) -> (start, end) of the marks `step:<name>:start|end`.
+    let mut ends: BTreeMap<(String, usize), (Option<i64>, Option<i64>)> = BTreeMap::new();
+    for m in &case.marks {
+        let Some(rest) = m.id.strip_prefix("step:") else {
+            continue;
+        };
+        let (name, start) = if let Some(n) = rest.strip_suffix(":start") {
+            (n, true)
+        } else if let Some(n) = rest.strip_suffix(":end") {
+            (n, false)
+        } else {
+            continue;
+        };
+        let slot = ends.entry((name.to_owned(), m.clock)).or_default();
+        if start {
+            slot.0 = Some(m.at.as_i64());
+        } else {
+            slot.1 = Some(m.at.as_i64());
+        }
+    }
+    let mut out: Vec<Step> = ends
+        .into_iter()
+        .filter_map(|((name, clock), se)| match se {
+            (Some(start), Some(end)) if start <= end => Some(Step {
+                source: format!("marks step:{name}:start → step:{name}:end"),
+                name,
+                clock,
+                start,
+                end,
+            }),
+            _ => None,
+        })
+        .collect();
+    if let Some((clock, origin)) = audit_origin(case) {
+        let audit = &case.provenance.as_ref().expect("audit_origin read it")["audit"];
+        for s in audit["steps"].as_array().map_or(&[][..], Vec::as_slice) {
+            let (Some(name), Some(start), Some(host)) = (
+                s["step"].as_str(),
+                s["start_ns"].as_i64(),
+                s["host_ns"].as_i64(),
+            ) else {
+                continue;
+            };
+            let (Some(start), true) = (origin.checked_add(start), host >= 0) else {
+                continue;
+            };
+            let Some(end) = start.checked_add(host) else {
+                continue;
+            };
+            if out.iter().any(|o| o.name == name && o.clock == clock) {
+                continue;
+            }
+            out.push(Step {
+                name: name.to_owned(),
+                clock,
+                start,
+                end,
+                source: "the audit's steps".to_owned(),
+            });
+        }
+    }
+    out.sort_by(|a, b| (a.clock, a.start, a.end).cmp(&(b.clock, b.start, b.end)));
+    out
+}
+
+/// Rows for brackets `[start, end]` in start order, so that no two in one row overlap: each
+/// takes the first row whose last bracket ended before it starts.
+pub fn rows(spans: &[(i64, i64)]) -> Vec<usize> {
+    let mut last_end: Vec<i64> = Vec::new();
+    spans
+        .iter()
+        .map(|&(s, e)| {
+            let row = last_end
+                .iter()
+                .position(|&end| end < s)
+                .unwrap_or(last_end.len());
+            if row == last_end.len() {
+                last_end.push(e);
+            } else {
+                last_end[row] = e;
+            }
+            row
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn brackets_that_overlap_take_new_rows() {
+        assert_eq!(rows(&[(0, 10), (11, 20), (15, 30), (21, 25)]), [0, 0, 1, 0]);
+        // Touching brackets (one ends where the next starts) overlap at that instant.
+        assert_eq!(rows(&[(0, 10), (10, 20)]), [0, 1]);
+        assert!(rows(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_case_s_step_marks_and_the_audit_s_steps_are_steps() {
+        let mut case = crate::case::load_case_str(
+            r#"{"format": "worksheet-case", "version": 1, "name": "s",
+                "clocks": [{"id": "host", "domain": "host", "instance": "h"}],
+                "marks": [{"id": "step:A:start", "clock": "host", "at": "10 ns"},
+                          {"id": "step:A:end", "clock": "host", "at": "25 ns"},
+                          {"id": "step:B:start", "clock": "host", "at": "30 ns"}],
+                "phases": [], "questions": []}"#,
+            "s.json",
+        )
+        .unwrap();
+        let found = steps(&case);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            (found[0].name.as_str(), found[0].start, found[0].end),
+            ("A", 10, 25)
+        );
+        case.provenance = serde_json::json!({"audit": {"origin_ns": 1000, "steps": [
+            {"step": "A", "start_ns": 0, "host_ns": 5},
+            {"step": "C", "start_ns": 100, "host_ns": 7}]}})
+        .as_object()
+        .cloned();
+        let found = steps(&case);
+        let names: Vec<(&str, i64, i64)> = found
+            .iter()
+            .map(|s| (s.name.as_str(), s.start, s.end))
+            .collect();
+        // A comes from its marks (not the audit's), C from the audit: origin + start.
+        assert_eq!(names, [("A", 10, 25), ("C", 1100, 1107)]);
+        assert_eq!(found[1].source, "the audit's steps");
+    }
+}
