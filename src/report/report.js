@@ -391,6 +391,7 @@
     var r = /^#at=(\d+)@(-?\d+)\.\.(-?\d+)$/.exec(hash);
     if (r && made[+r[1]]) {
       made[+r[1]].goTo(+r[2], +r[3], "linked range");
+      made[+r[1]].root.scrollIntoView();
       return;
     }
     var m = /^#at=(\d+)@(-?\d+)@(.+)$/.exec(hash);

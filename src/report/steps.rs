@@ -2,7 +2,8 @@
 //! case's clocks.
 //!
 //! A step is a `ProfilerStep#N` (or any named step) over an exact time range on one clock:
-//! first the case's marks `step:<name>:start` and `step:<name>:end` on one clock (what
+//! first the case's marks `step:<name>:start` and `step:<name>:end` on one clock (a rank's
+//! `r0.step:…` in a multi-rank case; what
 //! `worksheet import` writes for each of the audit's steps, and what a case written by hand
 //! may hold), then the audit's steps (`provenance.audit.steps`: `start_ns` after the audit's
 //! origin, `host_ns` long) that the marks do not name, placed on the case's clock when it has
@@ -38,12 +39,18 @@ pub fn audit_origin(case: &Case) -> Option<(usize, i64)> {
 
 /// The case's steps, in start order: from its marks, then the audit's steps they lack.
 pub fn steps(case: &Case) -> Vec<Step> {
-    // (name, clock) -> (start, end) of the marks `step:<name>:start|end`.
-    let mut ends: BTreeMap<(String, usize), (Option<i64>, Option<i64>)> = BTreeMap::new();
+    // (name, clock, prefix) -> (start, end) of the marks `<prefix>step:<name>:start|end`.
+    type Key = (String, usize, String);
+    let mut ends: BTreeMap<Key, (Option<i64>, Option<i64>)> = BTreeMap::new();
     for m in &case.marks {
-        let Some(rest) = m.id.strip_prefix("step:") else {
+        // `step:<name>:start`, or a rank's `r0.step:<name>:start` in a multi-rank case.
+        let Some(at) =
+            m.id.find("step:")
+                .filter(|&i| i == 0 || m.id[..i].ends_with('.') || m.id[..i].ends_with('/'))
+        else {
             continue;
         };
+        let rest = &m.id[at + "step:".len()..];
         let (name, start) = if let Some(n) = rest.strip_suffix(":start") {
             (n, true)
         } else if let Some(n) = rest.strip_suffix(":end") {
@@ -51,7 +58,8 @@ pub fn steps(case: &Case) -> Vec<Step> {
         } else {
             continue;
         };
-        let slot = ends.entry((name.to_owned(), m.clock)).or_default();
+        let key = (name.to_owned(), m.clock, m.id[..at].to_owned());
+        let slot = ends.entry(key).or_default();
         if start {
             slot.0 = Some(m.at.as_i64());
         } else {
@@ -60,9 +68,9 @@ pub fn steps(case: &Case) -> Vec<Step> {
     }
     let mut out: Vec<Step> = ends
         .into_iter()
-        .filter_map(|((name, clock), se)| match se {
+        .filter_map(|((name, clock, prefix), se)| match se {
             (Some(start), Some(end)) if start <= end => Some(Step {
-                source: format!("marks step:{name}:start → step:{name}:end"),
+                source: format!("marks {prefix}step:{name}:start → {prefix}step:{name}:end"),
                 name,
                 clock,
                 start,
@@ -143,17 +151,23 @@ mod tests {
                 "clocks": [{"id": "host", "domain": "host", "instance": "h"}],
                 "marks": [{"id": "step:A:start", "clock": "host", "at": "10 ns"},
                           {"id": "step:A:end", "clock": "host", "at": "25 ns"},
-                          {"id": "step:B:start", "clock": "host", "at": "30 ns"}],
+                          {"id": "step:B:start", "clock": "host", "at": "30 ns"},
+                          {"id": "r1.step:D:start", "clock": "host", "at": "40 ns"},
+                          {"id": "r1.step:D:end", "clock": "host", "at": "41 ns"},
+                          {"id": "xstep:E:start", "clock": "host", "at": "40 ns"},
+                          {"id": "xstep:E:end", "clock": "host", "at": "41 ns"}],
                 "phases": [], "questions": []}"#,
             "s.json",
         )
         .unwrap();
         let found = steps(&case);
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(
-            (found[0].name.as_str(), found[0].start, found[0].end),
-            ("A", 10, 25)
-        );
+        let names: Vec<(&str, i64, i64)> = found
+            .iter()
+            .map(|s| (s.name.as_str(), s.start, s.end))
+            .collect();
+        // B has no end; `xstep:` is no step.
+        assert_eq!(names, [("A", 10, 25), ("D", 40, 41)]);
+        assert_eq!(found[1].source, "marks r1.step:D:start → r1.step:D:end");
         case.provenance = serde_json::json!({"audit": {"origin_ns": 1000, "steps": [
             {"step": "A", "start_ns": 0, "host_ns": 5},
             {"step": "C", "start_ns": 100, "host_ns": 7}]}})
@@ -165,7 +179,7 @@ mod tests {
             .map(|s| (s.name.as_str(), s.start, s.end))
             .collect();
         // A comes from its marks (not the audit's), C from the audit: origin + start.
-        assert_eq!(names, [("A", 10, 25), ("C", 1100, 1107)]);
-        assert_eq!(found[1].source, "the audit's steps");
+        assert_eq!(names, [("A", 10, 25), ("D", 40, 41), ("C", 1100, 1107)]);
+        assert_eq!(found[2].source, "the audit's steps");
     }
 }
