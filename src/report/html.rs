@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use crate::case::Case;
+use crate::clock::ClockId;
 use crate::engine::{evaluate, wide, Outcome, Report};
 use crate::interval::{analyze, Interval, SetAnalysis};
 use crate::render::layout;
@@ -274,13 +275,13 @@ fn lane_json(lane: &Lane, base: i64, names: &mut Names) -> serde_json::Value {
 /// it; `None` when no step does.
 fn steps_lane(
     steps: &[Step],
-    clock: usize,
+    clock: &ClockId,
     view: (i64, i64),
     base: i64,
 ) -> Option<serde_json::Value> {
     let mine: Vec<&Step> = steps
         .iter()
-        .filter(|s| s.clock == clock && s.end >= view.0 && s.start <= view.1)
+        .filter(|s| &s.clock == clock && s.end >= view.0 && s.start <= view.1)
         .collect();
     if mine.is_empty() {
         return None;
@@ -317,10 +318,8 @@ fn timeline_json(case: &Case, t: &Timeline) -> serde_json::Value {
         .iter()
         .map(|p| {
             let base = p.origin;
-            let clock = case.clocks.iter().position(|c| c.id == p.clock_id);
             let mut names = Names::default();
-            let mut lanes: Vec<serde_json::Value> = clock
-                .and_then(|c| steps_lane(&steps, c, p.view, base))
+            let mut lanes: Vec<serde_json::Value> = steps_lane(&steps, &p.clock, p.view, base)
                 .into_iter()
                 .collect();
             lanes.extend(p.lanes.iter().map(|lane| lane_json(lane, base, &mut names)));
@@ -334,8 +333,8 @@ fn timeline_json(case: &Case, t: &Timeline) -> serde_json::Value {
                 "span": p.view.1.saturating_sub(p.view.0),
                 "lanes": lanes,
             });
-            if let (Some((ac, origin)), Some(c)) = (audit, clock) {
-                if ac == c {
+            if let Some((clock, origin)) = &audit {
+                if clock == &p.clock {
                     v["audit"] = json!(origin.saturating_sub(base));
                 }
             }

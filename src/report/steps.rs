@@ -14,14 +14,15 @@
 use std::collections::BTreeMap;
 
 use crate::case::Case;
+use crate::clock::ClockId;
 
 /// One step over `[start, end]` on clock `clock` (ns on that clock, exact).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Step {
     /// Its name (`ProfilerStep#4`).
     pub name: String,
-    /// The clock's index in the case.
-    pub clock: usize,
+    /// Its clock (every clock id of one domain and instance is this clock).
+    pub clock: ClockId,
     /// Start, ns on the clock.
     pub start: i64,
     /// End, ns on the clock.
@@ -30,17 +31,23 @@ pub struct Step {
     pub source: String,
 }
 
-/// The clock the audit's times are on and the audit's origin on it: the case's only clock,
-/// when the case carries an audit (`provenance.audit.origin_ns`).
-pub fn audit_origin(case: &Case) -> Option<(usize, i64)> {
+/// The clock the audit's times are on and the audit's origin on it: the case's only clock
+/// (several clock ids of one domain and instance, such as the processes of one Nsight
+/// Systems session, are one clock), when the case carries an audit
+/// (`provenance.audit.origin_ns`).
+pub fn audit_origin(case: &Case) -> Option<(ClockId, i64)> {
     let origin = case.provenance.as_ref()?.get("audit")?["origin_ns"].as_i64()?;
-    (case.clocks.len() == 1).then_some((0, origin))
+    let clock = &case.clocks.first()?.clock;
+    case.clocks
+        .iter()
+        .all(|c| &c.clock == clock)
+        .then(|| (clock.clone(), origin))
 }
 
 /// The case's steps, in start order: from its marks, then the audit's steps they lack.
 pub fn steps(case: &Case) -> Vec<Step> {
     // (name, clock, prefix) -> (start, end) of the marks `<prefix>step:<name>:start|end`.
-    type Key = (String, usize, String);
+    type Key = (String, ClockId, String);
     let mut ends: BTreeMap<Key, (Option<i64>, Option<i64>)> = BTreeMap::new();
     for m in &case.marks {
         // `step:<name>:start`, or a rank's `r0.step:<name>:start` in a multi-rank case.
@@ -58,7 +65,8 @@ pub fn steps(case: &Case) -> Vec<Step> {
         } else {
             continue;
         };
-        let key = (name.to_owned(), m.clock, m.id[..at].to_owned());
+        let clock = case.clocks[m.clock].clock.clone();
+        let key = (name.to_owned(), clock, m.id[..at].to_owned());
         let slot = ends.entry(key).or_default();
         if start {
             slot.0 = Some(m.at.as_i64());
@@ -100,14 +108,14 @@ pub fn steps(case: &Case) -> Vec<Step> {
             }
             out.push(Step {
                 name: name.to_owned(),
-                clock,
+                clock: clock.clone(),
                 start,
                 end,
                 source: "the audit's steps".to_owned(),
             });
         }
     }
-    out.sort_by(|a, b| (a.clock, a.start, a.end).cmp(&(b.clock, b.start, b.end)));
+    out.sort_by(|a, b| (&a.clock, a.start, a.end).cmp(&(&b.clock, b.start, b.end)));
     out
 }
 
