@@ -136,8 +136,10 @@ fn a_folder_left_with_one_trace_is_exit_2_naming_the_files() {
     std::fs::create_dir(dir.path().join("empty.json")).unwrap();
     let (code, _, err) = run(dir.path(), &["import", "empty.json/"]);
     assert_eq!(code, Some(2));
-    assert!(err.starts_with("empty.json/: $: error[bad-value]"), "{err}");
-    assert!(err.contains("the folder holds no trace"), "{err}");
+    assert!(
+        err.starts_with("empty.json/: (folder): error[bad-value]: the folder `empty.json/` holds no trace: expected a trace file in it"),
+        "{err}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------

@@ -226,11 +226,38 @@ fn several_runs_of_one_rank_in_a_folder_are_refused_listed() {
     let (code, stdout, _) = run(&["eval", "tests/data/ranks"]);
     assert_eq!(code, 0);
     assert!(stdout.starts_with("case ranks\n"), "{stdout}");
+}
+
+/// A folder of no trace, given to any command that reads a folder, is an input error (exit 2)
+/// that names the folder (no `$` field path: no file's field is at fault) and says what was
+/// expected in it.
+#[test]
+fn an_empty_folder_is_named_with_what_was_expected() {
+    let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    let (code, _, stderr) = run(&["import", empty.to_str().unwrap()]);
-    assert_eq!(code, 2);
-    assert!(stderr.contains("the folder holds no trace"), "{stderr}");
+    let e = empty.to_str().unwrap();
+    let page = dir.path().join("page.html");
+    let commands: [&[&str]; 6] = [
+        &["import", e],
+        &["eval", e],
+        &["render", e, "--format", "text"],
+        &["report", e, "-o", page.to_str().unwrap()],
+        &["audit", e],
+        &["export", e, "--perfetto", "-"],
+    ];
+    for args in commands {
+        let (code, stdout, stderr) = run(args);
+        assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            format!(
+                "{e}: (folder): error[bad-value]: the folder `{e}` holds no trace: expected a trace file in it (a Kineto trace `*.json` or `*.json.gz`), or a TensorBoard log dir (`plugins/profile/*/*.pt.trace.json[.gz]` in it or in one of its run folders); an Nsight Systems `.sqlite` is read when named itself; the folder is empty"
+            ),
+            "{args:?}"
+        );
+    }
+    assert!(!page.exists());
 }
 
 #[test]

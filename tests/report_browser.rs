@@ -243,3 +243,116 @@ fn the_df_index_resolver_page_stays_under_5_mb() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains(r#""names":["#), "the names are not embedded");
 }
+
+/// The nccl_data page, written to a temporary folder; `None` (the test skips, or fails under
+/// CI) without Chromium.
+fn nccl_page() -> Option<(PathBuf, tempfile::TempDir, PathBuf)> {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "chromium is not installed: CI must run the browser test (apt-get install chromium)"
+        );
+        eprintln!("SKIPPED: chromium is not installed (CI would fail here)");
+        return None;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(["report", "tests/data/traces/nccl_data.json.gz", "-o"])
+        .arg(&page)
+        .assert()
+        .success();
+    Some((browser, dir, page))
+}
+
+/// Steps as brackets (issue 26 §4): hovering ProfilerStep#4's bracket names the step with
+/// its exact start and end after the clock's origin and its duration as the engine prints
+/// it. The trace's step runs from 1716423322.416788066 s for 222.442191 ms (the audit: start
+/// 28719315 ns after its origin 1716423322.388068751 s); the clock's origin is
+/// 1716423322.4 s.
+#[test]
+fn hovering_a_step_bracket_names_the_step_with_exact_times() {
+    let Some((browser, dir, page)) = nccl_page() else {
+        return;
+    };
+    let (start, end) = (16_788_066, 16_788_066 + 222_442_191);
+    let linked = PathBuf::from(format!(
+        "{}#at=0@{}@steps",
+        page.display(),
+        (start + end) / 2
+    ));
+    let (dom, _) = browse(&browser, &linked, &dir.path().join("p"), &["--dump-dom"]);
+    assert!(
+        dom.contains(r#"data-status="ok""#),
+        "{}",
+        &dom[..dom.len().min(400)]
+    );
+    let want = format!(
+        "data-hover=\"step ProfilerStep#4 — start +{start} ns, end +{end} ns after the origin, duration 222442191 ns (222.442191 ms, exact; from marks step:ProfilerStep#4:start → step:ProfilerStep#4:end)\""
+    );
+    assert!(
+        dom.contains(&want),
+        "no hover text on the step: {}",
+        dom.split("data-hover")
+            .nth(1)
+            .unwrap_or("(none)")
+            .chars()
+            .take(300)
+            .collect::<String>()
+    );
+}
+
+/// The audit's evidence links to its events (issue 26 §4): clicking the first evidence item
+/// of `sync-in-loop` (`cudaEventSynchronize at t+29.601167 ms, …, next GPU start
+/// t+34.81143 ms`, after the audit's origin 1716423322.388068751 s) zooms the panel to that
+/// range (after the clock's origin 1716423322.4 s: +17669918 ns … +22880181 ns, a tenth
+/// more each side) from the full view (+101951 ns … +700918813 ns), marks it, and puts it in the page's address (`#at=0@S..E`), which
+/// opens the same view.
+#[test]
+fn clicking_a_findings_evidence_moves_the_view_to_it() {
+    let Some((browser, dir, page)) = nccl_page() else {
+        return;
+    };
+    let html = std::fs::read_to_string(&page).unwrap();
+    let probe = r#"<script>window.addEventListener("load", function () {
+  var panel = document.querySelector(".panel"), before = panel.getAttribute("data-view");
+  var link = document.querySelector("a.evidence");
+  link.click();
+  document.body.setAttribute("data-probe", [before, location.hash, panel.getAttribute("data-view"),
+    link.textContent].join("|"));
+});</script>
+</body>"#;
+    let probed = dir.path().join("probed.html");
+    std::fs::write(&probed, html.replacen("</body>", probe, 1)).unwrap();
+    let (dom, _) = browse(&browser, &probed, &dir.path().join("p"), &["--dump-dom"]);
+    assert!(
+        dom.contains(r#"data-status="ok""#),
+        "{}",
+        &dom[..dom.len().min(400)]
+    );
+    let probe = dom
+        .split("data-probe=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the probe ran");
+    let parts: Vec<&str> = probe.split('|').collect();
+    let (s, e) = (29_601_167 - 11_931_249, 34_811_430 - 11_931_249);
+    let pad = (e - s) / 10;
+    assert_eq!(
+        parts,
+        [
+            "101951..700918813",
+            &format!("#at=0@{s}..{e}") as &str,
+            &format!("{}..{}", s - pad, e + pad),
+            "ProfilerStep#4: cudaEventSynchronize at t+29.601167 ms, returned t+29.610558 ms, next GPU start t+34.81143 ms",
+        ]
+    );
+    // The address opens the same view.
+    let linked = PathBuf::from(format!("{}#at=0@{s}..{e}", page.display()));
+    let (dom, _) = browse(&browser, &linked, &dir.path().join("q"), &["--dump-dom"]);
+    assert!(
+        dom.contains(&format!(r#"data-view="{}..{}""#, s - pad, e + pad)),
+        "the linked range is not the view"
+    );
+}

@@ -40,18 +40,7 @@ pub fn one_trace(paths: &[PathBuf]) -> Result<Option<PathBuf>, ImportError> {
     match listing.files.as_slice() {
         [_] if meant_more => Err(super::ranks::listing::too_few(paths, &listing)),
         [one] => Ok(Some(one.clone())),
-        [] => {
-            let skipped = listing.notes();
-            Err(ImportError::new(
-                "$",
-                "bad-value",
-                format!(
-                    "the folder holds no trace (`*.json` or `*.json.gz`, or a TensorBoard log folder's `plugins/profile/*/*.pt.trace.json[.gz]`){}",
-                    if skipped.is_empty() { String::new() } else { format!("; {}", skipped.join("; ")) }
-                ),
-            )
-            .in_file(dir.display().to_string()))
-        }
+        [] => Err(super::ranks::listing::no_trace(dir, &listing)),
         _ => Ok(None),
     }
 }

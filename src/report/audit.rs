@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::html::Section;
 use crate::render::draw::esc;
-use crate::units::Nanos;
+use crate::units::{parse_value, Nanos};
 
 /// How many kernel rows the page lists (the audit's JSON has them all).
 const KERNEL_ROWS: usize = 25;
@@ -54,19 +54,95 @@ fn findings_table(findings: &[Value], html: &mut String) {
         html.push_str("<p class=\"note\">No findings.</p>");
         return;
     }
-    html.push_str("<table class=\"findings\"><thead><tr><th>severity</th><th>code</th><th>count</th><th>finding</th><th>fix</th></tr></thead><tbody>");
+    html.push_str("<table class=\"findings\"><thead><tr><th>severity</th><th>code</th><th>count</th><th>finding</th><th>evidence (a time links to the timeline)</th><th>fix</th></tr></thead><tbody>");
     for f in findings {
         let _ = write!(
             html,
-            "<tr class=\"{sev}\"><td>{sev}</td><td><code>{code}</code></td><td>{count}</td><td>{msg}</td><td>{fix}</td></tr>",
+            "<tr class=\"{sev}\"><td>{sev}</td><td><code>{code}</code></td><td>{count}</td><td>{msg}</td><td>{evidence}</td><td>{fix}</td></tr>",
             sev = text(f, "severity"),
             code = text(f, "code"),
             count = f["count"].as_u64().unwrap_or(0),
             msg = text(f, "message"),
+            evidence = evidence_list(&f["evidence"]),
             fix = text(f, "fix"),
         );
     }
     html.push_str("</tbody></table>");
+}
+
+/// A value `<number> <unit>` at the start of `text` (`29.601167 ms`), exact ns, and the
+/// length of text it took.
+fn leading_value(text: &str) -> Option<(i64, usize)> {
+    let number = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let rest = text[number..].strip_prefix(' ')?;
+    let unit = rest
+        .find(|c: char| !c.is_alphabetic())
+        .unwrap_or(rest.len());
+    let value = parse_value(&text[..number + 1 + unit]).ok()?.as_i64();
+    Some((value, number + 1 + unit))
+}
+
+/// The time range an evidence item names, in ns after the audit's origin: from its first
+/// `t+…` time to its last (`cudaEventQuery [t+713.056027 ms, t+713.065747 ms)`); one time
+/// followed by `, <duration> long` is that long; any other single time is an instant.
+/// `None` for an item that names no time (`order unknown between: …`).
+pub fn evidence_range(item: &str) -> Option<(i64, i64)> {
+    let mut times = Vec::new();
+    let mut rest = item;
+    let mut after_last = "";
+    while let Some(at) = rest.find("t+") {
+        let tail = &rest[at + 2..];
+        match leading_value(tail) {
+            Some((t, used)) => {
+                times.push(t);
+                after_last = &tail[used..];
+                rest = &tail[used..];
+            }
+            None => rest = tail,
+        }
+    }
+    let (&first, &last) = (times.iter().min()?, times.iter().max()?);
+    if times.len() == 1 {
+        let long = after_last
+            .strip_prefix(", ")
+            .and_then(leading_value)
+            .filter(|&(_, used)| after_last[2 + used..].starts_with(" long"));
+        if let Some((d, _)) = long {
+            return Some((first, first.checked_add(d)?));
+        }
+    }
+    Some((first, last))
+}
+
+/// A finding's evidence: one line per item, an item that names a time as a link that the
+/// page's script turns into a zoom of the timeline to it (`data-t0`, `data-t1`: ns after
+/// the audit's origin); then how many items the audit left out.
+fn evidence_list(evidence: &Value) -> String {
+    let items = evidence["items"].as_array().map_or(&[][..], Vec::as_slice);
+    let mut html = String::new();
+    for item in items.iter().filter_map(Value::as_str) {
+        match evidence_range(item) {
+            Some((t0, t1)) => {
+                let _ = write!(
+                    html,
+                    "<a class=\"evidence\" href=\"#timeline\" data-t0=\"{t0}\" data-t1=\"{t1}\">{}</a><br>",
+                    esc(item)
+                );
+            }
+            None => {
+                let _ = write!(html, "{}<br>", esc(item));
+            }
+        }
+    }
+    match evidence["more"].as_u64() {
+        Some(more) if more > 0 => {
+            let _ = write!(html, "and {more} more (the audit's JSON counts them)");
+        }
+        _ => {}
+    }
+    html
 }
 
 fn steps_table(steps: &[Value], html: &mut String) {
@@ -123,4 +199,46 @@ fn kernels_table(kernels: &[Value], html: &mut String) {
         );
     }
     html.push_str("</tbody></table>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_evidence_item_s_times_are_its_range() {
+        assert_eq!(
+            evidence_range("ProfilerStep#4: cudaEventSynchronize at t+29.601167 ms, returned t+29.610558 ms, next GPU start t+34.81143 ms"),
+            Some((29_601_167, 34_811_430))
+        );
+        assert_eq!(
+            evidence_range("cudaEventQuery [t+713.056027 ms, t+713.065747 ms)"),
+            Some((713_056_027, 713_065_747))
+        );
+        assert_eq!(
+            evidence_range(
+                "cudaDeviceSynchronize on thread 2910249 at t+696.132895 ms, 31.052 us long"
+            ),
+            Some((696_132_895, 696_163_947))
+        );
+        assert_eq!(
+            evidence_range("first at t+136.601751 ms (work ends 3.259751 ms after the close)"),
+            Some((136_601_751, 136_601_751))
+        );
+        assert_eq!(
+            evidence_range("order unknown between: gpu0-s7 ↔ gpu0-s40"),
+            None
+        );
+        assert_eq!(evidence_range("t+fast, t+"), None);
+    }
+
+    #[test]
+    fn evidence_with_times_links_to_the_timeline() {
+        let html = evidence_list(&serde_json::json!({
+            "items": ["a <b> at t+2 us", "order unknown between: x ↔ y"], "more": 3}));
+        assert_eq!(
+            html,
+            "<a class=\"evidence\" href=\"#timeline\" data-t0=\"2000\" data-t1=\"2000\">a &lt;b&gt; at t+2 us</a><br>order unknown between: x ↔ y<br>and 3 more (the audit's JSON counts them)"
+        );
+    }
 }

@@ -7,19 +7,22 @@
 //! phases, else from the same interval algebra ([`crate::interval::analyze`]), and the
 //! table says which.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use serde_json::json;
 
 use crate::case::Case;
+use crate::clock::ClockId;
 use crate::engine::{evaluate, wide, Outcome, Report};
 use crate::interval::{analyze, Interval, SetAnalysis};
 use crate::render::layout;
-use crate::render::model::{BarKind, LaneKind, Timeline};
+use crate::render::model::{BarKind, Lane, LaneKind, Timeline};
 use crate::render::svg::esc;
+use crate::units::Nanos;
 use crate::verdict::Verdict;
 
+use super::steps::Step;
 use super::Source;
 
 const CSS: &str = include_str!("report.css");
@@ -187,98 +190,167 @@ fn stream_and_device_rows(case: &Case, report: &Report) -> (String, String) {
     (streams, rows)
 }
 
+/// Names interned per panel: a lane ships one index per interval.
+#[derive(Default)]
+struct Names {
+    list: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Names {
+    fn intern(&mut self, name: &str) -> usize {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        self.list.push(name.to_owned());
+        self.index.insert(name.to_owned(), self.list.len() - 1);
+        self.list.len() - 1
+    }
+}
+
+/// One lane of a panel as the script's data, times relative to `base`.
+fn lane_json(lane: &Lane, base: i64, names: &mut Names) -> serde_json::Value {
+    let rel = |x: i64| -> i64 { x.saturating_sub(base) };
+    let mut v = json!({"title": lane.title, "subtitle": lane.subtitle});
+    match lane.kind {
+        LaneKind::Answers | LaneKind::Timers => {
+            v["kind"] = json!("items");
+            v["rows"] = json!(lane.rows.len());
+            v["items"] = lane
+                .rows
+                .iter()
+                .enumerate()
+                .flat_map(|(r, row)| row.iter().map(move |b| (r, b)))
+                .map(|(r, b)| {
+                    let (kind, colour) = match b.kind {
+                        BarKind::Known => ("known", ""),
+                        BarKind::Unknown => ("unknown", ""),
+                        BarKind::SubmissionTimer => ("bar", "#e15759"),
+                        BarKind::CompletionTimer => ("bar", "#59a14f"),
+                        _ => ("bar", "#9c9c9c"),
+                    };
+                    json!({"s": rel(b.start), "e": rel(b.end), "row": r, "label": b.label, "kind": kind, "colour": colour, "title": b.tooltip})
+                })
+                .collect();
+        }
+        LaneKind::Waits | LaneKind::Marks => {
+            v["kind"] = json!("ticks");
+            v["colour"] = json!(if lane.kind == LaneKind::Waits {
+                "#b07aa1"
+            } else {
+                "#9c755f"
+            });
+            v["t"] = lane.ticks.iter().map(|k| rel(k.at)).collect();
+        }
+        LaneKind::Covered => {
+            v["kind"] = json!("covered");
+            if let Some(cov) = lane.coverage.first() {
+                v["title"] = json!(cov.question);
+                v["subtitle"] = json!("intervals question (eval)");
+                v["iv"] = cov
+                    .intervals
+                    .iter()
+                    .flat_map(|&(s, e)| [rel(s), rel(e)])
+                    .collect();
+            }
+        }
+        kind => {
+            v["kind"] = json!(if kind == LaneKind::Ranges {
+                "ranges"
+            } else {
+                "bars"
+            });
+            v["iv"] = lane
+                .bars()
+                .flat_map(|b| [rel(b.start), rel(b.end)])
+                .collect();
+            v["ni"] = lane.bars().map(|b| names.intern(&b.label)).collect();
+        }
+    }
+    v
+}
+
+/// The steps lane of a panel: each step of its clock that meets its view, as a bracket with
+/// its exact start and end after the panel's origin and its duration as the engine prints
+/// it; `None` when no step does.
+fn steps_lane(
+    steps: &[Step],
+    clock: &ClockId,
+    view: (i64, i64),
+    base: i64,
+) -> Option<serde_json::Value> {
+    let mine: Vec<&Step> = steps
+        .iter()
+        .filter(|s| &s.clock == clock && s.end >= view.0 && s.start <= view.1)
+        .collect();
+    if mine.is_empty() {
+        return None;
+    }
+    let spans: Vec<(i64, i64)> = mine.iter().map(|s| (s.start, s.end)).collect();
+    let rows = super::steps::rows(&spans);
+    let items: Vec<serde_json::Value> = mine
+        .iter()
+        .zip(&rows)
+        .map(|(s, row)| {
+            json!({"s": s.start.saturating_sub(base), "e": s.end.saturating_sub(base), "row": row,
+                   "name": s.name, "d": Nanos::new(s.end.saturating_sub(s.start)).to_string(),
+                   "from": s.source})
+        })
+        .collect();
+    Some(json!({
+        "kind": "steps",
+        "title": "steps",
+        "subtitle": "brackets: click to zoom",
+        "rows": rows.iter().max().map_or(1, |r| r + 1),
+        "steps": items,
+    }))
+}
+
 /// The timeline's panels as the script's data: times relative to each panel's clock origin,
-/// the one `render` names on its axis and `--window +A..+B` counts from.
-fn timeline_json(t: &Timeline) -> serde_json::Value {
+/// the one `render` names on its axis and `--window +A..+B` counts from. A panel on the
+/// audit's clock carries `audit`: the audit's origin after the panel's, so that the audit's
+/// `t+…` times (its evidence's) land on the panel exactly.
+fn timeline_json(case: &Case, t: &Timeline) -> serde_json::Value {
+    let steps = super::steps::steps(case);
+    let audit = super::steps::audit_origin(case);
     let panels: Vec<serde_json::Value> = t
         .panels
         .iter()
         .map(|p| {
             let base = p.origin;
-            let rel = |x: i64| -> i64 { x.saturating_sub(base) };
-            // Names interned per panel: a lane ships one index per interval.
-            let mut names: Vec<String> = Vec::new();
-            let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-            let mut intern = |name: &str| -> usize {
-                if let Some(&i) = index.get(name) {
-                    return i;
-                }
-                names.push(name.to_owned());
-                index.insert(name.to_owned(), names.len() - 1);
-                names.len() - 1
-            };
-            let lanes: Vec<serde_json::Value> = p
-                .lanes
-                .iter()
-                .map(|lane| {
-                    let mut v = json!({"title": lane.title, "subtitle": lane.subtitle});
-                    match lane.kind {
-                        LaneKind::Answers | LaneKind::Timers => {
-                            v["kind"] = json!("items");
-                            v["rows"] = json!(lane.rows.len());
-                            v["items"] = lane
-                                .rows
-                                .iter()
-                                .enumerate()
-                                .flat_map(|(r, row)| row.iter().map(move |b| (r, b)))
-                                .map(|(r, b)| {
-                                    let (kind, colour) = match b.kind {
-                                        BarKind::Known => ("known", ""),
-                                        BarKind::Unknown => ("unknown", ""),
-                                        BarKind::SubmissionTimer => ("bar", "#e15759"),
-                                        BarKind::CompletionTimer => ("bar", "#59a14f"),
-                                        _ => ("bar", "#9c9c9c"),
-                                    };
-                                    json!({"s": rel(b.start), "e": rel(b.end), "row": r, "label": b.label, "kind": kind, "colour": colour, "title": b.tooltip})
-                                })
-                                .collect();
-                        }
-                        LaneKind::Waits | LaneKind::Marks => {
-                            v["kind"] = json!("ticks");
-                            v["colour"] = json!(if lane.kind == LaneKind::Waits { "#b07aa1" } else { "#9c755f" });
-                            v["t"] = lane.ticks.iter().map(|k| rel(k.at)).collect();
-                        }
-                        LaneKind::Covered => {
-                            v["kind"] = json!("covered");
-                            if let Some(cov) = lane.coverage.first() {
-                                v["title"] = json!(cov.question);
-                                v["subtitle"] = json!("intervals question (eval)");
-                                v["iv"] = cov.intervals.iter().flat_map(|&(s, e)| [rel(s), rel(e)]).collect();
-                            }
-                        }
-                        kind => {
-                            v["kind"] = json!(if kind == LaneKind::Ranges { "ranges" } else { "bars" });
-                            v["iv"] = lane.bars().flat_map(|b| [rel(b.start), rel(b.end)]).collect();
-                            v["ni"] = lane.bars().map(|b| intern(&b.label)).collect();
-                        }
-                    }
-                    v
-                })
+            let mut names = Names::default();
+            let mut lanes: Vec<serde_json::Value> = steps_lane(&steps, &p.clock, p.view, base)
+                .into_iter()
                 .collect();
-            json!({
+            lanes.extend(p.lanes.iter().map(|lane| lane_json(lane, base, &mut names)));
+            let mut v = json!({
                 "clock": p.clock_id,
                 "domain": p.clock.domain.to_string(),
                 "instance": p.clock.instance,
                 "base": base.to_string(),
-                "from": rel(p.view.0),
-                "names": names,
+                "from": p.view.0.saturating_sub(base),
+                "names": names.list,
                 "span": p.view.1.saturating_sub(p.view.0),
                 "lanes": lanes,
-            })
+            });
+            if let Some((clock, origin)) = &audit {
+                if clock == &p.clock {
+                    v["audit"] = json!(origin.saturating_sub(base));
+                }
+            }
+            v
         })
         .collect();
     json!({ "panels": panels })
 }
 
-/// The whole page.
-pub fn render(input: &ReportInput<'_>) -> String {
-    let case = input.case;
-    let report = evaluate(case);
-    let timeline = layout::layout(
+/// The layout of `case` (in `window`), or no panels where it has nothing to draw.
+fn layout_or_empty(case: &Case, window: Option<layout::Window>) -> Timeline {
+    layout::layout(
         case,
         &layout::LayoutOptions {
             focus: None,
-            window: input.window.clone(),
+            window,
         },
     )
     .unwrap_or_else(|_| Timeline {
@@ -290,8 +362,12 @@ pub fn render(input: &ReportInput<'_>) -> String {
         unplaced: Vec::new(),
         focus: None,
         zoomed: false,
-    });
-    let (known, unknown) = report.answers.iter().fold((0, 0), |(k, u), a| {
+    })
+}
+
+/// How many answers are known or bounded, and how many unknown.
+fn known_and_unknown(report: &Report) -> (usize, usize) {
+    report.answers.iter().fold((0, 0), |(k, u), a| {
         let is_unknown = match &a.outcome {
             Outcome::Intervals(ia) => ia.combined_unknown.is_some(),
             o => matches!(o.verdict(), Some(Verdict::Unknown { .. })),
@@ -301,15 +377,19 @@ pub fn render(input: &ReportInput<'_>) -> String {
         } else {
             (k + 1, u)
         }
-    });
+    })
+}
+
+/// The page's head, header and tables (answers, per stream, per device).
+fn head_and_tables(input: &ReportInput<'_>, report: &Report) -> String {
+    let case = input.case;
+    let (known, unknown) = known_and_unknown(report);
     let source = match input.source {
         Source::Case => "a case file".to_owned(),
         Source::Trace(format) => format!("a trace, imported ({format})"),
     };
-    let (streams, devices) = stream_and_device_rows(case, &report);
-    let mut page = String::new();
-    let _ = write!(
-        page,
+    let (streams, devices) = stream_and_device_rows(case, report);
+    format!(
         r#"<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>worksheet report: {name}</title>
@@ -336,11 +416,14 @@ pub fn render(input: &ReportInput<'_>) -> String {
             .as_ref()
             .map(|d| format!("<p class=\"desc\">{}</p>", esc(d)))
             .unwrap_or_default(),
-        verdicts = verdict_rows(&report),
-    );
-    // The hook for other commands' sections (the audit's findings and steps).
+        verdicts = verdict_rows(report),
+    )
+}
+
+/// The other commands' sections (the audit's findings and steps).
+fn sections_html(sections: &[Section], page: &mut String) {
     page.push_str("<!-- sections: worksheet audit adds its findings here -->\n");
-    for s in &input.sections {
+    for s in sections {
         let _ = writeln!(
             page,
             r#"<section id="{}"><h2>{}</h2>{}</section>"#,
@@ -349,17 +432,22 @@ pub fn render(input: &ReportInput<'_>) -> String {
             s.html
         );
     }
-    page.push_str(r#"<section id="timeline"><h2>Timeline</h2><p class="note">One panel per clock, each with its own axis: positions in different panels are not comparable. Each pixel column shows the exact busy fraction of the intervals clipped to it (orange: time at depth ≥ 2). Wheel or +/− to zoom, drag to pan, double-click to reset; hover a column for its exact figures.</p>"#);
+}
+
+/// The timeline section: one panel per clock (stretch), the engine's interval answers under
+/// them, and the layout's notes.
+fn timeline_html(timeline: &Timeline, page: &mut String) {
+    page.push_str(r#"<section id="timeline"><h2>Timeline</h2><p class="note">One panel per clock, each with its own axis: positions in different panels are not comparable. Each pixel column shows the exact busy fraction of the intervals clipped to it (orange: time at depth ≥ 2). Wheel or +/− to zoom, drag to pan, double-click to reset; hover a column for its exact figures, click a bar or a step's bracket to keep its figures (a bracket zooms to its step). An audit finding's evidence links here: it zooms to the evidence's times and marks them.</p>"#);
     page.push('\n');
     for p in &timeline.panels {
         let _ = writeln!(
             page,
-            r#"<div class="panel" data-clock="{}"><h3>clock `{}` — domain {}, instance {}</h3><div class="tools"><button class="zin">+</button><button class="zout">−</button><button class="reset">reset</button> <span class="view"></span> <span class="base">origin: {} on this clock</span></div><div class="wrap"><canvas></canvas><div class="tip"></div></div></div>"#,
+            r#"<div class="panel" data-clock="{}"><h3>clock `{}` — domain {}, instance {}</h3><div class="tools"><button class="zin">+</button><button class="zout">−</button><button class="reset">reset</button> <span class="view"></span> <span class="base">origin: {} on this clock</span></div><div class="picked"></div><div class="wrap"><canvas></canvas><div class="tip"></div></div></div>"#,
             esc(&p.clock_id),
             esc(&p.clock_id),
             esc(&p.clock.domain.to_string()),
             esc(&p.clock.instance),
-            crate::units::Nanos::new(p.origin)
+            Nanos::new(p.origin)
         );
     }
     // The engine's interval answers per clock, under the panels.
@@ -393,8 +481,20 @@ pub fn render(input: &ReportInput<'_>) -> String {
         page.push_str("</ul>");
     }
     page.push_str("</section>\n");
+}
+
+/// The whole page.
+pub fn render(input: &ReportInput<'_>) -> String {
+    let case = input.case;
+    let report = evaluate(case);
+    let timeline = layout_or_empty(case, input.window.clone());
+    let mut page = head_and_tables(input, &report);
+    sections_html(&input.sections, &mut page);
+    timeline_html(&timeline, &mut page);
     // JSON inside <script>: `</` must not close the element.
-    let data = timeline_json(&timeline).to_string().replace("</", "<\\/");
+    let data = timeline_json(case, &timeline)
+        .to_string()
+        .replace("</", "<\\/");
     let _ = write!(
         page,
         "<script type=\"application/json\" id=\"timeline-data\">{data}</script>\n<script>{JS}</script>\n</body></html>\n"

@@ -12,5 +12,6 @@ pub mod audit;
 pub mod audit_views;
 pub mod html;
 pub mod ranks;
+pub mod steps;
 
 pub use crate::import::input::{load_input, Source};

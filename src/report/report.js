@@ -30,6 +30,24 @@
     return ns + " ns";
   }
 
+  // Exact, as the engine prints a duration (`units::Nanos`): the natural unit (ns under
+  // 1 us, us under 1 ms, ms under 1 s, else s) and every digit, trailing zeros dropped.
+  function exact(ns) {
+    var a = Math.abs(ns), sign = ns < 0 ? "-" : "", unit = UNITS[3];
+    for (var i = 0; i < UNITS.length; i++) { if (a >= UNITS[i][1]) { unit = UNITS[i]; break; } }
+    var per = unit[1], whole = Math.floor(a / per), frac = a - whole * per;
+    if (frac === 0) return sign + whole + " " + unit[0];
+    var digits = String(per).length - 1, text = String(frac);
+    while (text.length < digits) text = "0" + text;
+    return sign + whole + "." + text.replace(/0+$/, "") + " " + unit[0];
+  }
+
+  // A time range as text: exact integer ns after the clock's origin.
+  function range(s, e) {
+    return "start +" + s + " ns, end +" + e + " ns after the origin, duration " + (e - s) +
+      " ns (" + exact(e - s) + ")";
+  }
+
   function niceStep(span, n) {
     var want = Math.max(1, span / n), p = 1;
     while (p * 10 <= want) p *= 10;
@@ -84,6 +102,8 @@
     this.canvas = root.querySelector("canvas");
     this.tip = root.querySelector(".tip");
     this.info = root.querySelector(".view");
+    this.picked = root.querySelector(".picked");
+    this.mark = null;
     var self = this;
     this.canvas.addEventListener("wheel", function (ev) {
       ev.preventDefault();
@@ -92,6 +112,12 @@
     var drag = null;
     this.canvas.addEventListener("mousedown", function (ev) { drag = { x: ev.offsetX, v0: self.v0, v1: self.v1 }; });
     window.addEventListener("mouseup", function () { drag = null; });
+    // A click (no drag): a step's bracket zooms to its step; anything else keeps its figures.
+    this.canvas.addEventListener("click", function (ev) {
+      if (Math.abs(ev.offsetX - (self.downX === undefined ? ev.offsetX : self.downX)) > 3) return;
+      self.click(ev.offsetX, ev.offsetY);
+    });
+    this.canvas.addEventListener("mousedown", function (ev) { self.downX = ev.offsetX; });
     this.canvas.addEventListener("mousemove", function (ev) {
       if (drag) {
         var per = (drag.v1 - drag.v0) / self.plotW();
@@ -133,7 +159,7 @@
     cv.width = width;
     var ys = [], total = 0;
     d.lanes.forEach(function (lane) {
-      lane.h = lane.items ? Math.max(1, lane.rows || 1) * 20 + 12 : LANE_H;
+      lane.h = lane.items || lane.steps ? Math.max(1, lane.rows || 1) * 20 + 12 : LANE_H;
       ys.push(total);
       total += lane.h;
     });
@@ -187,6 +213,8 @@
             g.fillText(label, (x0 + x1) / 2, ry + (it.kind === "known" ? 12 : 14));
           }
         });
+      } else if (lane.steps) {
+        self.drawSteps(g, lane, y, w);
       } else if (lane.kind === "ticks") {
         g.fillStyle = lane.colour || C.tick;
         lane.t.forEach(function (tt) {
@@ -225,9 +253,57 @@
         }
       }
     });
+    if (this.mark && this.mark.e >= this.v0 && this.mark.s <= this.v1) {
+      // The evidence's time range, over every lane (at least 2 px wide).
+      var mx0 = Math.max(LEFT, this.x(this.mark.s)), mx1 = Math.min(LEFT + w, Math.max(this.x(this.mark.e), mx0 + 2));
+      g.fillStyle = "rgba(255, 190, 0, 0.28)"; g.fillRect(mx0, 0, mx1 - mx0, yAxis);
+      g.fillStyle = "#c77c00"; g.fillRect(mx0, 0, 1, yAxis); g.fillRect(mx1 - 1, 0, 1, yAxis);
+    }
     g.textAlign = "left";
-    this.info.textContent = "view " + fmt(this.v0) + " … " + fmt(this.v1) + " after the origin (" +
-      fmt(this.v1 - this.v0) + " wide; one pixel column ≈ " + fmt(Math.max(1, Math.floor((this.v1 - this.v0) / cols))) + ")";
+    this.info.textContent = "view +" + exact(this.v0) + " … +" + exact(this.v1) + " after the origin (" +
+      exact(this.v1 - this.v0) + " wide; one pixel column ≈ " + fmt(Math.max(1, Math.floor((this.v1 - this.v0) / cols))) + ")";
+    this.root.setAttribute("data-view", this.v0 + ".." + this.v1);
+  };
+
+  // A steps lane: each step a bracket over its range, named when it fits.
+  Panel.prototype.drawSteps = function (g, lane, y, w) {
+    var self = this;
+    lane.steps.forEach(function (st) {
+      if (st.e < self.v0 || st.s > self.v1) return;
+      var x0 = Math.max(LEFT, self.x(st.s)), x1 = Math.min(LEFT + w, Math.max(self.x(st.e), x0 + 1.5));
+      var ry = y + 6 + st.row * 20;
+      g.strokeStyle = "#5a3e8c"; g.lineWidth = 1.5;
+      g.beginPath(); g.moveTo(x0, ry + 14); g.lineTo(x0, ry + 2); g.lineTo(x1, ry + 2); g.lineTo(x1, ry + 14); g.stroke();
+      var label = st.name + " (" + st.d + ")";
+      if (g.measureText(label).width + 8 > x1 - x0) label = st.name;
+      if (g.measureText(label).width + 8 <= x1 - x0) {
+        g.fillStyle = "#5a3e8c"; g.textAlign = "center";
+        g.fillText(label, (x0 + x1) / 2, ry + 13);
+      }
+    });
+  };
+
+  // The step of a steps lane under time t in row `row` (any row when none is there).
+  Panel.prototype.stepAt = function (lane, t, row) {
+    var best = null;
+    lane.steps.forEach(function (st) {
+      if (st.s <= t && t <= st.e && (best === null || (st.row === row && best.row !== row))) best = st;
+    });
+    return best;
+  };
+
+  // Zooms to [s, e] (a margin each side; an instant gets 20 us each side) and marks it.
+  Panel.prototype.goTo = function (s, e, why) {
+    var pad = Math.max(10000, Math.round((e - s) / 10));
+    if (s === e) pad = 20000;
+    this.mark = { s: s, e: e };
+    this.setView(s - pad, e + pad);
+    var off = s < this.from || e > this.from + Math.max(1, this.data.span);
+    if (why) this.pick(why + " — " + range(s, e) + (off ? "; partly outside this page's view (--window)" : ""));
+  };
+
+  Panel.prototype.pick = function (text) {
+    if (this.picked) { this.picked.textContent = text; this.picked.style.display = "block"; }
   };
 
   // How many of a lane's intervals overlap the view.
@@ -250,11 +326,11 @@
     }
     if (best < 0) return null;
     var s0 = lane.iv[best], e0 = lane.iv[best + 1];
-    return this.data.names[lane.ni[best / 2]] + " — start +" + s0 + " ns, end +" + e0 +
-      " ns after the origin, duration " + (e0 - s0) + " ns (" + fmt(e0 - s0) + ")";
+    return this.data.names[lane.ni[best / 2]] + " — " + range(s0, e0);
   };
 
   Panel.prototype.hover = function (x, y) {
+    this.hovered = null;
     var li = 0;
     while (li + 1 < this.ys.length && this.ys[li + 1] <= y) li++;
     var lane = this.data.lanes[li];
@@ -263,15 +339,19 @@
     var k = Math.floor((x - LEFT) / this.plotW() * Math.floor(this.plotW()));
     var at = Math.round(this.v0 + (x - LEFT) / this.plotW() * (this.v1 - this.v0));
     var name = this.named(lane, at);
-    if (name) {
+    var step = lane.steps ? this.stepAt(lane, at, Math.floor((y - this.ys[li] - 6) / 20)) : null;
+    if (step) {
+      text = "step " + step.name + " — " + range(step.s, step.e).replace(/ \(.*\)$/, "") +
+        " (" + step.d + ", exact; from " + step.from + ")";
+    } else if (name) {
       text = lane.title + ": " + name;
     } else if (cols && cols[k]) {
       var c = cols[k];
-      text = lane.title + " — column " + fmt(c.start) + " … " + fmt(c.end) + ": busy " + c.busy + " ns of " +
+      text = lane.title + " — column +" + c.start + " ns … +" + c.end + " ns: busy " + c.busy + " ns of " +
         (c.end - c.start) + " ns, at depth ≥ 2 " + c.over + " ns, deepest " + c.depth;
     } else {
       var t = Math.round(this.v0 + (x - LEFT) / this.plotW() * (this.v1 - this.v0));
-      text = lane.title + " — " + fmt(t) + " after the origin";
+      text = lane.title + " — +" + t + " ns after the origin";
       if (lane.items) {
         var row = Math.floor((y - this.ys[li] - 4) / 20);
         lane.items.forEach(function (it) { if (it.s <= t && t <= it.e && (it.row || 0) === row) text = it.title; });
@@ -279,24 +359,42 @@
     }
     this.tip.textContent = text;
     this.tip.style.display = "block";
+    this.hovered = { lane: lane, step: step, text: text };
     this.tip.style.left = Math.min(x + 12, this.canvas.width - 320) + "px";
     this.tip.style.top = (y + 14) + "px";
   };
 
-  function start() {
-    var data = JSON.parse(document.getElementById("timeline-data").textContent);
-    var panels = document.querySelectorAll(".panel");
-    var drawn = 0, made = [];
-    for (var i = 0; i < panels.length; i++) {
-      var p = new Panel(panels[i], data.panels[i]);
-      p.draw();
-      made.push(p);
-      drawn++;
+  Panel.prototype.click = function (x, y) {
+    this.hover(x, y);
+    var h = this.hovered;
+    if (!h) return;
+    if (h.step) {
+      this.goTo(h.step.s, h.step.e, null);
+      setHash(this, h.step.s, h.step.e);
     }
-    document.body.setAttribute("data-panels-drawn", String(drawn));
-    // A link to a time: `#at=PANEL@T@LANE` (T in ns after the clock's origin, LANE a lane
-    // title) zooms panel PANEL around T and shows what lies there, as hovering does.
-    var m = /^#at=(\d+)@(-?\d+)@(.+)$/.exec(decodeURIComponent(location.hash));
+    this.pick(h.text);
+  };
+
+  var made = [];
+
+  // `#at=PANEL@S..E`: panel PANEL zoomed to [S, E] (ns after its clock's origin), marked.
+  function setHash(panel, s, e) {
+    var hash = "#at=" + made.indexOf(panel) + "@" + s + ".." + e;
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+
+  // A link to a time: `#at=PANEL@T@LANE` (T in ns after the clock's origin, LANE a lane
+  // title) zooms panel PANEL around T and shows what lies there, as hovering does;
+  // `#at=PANEL@S..E` zooms to [S, E] and marks it.
+  function follow() {
+    var hash = decodeURIComponent(location.hash);
+    var r = /^#at=(\d+)@(-?\d+)\.\.(-?\d+)$/.exec(hash);
+    if (r && made[+r[1]]) {
+      made[+r[1]].goTo(+r[2], +r[3], "linked range");
+      made[+r[1]].root.scrollIntoView();
+      return;
+    }
+    var m = /^#at=(\d+)@(-?\d+)@(.+)$/.exec(hash);
     if (m && made[+m[1]]) {
       var pn = made[+m[1]], t = +m[2], li = -1;
       pn.data.lanes.forEach(function (l, k) { if (li < 0 && l.title === m[3]) li = k; });
@@ -305,6 +403,49 @@
         pn.hover(pn.x(t), pn.ys[li] + 10);
         document.body.setAttribute("data-hover", pn.tip.textContent);
       }
+    }
+  }
+
+  // An audit finding's evidence: its times are ns after the audit's origin; the panel of
+  // the audit's clock (`audit`: that origin after the panel's) that holds them shows them.
+  function evidence(link, ev) {
+    var t0 = +link.getAttribute("data-t0"), t1 = +link.getAttribute("data-t1"), target = -1;
+    made.forEach(function (p, k) {
+      var a = p.data.audit;
+      if (target >= 0 || a === undefined) return;
+      if (t0 + a <= p.from + Math.max(1, p.data.span) && t1 + a >= p.from) target = k;
+    });
+    if (target < 0) {
+      made.forEach(function (p, k) { if (target < 0 && p.data.audit !== undefined) target = k; });
+    }
+    if (target < 0) {
+      link.title = "which clock this time is on is unknown: the case has several clocks";
+      return;
+    }
+    ev.preventDefault();
+    var p = made[target], s = t0 + p.data.audit, e = t1 + p.data.audit;
+    p.goTo(s, e, "evidence: " + link.textContent);
+    setHash(p, s, e);
+    p.root.scrollIntoView();
+    document.body.setAttribute("data-evidence", target + "@" + s + ".." + e);
+  }
+
+  function start() {
+    var data = JSON.parse(document.getElementById("timeline-data").textContent);
+    var panels = document.querySelectorAll(".panel");
+    var drawn = 0;
+    for (var i = 0; i < panels.length; i++) {
+      var p = new Panel(panels[i], data.panels[i]);
+      p.draw();
+      made.push(p);
+      drawn++;
+    }
+    document.body.setAttribute("data-panels-drawn", String(drawn));
+    follow();
+    window.addEventListener("hashchange", follow);
+    var links = document.querySelectorAll("a.evidence");
+    for (var k = 0; k < links.length; k++) {
+      links[k].addEventListener("click", evidence.bind(null, links[k]));
     }
     // Milliseconds from navigation start to every panel drawn (the page's own load time).
     document.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));

@@ -158,8 +158,37 @@ pub fn list_any(paths: &[PathBuf]) -> Result<Listing, ImportError> {
     Ok(listing)
 }
 
-/// The error for fewer than two traces: what was given, found and skipped.
+/// The field path of an error about a folder's entries as a whole (no field of a file).
+pub(crate) const FOLDER_PATH: &str = "(folder)";
+
+/// The error for one folder given where a trace was expected that holds none: it names the
+/// folder, what was expected there, and every entry not read, with the reason.
+pub(crate) fn no_trace(dir: &Path, listing: &Listing) -> ImportError {
+    let skipped = listing.notes();
+    ImportError::new(
+        FOLDER_PATH,
+        "bad-value",
+        format!(
+            "the folder `{}` holds no trace: expected a trace file in it (a Kineto trace `*.json` or `*.json.gz`), or a TensorBoard log dir (`plugins/profile/*/*.pt.trace.json[.gz]` in it or in one of its run folders); an Nsight Systems `.sqlite` is read when named itself{}",
+            dir.display(),
+            if skipped.is_empty() {
+                "; the folder is empty".to_owned()
+            } else {
+                format!("; {}", skipped.join("; "))
+            }
+        ),
+    )
+    .in_file(dir.display().to_string())
+}
+
+/// The error for fewer than two traces: what was given, found and skipped (for one folder
+/// of no trace, [`no_trace`]).
 pub(crate) fn too_few(paths: &[PathBuf], listing: &Listing) -> ImportError {
+    if let ([dir], []) = (paths, listing.files.as_slice()) {
+        if dir.is_dir() {
+            return no_trace(dir, listing);
+        }
+    }
     let given: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let found = match listing.files.as_slice() {
         [] => "no trace file".to_owned(),
