@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::export::{Input, Table};
 use crate::output::refuse_existing;
 
 /// `worksheet export`'s arguments.
@@ -47,12 +48,38 @@ pub struct ExportArgs {
     pub quiet: bool,
 }
 
-/// Runs `worksheet export`.
+/// Runs `worksheet export`: the files refused, the input loaded and its tables built once,
+/// then written ([`write_loaded`]).
 ///
 /// # Errors
 /// A [`Failure`] with exit code 2: malformed input, a file that exists without `--force`, or
 /// a build without the `parquet` feature.
 pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
+    refuse_before_work(args)?;
+    let input = crate::export::tables::load(&args.inputs, args.round_sub_ns, &args.clocks_within)?;
+    let tables = crate::export::build(&input)?;
+    write(args, &input, &tables, out)
+}
+
+/// [`run`] for an input already loaded (`crate::export::tables::load` of `args.inputs`) and
+/// its tables built (`crate::export::build`): the same refusals and the same files, without
+/// reading or building again (the `export` fuzz target checks the tables, then writes them).
+///
+/// # Errors
+/// As [`run`], less the input's own errors.
+pub fn write_loaded(
+    args: &ExportArgs,
+    input: &Input,
+    tables: &[Table],
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    refuse_before_work(args)?;
+    write(args, input, tables, out)
+}
+
+/// What is refused before any work: `--parquet` without the feature, and every file that
+/// exists without `--force`.
+fn refuse_before_work(args: &ExportArgs) -> Result<(), Failure> {
     if args.parquet.is_some() && !cfg!(feature = "parquet") {
         return Err(Failure {
             message: "error[unsupported]: this worksheet was built without the `parquet` feature; build it with `cargo build --features parquet`".to_owned(),
@@ -69,19 +96,27 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     if let Some(path) = &args.perfetto {
         refuse_existing(path, args.force)?;
     }
+    Ok(())
+}
+
+/// Writes the tables and the Perfetto file `args` asks for, then the input's notes.
+fn write(
+    args: &ExportArgs,
+    input: &Input,
+    tables: &[Table],
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
     // With `--perfetto -` the trace goes to standard output, so the messages go to stderr.
     let mut stderr = std::io::stderr();
     let out: &mut dyn Write = match &args.perfetto {
         Some(path) if crate::output::is_stdout(path) => &mut stderr,
         _ => out,
     };
-    let input = crate::export::tables::load(&args.inputs, args.round_sub_ns, &args.clocks_within)?;
-    let tables = crate::export::build(&input)?;
     if let Some(dir) = &args.parquet {
-        crate::export::write_parquet(dir, &tables, args.force, out)?;
+        crate::export::write_parquet(dir, tables, args.force, out)?;
     }
     if let Some(path) = &args.perfetto {
-        let text = crate::export::perfetto::trace_json(&input, &tables)?;
+        let text = crate::export::perfetto::trace_json(input, tables)?;
         crate::output::write_output(path, text.as_bytes(), args.force)?;
         writeln!(out, "{}: {} byte(s)", path.display(), text.len())?;
     }

@@ -12,7 +12,7 @@ use crate::engine::{evaluate, Report};
 use crate::exit::{Failure, EXIT_INPUT};
 use crate::import::ranks::summary::{from_report, RanksSummary, Split};
 use crate::import::ranks::{declare, import_ranks_declared, is_multi, MultiRank, RankOptions};
-use crate::import::{import_path, read_audit_trace, summarize, ImportOptions, Imported};
+use crate::import::{import_path_with, read_audit_trace, summarize, ImportOptions, Imported};
 use crate::verdict::Verdict;
 
 /// The tables, in the order they are written.
@@ -188,27 +188,42 @@ pub fn load(
         });
     }
     let path = &paths[0];
-    let imported = match import_path(path, &options) {
-        Ok(imported) => imported,
+    let (imported, audit) = load_one(path, &options)?;
+    let rank = declared_rank(&imported.case);
+    Ok(Input {
+        imported,
+        multi: None,
+        rank,
+        audits: vec![(rank, audit)],
+        skipped: Vec::new(),
+    })
+}
+
+/// One input file: the case and the audit from one pass over the file. A trace is read and
+/// decompressed once, for both ([`import_path_with`] with the audit's model); the file is
+/// read again only on an error path (the import refused it: a case file, or an error to
+/// word; or the audit's model could not be made from the import's pass), where it is read
+/// as before so that every error stays the same.
+fn load_one(path: &Path, options: &ImportOptions) -> Result<(Imported, Audit), Failure> {
+    match import_path_with(path, options, true) {
+        Ok((imported, Some(Ok(trace)))) => {
+            let audit = audit_trace(&trace, path);
+            Ok((imported, audit))
+        }
+        Ok((imported, _)) => Ok((imported, audit_of(path, options)?)),
         Err(e) => {
             let case = crate::case::read_case_text(path)
                 .ok()
                 .and_then(|text| crate::case::parse_raw(&text).ok());
             match case {
-                Some(raw) => Imported::from_case(raw, "case file"),
-                None => return Err(e.into()),
+                Some(raw) => Ok((
+                    Imported::from_case(raw, "case file"),
+                    audit_of(path, options)?,
+                )),
+                None => Err(e.into()),
             }
         }
-    };
-    let rank = declared_rank(&imported.case);
-    let audits = vec![(rank, audit_of(path, &options)?)];
-    Ok(Input {
-        imported,
-        multi: None,
-        rank,
-        audits,
-        skipped: Vec::new(),
-    })
+    }
 }
 
 /// `distributedInfo.rank` in a case's provenance (the Kineto importer copies it there).
@@ -223,11 +238,12 @@ fn declared_rank(case: &RawCase) -> Option<i64> {
 /// The audit `worksheet audit FILE` prints.
 fn audit_of(path: &Path, options: &ImportOptions) -> Result<Audit, Failure> {
     let trace = read_audit_trace(path, options)?;
-    Ok(crate::audit::audit(
-        &trace,
-        &path.display().to_string(),
-        &AuditOptions::default(),
-    ))
+    Ok(audit_trace(&trace, path))
+}
+
+/// The audit of `trace`, read from `path`.
+fn audit_trace(trace: &crate::trace::model::Trace, path: &Path) -> Audit {
+    crate::audit::audit(trace, &path.display().to_string(), &AuditOptions::default())
 }
 
 fn internal(e: impl std::fmt::Display) -> Failure {
