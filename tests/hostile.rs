@@ -281,6 +281,29 @@ fn a_number_without_a_unit_is_suggested_as_written() {
 }
 
 #[test]
+fn form_check_of_a_folder_without_forms_names_it_with_a_code() {
+    // the rerun of the review's scripts: `form check EMPTYDIR` said `error: no form files
+    // (.json, .csv) found`, naming no folder and with no code (`check` and `import` name it)
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("dir.json")).unwrap();
+    std::fs::write(dir.path().join("dir.json/notes.txt"), "not a form").unwrap();
+    let (code, out, err) = run(dir.path(), &["form", "check", "dir.json"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(out, "");
+    assert_eq!(
+        err.trim_end(),
+        "dir.json: $: error[bad-value]: no form file here: a form (`*.json` or `*.csv`, as `worksheet form new` writes it), or a folder holding forms, is expected"
+    );
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    let (code, _, err) = run(dir.path(), &["form", "check", "dir.json", "empty"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with("dir.json, empty: $: error[bad-value]: no form file here"),
+        "{err}"
+    );
+}
+
+#[test]
 fn gzip_damage_and_a_false_gz_name_are_named_as_such() {
     let dir = tempfile::tempdir().unwrap();
     // unclear message 5: one flipped byte mid-stream read as `duplicate field` / `key must be
