@@ -256,6 +256,34 @@ fn no_share_or_idle_is_printed_from_an_unknown_span() {
     }
 }
 
+#[test]
+fn audit_times_past_64_bits_read_unknown_not_wrapped_or_saturated() {
+    // the rerun of the review's scripts on `kernel-i64-extremes.sqlite`: `audit` printed the
+    // kernel at i64::MIN as `-9223372030.560602412 s before its launch` (an i64 difference
+    // that wrapped; the kernel is 2^63 ns + 6.29 s early) and every copy after it at
+    // `t+9223372036.854775807 s` (a saturated offset from the trace's origin)
+    let dir = tempfile::tempdir().unwrap();
+    let path = edited_export(
+        dir.path(),
+        "kernel-i64-extremes",
+        &format!("UPDATE {K} SET start = -9223372036854775808, end = 9223372036854775807 WHERE rowid = 1"),
+    );
+    let (code, out, err) = run(dir.path(), &["audit", path.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains(
+            "(correlation 241) on gpu0-s7 at t+0 ns, unknown (overflow) before its launch"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("[t+0 ns, t+unknown (overflow)) and memcpy kind 2 [t+unknown (overflow), t+unknown (overflow)) overlap by 43.057576 ms"),
+        "{out}"
+    );
+    assert!(!out.contains("9223372030.560602412"), "{out}");
+    assert!(!out.contains("9223372036.854775807"), "{out}");
+}
+
 // ---------------------------------------------------------------------------------------
 // The review's unclear messages 4-7
 
