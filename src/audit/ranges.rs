@@ -17,7 +17,7 @@ use super::finding::{Evidence, Finding, Severity};
 use super::index::{percent, quantile, Index};
 use crate::stats::Percentile;
 use crate::trace::model::{RangeKind, Step};
-use crate::units::{format_wide as wide, Nanos};
+use crate::units::format_wide as wide;
 
 /// Per range name: what its ranges show.
 #[derive(Default)]
