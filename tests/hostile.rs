@@ -258,6 +258,34 @@ fn no_share_or_idle_is_printed_from_an_unknown_span() {
     }
 }
 
+#[test]
+fn audit_times_past_64_bits_read_unknown_not_wrapped_or_saturated() {
+    // the rerun of the review's scripts on `kernel-i64-extremes.sqlite`: `audit` printed the
+    // kernel at i64::MIN as `-9223372030.560602412 s before its launch` (an i64 difference
+    // that wrapped; the kernel is 2^63 ns + 6.29 s early) and every copy after it at
+    // `t+9223372036.854775807 s` (a saturated offset from the trace's origin)
+    let dir = tempfile::tempdir().unwrap();
+    let path = edited_export(
+        dir.path(),
+        "kernel-i64-extremes",
+        &format!("UPDATE {K} SET start = -9223372036854775808, end = 9223372036854775807 WHERE rowid = 1"),
+    );
+    let (code, out, err) = run(dir.path(), &["audit", path.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains(
+            "(correlation 241) on gpu0-s7 at t+0 ns, unknown (overflow) before its launch"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("[t+0 ns, t+unknown (overflow)) and memcpy kind 2 [t+unknown (overflow), t+unknown (overflow)) overlap by 43.057576 ms"),
+        "{out}"
+    );
+    assert!(!out.contains("9223372030.560602412"), "{out}");
+    assert!(!out.contains("9223372036.854775807"), "{out}");
+}
+
 // ---------------------------------------------------------------------------------------
 // The review's unclear messages 4-7
 
@@ -278,6 +306,29 @@ fn a_number_without_a_unit_is_suggested_as_written() {
     assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("error[missing-unit]: `18446744073709551616` has no unit: write it as a string with its unit, such as \"18446744073709551616 us\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn form_check_of_a_folder_without_forms_names_it_with_a_code() {
+    // the rerun of the review's scripts: `form check EMPTYDIR` said `error: no form files
+    // (.json, .csv) found`, naming no folder and with no code (`check` and `import` name it)
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("dir.json")).unwrap();
+    std::fs::write(dir.path().join("dir.json/notes.txt"), "not a form").unwrap();
+    let (code, out, err) = run(dir.path(), &["form", "check", "dir.json"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(out, "");
+    assert_eq!(
+        err.trim_end(),
+        "dir.json: $: error[bad-value]: no form file here: a form (`*.json` or `*.csv`, as `worksheet form new` writes it), or a folder holding forms, is expected"
+    );
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    let (code, _, err) = run(dir.path(), &["form", "check", "dir.json", "empty"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with("dir.json, empty: $: error[bad-value]: no form file here"),
         "{err}"
     );
 }

@@ -122,9 +122,11 @@ impl<'t> Index<'t> {
 
     /// `t+1.250 ms`: a time relative to the trace's origin.
     pub fn at(&self, t: i64) -> String {
+        // exact, or `unknown (overflow)` past i64: saturating printed t+9223372036.854775807 s
+        // for every copy of a trace whose first kernel starts at i64::MIN (review D10's trace)
         format!(
             "t+{}",
-            crate::units::Nanos::new(t.saturating_sub(self.origin))
+            crate::units::format_wide(i128::from(t) - i128::from(self.origin))
         )
     }
 
@@ -210,7 +212,7 @@ fn outermost(mut syncs: Vec<HostSync>) -> Vec<HostSync> {
 }
 
 /// Nearest-rank quantile of `values` (sorted here); `None` when empty (SPEC §9's method).
-pub fn quantile(values: &mut [i64], p: Percentile) -> Option<i64> {
+pub fn quantile<T: Ord + Copy>(values: &mut [T], p: Percentile) -> Option<T> {
     if values.is_empty() {
         return None;
     }

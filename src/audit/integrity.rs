@@ -19,14 +19,16 @@ use crate::units::Nanos;
 /// `kernel-before-launch`: activities that start before the call that launched them.
 pub fn kernel_before_launch(index: &Index) -> Option<Finding> {
     let trace = index.trace;
-    let mut offenders: Vec<(i64, usize)> = index
+    let mut offenders: Vec<(i128, usize)> = index
         .launch
         .iter()
         .enumerate()
         .filter_map(|(a, c)| {
             let call = &trace.calls[(*c)?];
             let act = &trace.activities[a];
-            (act.start < call.start).then_some((call.start - act.start, a))
+            // i128: a kernel at i64::MIN launched at +6 s is 2^63 ns + 6 s early, past i64
+            // (the i64 difference wrapped to -9223372030.56 s, review D10's trace)
+            (act.start < call.start).then_some((i128::from(call.start) - i128::from(act.start), a))
         })
         .collect();
     if offenders.is_empty() {
@@ -41,7 +43,7 @@ pub fn kernel_before_launch(index: &Index) -> Option<Finding> {
         message: format!(
             "{} GPU activit(ies) start before the host call that launched them (worst by {}): the host and device timelines of this trace disagree, so no claim that compares them holds",
             offenders.len(),
-            Nanos::new(worst)
+            crate::units::format_wide(worst)
         ),
         count: offenders.len() as u64,
         evidence: Evidence::capped(offenders.iter().map(|&(off, a)| {
@@ -53,7 +55,7 @@ pub fn kernel_before_launch(index: &Index) -> Option<Finding> {
                 act.device,
                 act.stream,
                 index.at(act.start),
-                Nanos::new(off)
+                crate::units::format_wide(off)
             )
         })),
         fix: "the GPU clock was not aligned with the host's: profile again with a CUDA ≥ 11.6 / recent Kineto (CUPTI then timestamps on the host clock), and compare host and device times of this trace only with that skew in mind".to_owned(),
@@ -67,7 +69,7 @@ pub fn same_stream_overlap(index: &Index) -> Option<Finding> {
     for (i, a) in trace.activities.iter().enumerate() {
         by_stream.entry((a.device, a.stream)).or_default().push(i);
     }
-    let mut overlaps: Vec<(i64, usize, usize)> = Vec::new();
+    let mut overlaps: Vec<(i128, usize, usize)> = Vec::new();
     for list in by_stream.values_mut() {
         list.sort_by_key(|&i| (trace.activities[i].start, trace.activities[i].end));
         let mut reach: Option<usize> = None;
@@ -76,7 +78,7 @@ pub fn same_stream_overlap(index: &Index) -> Option<Finding> {
             if let Some(r) = reach {
                 let prev = &trace.activities[r];
                 if a.start < prev.end {
-                    overlaps.push((a.end.min(prev.end) - a.start, r, i));
+                    overlaps.push((i128::from(a.end.min(prev.end)) - i128::from(a.start), r, i));
                 }
                 if a.end > prev.end {
                     reach = Some(i);
@@ -124,7 +126,7 @@ pub fn same_stream_overlap(index: &Index) -> Option<Finding> {
         message: format!(
             "{} pair(s) of activities overlap on one stream (largest overlap {}): {meaning}",
             overlaps.len(),
-            Nanos::new(overlaps[0].0)
+            crate::units::format_wide(overlaps[0].0)
         ),
         count: overlaps.len() as u64,
         evidence: Evidence::capped(overlaps.iter().map(|&(len, p, q)| {
@@ -139,7 +141,7 @@ pub fn same_stream_overlap(index: &Index) -> Option<Finding> {
                 short(&b.name),
                 index.at(b.start),
                 index.at(b.end),
-                Nanos::new(len)
+                crate::units::format_wide(len)
             )
         })),
         fix,

@@ -17,7 +17,7 @@ use super::finding::{Evidence, Finding, Severity};
 use super::index::{percent, quantile, Index};
 use crate::stats::Percentile;
 use crate::trace::model::{RangeKind, Step};
-use crate::units::Nanos;
+use crate::units::format_wide as wide;
 
 /// Per range name: what its ranges show.
 #[derive(Default)]
@@ -26,9 +26,9 @@ struct ByName {
     flagged: usize,
     after: i128,
     total: i128,
-    host: Vec<i64>,
-    gpu: Vec<i64>,
-    first: Option<(i64, i64)>,
+    host: Vec<i128>,
+    gpu: Vec<i128>,
+    first: Option<(i64, i128)>,
 }
 
 /// `host-range-measures-submission`.
@@ -77,12 +77,16 @@ pub fn host_range_measures_submission(index: &Index) -> Option<Finding> {
         }
         entry.flagged += 1;
         for a in &acts {
-            entry.total += i128::from(a.end - a.start);
-            entry.after += i128::from((a.end - a.start.max(r.end)).max(0));
+            entry.total += i128::from(a.end) - i128::from(a.start);
+            entry.after += (i128::from(a.end) - i128::from(a.start.max(r.end))).max(0);
         }
-        entry.host.push(r.end - r.start);
-        entry.gpu.push(last_end - first_start);
-        entry.first.get_or_insert((r.start, last_end - r.end));
+        entry.host.push(i128::from(r.end) - i128::from(r.start));
+        entry
+            .gpu
+            .push(i128::from(last_end) - i128::from(first_start));
+        entry
+            .first
+            .get_or_insert((r.start, i128::from(last_end) - i128::from(r.end)));
     }
     let mut flagged: Vec<(&str, ByName)> =
         by_name.into_iter().filter(|(_, b)| b.flagged > 0).collect();
@@ -102,10 +106,10 @@ pub fn host_range_measures_submission(index: &Index) -> Option<Finding> {
                 b.flagged,
                 b.ranges,
                 percent(b.after, b.total),
-                Nanos::new(host),
-                Nanos::new(gpu),
+                wide(host),
+                wide(gpu),
                 index.at(at),
-                Nanos::new(late)
+                wide(late)
             )
         })
         .collect();
@@ -142,7 +146,8 @@ const NEAR_FLOOR_NS: i64 = 10_000;
 const MIN_DELAYS: usize = 10;
 
 /// One launch: (call start, launch → start delay, activity index).
-type Launch = (i64, i64, usize);
+/// (call start, launch → start delay in i128: a kernel at i64::MIN is 2^63 ns early, activity).
+type Launch = (i64, i128, usize);
 
 /// `launch-queue-delay`: per stream, the launch → start delay shows a starved GPU or a deep queue.
 pub fn launch_queue_delay(index: &Index, steps: &[Step]) -> Option<Finding> {
@@ -154,7 +159,11 @@ pub fn launch_queue_delay(index: &Index, steps: &[Step]) -> Option<Finding> {
             by_stream
                 .entry((act.device, act.stream))
                 .or_default()
-                .push((trace.calls[c].start, act.start - trace.calls[c].start, a));
+                .push((
+                    trace.calls[c].start,
+                    i128::from(act.start) - i128::from(trace.calls[c].start),
+                    a,
+                ));
         }
     }
     let mut lines = Vec::new();
@@ -165,7 +174,7 @@ pub fn launch_queue_delay(index: &Index, steps: &[Step]) -> Option<Finding> {
             continue;
         }
         list.sort_unstable();
-        let mut delays: Vec<i64> = list.iter().map(|l| l.1).collect();
+        let mut delays: Vec<i128> = list.iter().map(|l| l.1).collect();
         let median = quantile(&mut delays, Percentile::MEDIAN).unwrap_or(0);
         let p90 = quantile(&mut delays, Percentile::P90).unwrap_or(0);
         let max = delays.last().copied().unwrap_or(0);
@@ -180,11 +189,11 @@ pub fn launch_queue_delay(index: &Index, steps: &[Step]) -> Option<Finding> {
         for (s, e) in &acts {
             let s = (*s).max(reach);
             if *e > s {
-                covered += i128::from(*e - s);
+                covered += i128::from(*e) - i128::from(s);
             }
             reach = reach.max(*e);
         }
-        let span = i128::from(reach - acts[0].0);
+        let span = i128::from(reach) - i128::from(acts[0].0);
         let gaps = span - covered;
         // Growth through a window: last third's median against the first third's.
         let windows: Vec<(i64, i64)> = if steps.is_empty() {
@@ -195,7 +204,7 @@ pub fn launch_queue_delay(index: &Index, steps: &[Step]) -> Option<Finding> {
         let mut growing = 0usize;
         let mut judged = 0usize;
         for (lo, hi) in windows {
-            let inside: Vec<i64> = list
+            let inside: Vec<i128> = list
                 .iter()
                 .filter(|l| lo <= l.0 && l.0 < hi)
                 .map(|l| l.1)
@@ -208,7 +217,9 @@ pub fn launch_queue_delay(index: &Index, steps: &[Step]) -> Option<Finding> {
             let first = quantile(&mut inside[..k].to_vec(), Percentile::MEDIAN).unwrap_or(0);
             let last =
                 quantile(&mut inside[inside.len() - k..].to_vec(), Percentile::MEDIAN).unwrap_or(0);
-            if last > 4 * first.max(NEAR_FLOOR_NS / 10) && last > NEAR_FLOOR_NS {
+            if last > 4 * first.max(i128::from(NEAR_FLOOR_NS / 10))
+                && last > i128::from(NEAR_FLOOR_NS)
+            {
                 growing += 1;
             }
         }
@@ -218,7 +229,7 @@ pub fn launch_queue_delay(index: &Index, steps: &[Step]) -> Option<Finding> {
                 "a deep queue",
                 "deep queue: the delay grows through the step (the window without steps) while the stream stays busy, the host runs ahead of the GPU",
             )
-        } else if median <= floor + NEAR_FLOOR_NS && gaps * 4 >= span && span > 0 {
+        } else if median <= floor + i128::from(NEAR_FLOOR_NS) && gaps * 4 >= span && span > 0 {
             ("a starved GPU", "starved: delays near the floor with the stream idle between kernels, the GPU waits for the host")
         } else {
             continue;
@@ -228,10 +239,10 @@ pub fn launch_queue_delay(index: &Index, steps: &[Step]) -> Option<Finding> {
         lines.push(format!(
             "gpu{device}-s{stream}: {} launches, delay median {}, P90 {}, max {}, floor {}; idle {} of its span: {which}",
             list.len(),
-            Nanos::new(median),
-            Nanos::new(p90),
-            Nanos::new(max),
-            Nanos::new(floor),
+            wide(median),
+            wide(p90),
+            wide(max),
+            wide(floor),
             percent(gaps, span)
         ));
     }

@@ -224,10 +224,16 @@ fn check_files(
     let mut errors: Vec<String> = walk.errors.iter().map(ToString::to_string).collect();
     let files = walk.files;
     if files.is_empty() && errors.is_empty() {
-        return Err(Failure {
-            message: "error: no form files (.json, .csv) found".to_owned(),
-            code: EXIT_INPUT,
-        });
+        // reliability review: `form check EMPTYDIR` said `error: no form files (.json, .csv)
+        // found`, naming no folder and with no code
+        let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(crate::error::InputError::new(
+            "$",
+            "bad-value",
+            "no form file here: a form (`*.json` or `*.csv`, as `worksheet form new` writes it), or a folder holding forms, is expected",
+        )
+        .in_file(named.join(", "))
+        .into());
     }
     for path in files {
         let label = path.display().to_string();

@@ -73,7 +73,7 @@ pub fn explain(audit: &Audit, code: &str) -> String {
     if f.figures.is_empty() {
         s.push_str("\nthis finding states counts only: its evidence lists the events\n");
     }
-    let at = |ns: i64| format!("t+{}", Nanos::new(ns.saturating_sub(audit.origin_ns)));
+    let at = |ns: i64| format!("t+{}", wide(i128::from(ns) - i128::from(audit.origin_ns)));
     for fig in &f.figures {
         s.push_str(&format!(
             "\n{} = {} ({} ns) on {}\n  = {}\n",
@@ -91,7 +91,7 @@ pub fn explain(audit: &Audit, code: &str) -> String {
                     "    [{}, {})  {}   ns [{a}, {b})\n",
                     at(a),
                     at(b),
-                    Nanos::new(b - a)
+                    wide(i128::from(b) - i128::from(a))
                 ));
             }
         }
