@@ -24,9 +24,13 @@
 //! `overlap = Σ (depth − 1) × length` over maximal pieces of constant depth.
 //!
 //! Cost: input already sorted by start is read once, in O(n) while at most 16 intervals are
-//! open at any instant and O(n log d) beyond (`d` the maximum depth). Other input is
-//! noticed at its first out-of-order interval, copied into buckets by start and sorted
-//! (O(n log n)), then swept. `BENCHMARKS.md` has the measured costs.
+//! open at any instant and O(n log d) beyond (`d` the maximum depth). [`analyze_numbers`]
+//! reads sorted input once with almost no branches, counting the depth only where it could
+//! beat the deepest so far (O(n) when no interval stays open across more than 64 others;
+//! a run where one does is swept again exactly, O(n log d) at worst). Other input is
+//! noticed at (or, for [`analyze_numbers`], within 64 intervals of) its first out-of-order
+//! interval, copied into buckets by start and sorted (O(n log n)), then swept.
+//! `BENCHMARKS.md` has the measured costs.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -205,8 +209,9 @@ impl SetNumbers {
 /// measure covered at depth ≥ 2),
 /// without building the gap and overlap-region lists: for callers that need no lists.
 ///
-/// Sorted input is read once, with no allocation while at most 16 intervals are open at an
-/// instant; other input is copied and sorted first, as [`analyze`] does.
+/// Sorted input is read once, with no allocation unless an interval stays open across more
+/// than 64 others (its run is then swept again exactly); other input is copied and sorted
+/// first, as [`analyze`] does.
 ///
 /// ```
 /// use worksheet::interval::{analyze_numbers, Interval};
@@ -227,7 +232,31 @@ pub fn analyze_numbers(intervals: &[Interval]) -> SetNumbers {
     }
 }
 
-/// [`sweep`] without the lists: union by max reach, depth by [`ActiveEnds`].
+/// [`sweep_numbers`] checks the order of this many intervals at a time, just before it
+/// reads them: sorted input pays one short extra pass in cache, unsorted input is given back
+/// at once.
+const ORDER_CHECK_EVERY: usize = 64;
+
+/// [`sweep`] without the lists, with almost no branches: for input sorted by start, one read
+/// of each interval and a little register work per interval.
+///
+/// Per non-empty interval `[s, e)`, with `reach` the largest end before it:
+/// - union grows by `max(0, e − max(s, reach))` and a gap opens when `s > reach` (the
+///   max-reach merge, without a branch on `s ≥ reach`);
+/// - the piece covered a second time is `[s, min(e, reach))` (see [`sweep`]); those pieces,
+///   merged by their own max reach, measure the instants of depth ≥ 2;
+/// - the depth just after `s` is one plus the number of earlier intervals still open at `s`,
+///   and it is only worth counting where it could beat the deepest so far, `deepest`. Every
+///   open interval comes at or after the first one whose prefix reach passes `s`, so
+///   `deepest` of them can be open only if the reach `deepest` intervals back already passes
+///   `s`: one load and one compare ([`RecentEnds::may_exceed`]), rarely true. Then the depth
+///   is counted exactly over the last [`RECENT`] ends when nothing older reaches `s`;
+///   otherwise (an interval open since far back) the run, the stretch since the last start
+///   that nothing open covered, is noted and [`deepest_in_run`] sweeps it exactly afterwards.
+///
+/// Zero-length intervals count and stretch the extent only. Stops with [`OutOfOrder`]
+/// before reading the chunk of [`ORDER_CHECK_EVERY`] intervals that holds the first one
+/// starting before its predecessor.
 fn sweep_numbers(sorted: &[Interval]) -> Result<SetNumbers, OutOfOrder> {
     let count = sorted.len();
     let Some(first) = sorted.first() else {
@@ -241,58 +270,180 @@ fn sweep_numbers(sorted: &[Interval]) -> Result<SetNumbers, OutOfOrder> {
             covered_twice_ns: 0,
         });
     };
-    let lo = first.start;
-    let mut hi = first.end;
+    let lo = first.start.as_i64();
+    // Largest end of a zero-length interval (the others' ends are in `reach`).
+    let mut empty_hi = lo;
     let mut previous_start = lo;
-    let mut sum_ns: i128 = 0;
-    let mut run_start = lo;
+    // Every amount below is a sum of non-negative differences of two `i64`, each below
+    // 2^64 as a `u64`: `count` of them fit a `u128`.
+    let mut sum: u128 = 0;
+    let mut union: u128 = 0;
+    let mut twice: u128 = 0;
     let mut reach = lo;
-    let mut union_ns: i128 = 0;
-    let mut gap_count = 0;
-    let mut active = ActiveEnds::new();
-    let mut max_depth: u32 = 0;
-    // The depth ≥ 2 pieces (see [`sweep`]) come in start order: their union is a max-reach
-    // merge too, branch-free here.
     let mut twice_reach = lo;
-    let mut covered_twice_ns: i128 = 0;
-    for iv in sorted {
-        if iv.start < previous_start {
+    let mut gap_count: usize = 0;
+    let mut recent = RecentEnds::new();
+    let mut deepest: usize = 1;
+    let mut run_begin: usize = 0;
+    let mut deep_runs: Vec<usize> = Vec::new();
+    for (chunk_index, chunk) in sorted.chunks(ORDER_CHECK_EVERY).enumerate() {
+        // Checked before the chunk is read, in a loop of its own (short, in cache): unsorted
+        // input is given back before any work on it.
+        if chunk
+            .first()
+            .is_some_and(|iv| iv.start.as_i64() < previous_start)
+            || !chunk.is_sorted_by_key(|iv| iv.start)
+        {
             return Err(OutOfOrder);
         }
-        previous_start = iv.start;
-        hi = hi.max(iv.end);
-        sum_ns += iv.length_wide();
+        previous_start = chunk.last().map_or(previous_start, |iv| iv.start.as_i64());
+        for (offset, iv) in chunk.iter().enumerate() {
+            let (s, e) = (iv.start.as_i64(), iv.end.as_i64());
+            if s == e {
+                empty_hi = empty_hi.max(e);
+                continue;
+            }
+            sum += u128::from(e.wrapping_sub(s) as u64);
+            union += u128::from(excess(e, s.max(reach)));
+            gap_count += usize::from(s > reach);
+            let piece_end = e.min(reach);
+            twice += u128::from(excess(piece_end, s.max(twice_reach)));
+            twice_reach = twice_reach.max(piece_end);
+            if s >= reach {
+                run_begin = chunk_index * ORDER_CHECK_EVERY + offset;
+            }
+            reach = reach.max(e);
+            if recent.may_exceed(deepest, s) {
+                match recent.open_at(s) {
+                    Some(open) => deepest = deepest.max(open + 1),
+                    None => {
+                        if deep_runs.last() != Some(&run_begin) {
+                            deep_runs.push(run_begin);
+                        }
+                    }
+                }
+            }
+            recent.push(e, reach);
+        }
+    }
+    // No non-empty interval: nothing is covered.
+    let mut max_depth = if recent.pushed == 0 {
+        0
+    } else {
+        depth_of(deepest)
+    };
+    for &begin in &deep_runs {
+        max_depth = max_depth.max(deepest_in_run(&sorted[begin..]));
+    }
+    let hi = reach.max(empty_hi);
+    Ok(SetNumbers {
+        count,
+        sum_ns: amount(sum),
+        union_ns: amount(union),
+        extent: Some(Interval {
+            start: first.start,
+            end: Nanos::new(hi),
+        }),
+        gap_count: gap_count + usize::from(hi > reach),
+        max_depth,
+        covered_twice_ns: amount(twice),
+    })
+}
+
+/// `to − from` when `to > from`, else 0, exact for any two `i64` (as a `u64`).
+#[inline]
+fn excess(to: i64, from: i64) -> u64 {
+    if to > from {
+        to.wrapping_sub(from) as u64
+    } else {
+        0
+    }
+}
+
+/// A sum of interval lengths as the signed amount [`SetNumbers`] holds: fewer than 2^63
+/// intervals of less than 2^64 ns each stay below 2^127.
+fn amount(sum: u128) -> i128 {
+    i128::try_from(sum).expect("a sum of fewer than 2^63 lengths below 2^64 fits an i128")
+}
+
+/// How many of the latest non-empty intervals [`RecentEnds`] remembers (a power of two).
+const RECENT: usize = 64;
+
+/// The ends of the last [`RECENT`] non-empty intervals, and the reach (largest end so far)
+/// after each, in two rings indexed by the count of non-empty intervals pushed.
+struct RecentEnds {
+    ends: [i64; RECENT],
+    reaches: [i64; RECENT],
+    pushed: usize,
+}
+
+impl RecentEnds {
+    /// Nothing pushed: every slot holds `i64::MIN`, which no start is before.
+    #[inline]
+    fn new() -> Self {
+        RecentEnds {
+            ends: [i64::MIN; RECENT],
+            reaches: [i64::MIN; RECENT],
+            pushed: 0,
+        }
+    }
+
+    /// Whether `deepest` earlier intervals can be open at `start` (necessary for the depth
+    /// there to exceed `deepest`): only if the reach `min(deepest, RECENT − 1)` pushes back
+    /// is after `start`. A slot never written (fewer pushed) reads `i64::MIN`: no.
+    #[inline]
+    fn may_exceed(&self, deepest: usize, start: i64) -> bool {
+        let back = deepest.min(RECENT - 1);
+        self.reaches[self.pushed.wrapping_sub(back) % RECENT] > start
+    }
+
+    /// How many of the intervals pushed are open at `start`, or `None` when one older than
+    /// the ring may be. Reads back from the latest only while the reach before the one read
+    /// is after `start` (once it is not, nothing older is open): about as many reads as the
+    /// depth.
+    #[inline(never)]
+    fn open_at(&self, start: i64) -> Option<usize> {
+        let mut open = 0;
+        for back in 1..=RECENT.min(self.pushed) {
+            let slot = (self.pushed - back) % RECENT;
+            if self.reaches[slot] <= start {
+                // Neither this interval nor any before it reaches `start`.
+                return Some(open);
+            }
+            open += usize::from(self.ends[slot] > start);
+        }
+        // Every interval pushed was read: none older exists; else one may still be open.
+        (self.pushed <= RECENT).then_some(open)
+    }
+
+    /// Remembers a non-empty interval's end and the reach after it.
+    #[inline]
+    fn push(&mut self, end: i64, reach: i64) {
+        let slot = self.pushed % RECENT;
+        self.ends[slot] = end;
+        self.reaches[slot] = reach;
+        self.pushed += 1;
+    }
+}
+
+/// The maximum depth within the run that starts at `run[0]`, counted exactly with
+/// [`ActiveEnds`]; the run ends before the first non-empty interval that starts where
+/// nothing open covers it.
+fn deepest_in_run(run: &[Interval]) -> u32 {
+    let mut active = ActiveEnds::new();
+    let mut reach: Option<Nanos> = None;
+    let mut deepest = 0;
+    for iv in run {
         if iv.is_empty() {
             continue;
         }
-        if iv.start >= reach {
-            if iv.start > reach {
-                union_ns += wide(reach) - wide(run_start);
-                gap_count += 1;
-                run_start = iv.start;
-            }
-            reach = iv.end;
-            active.restart_with(iv.end);
-            max_depth = max_depth.max(1);
-            continue;
+        if reach.is_some_and(|reach| iv.start >= reach) {
+            break;
         }
-        let piece_end = iv.end.min(reach);
-        covered_twice_ns += (wide(piece_end) - wide(iv.start.max(twice_reach))).max(0);
-        twice_reach = twice_reach.max(piece_end);
-        max_depth = max_depth.max(active.admit(iv.start, iv.end));
-        reach = reach.max(iv.end);
+        deepest = deepest.max(active.admit(iv.start, iv.end));
+        reach = Some(reach.map_or(iv.end, |reach| reach.max(iv.end)));
     }
-    union_ns += wide(reach) - wide(run_start);
-    gap_count += usize::from(hi > reach);
-    Ok(SetNumbers {
-        count,
-        sum_ns,
-        union_ns,
-        extent: Some(Interval { start: lo, end: hi }),
-        gap_count,
-        max_depth,
-        covered_twice_ns,
-    })
+    deepest
 }
 
 /// Below this many intervals [`sorted_by_start`] uses the standard sort alone.
@@ -855,6 +1006,106 @@ mod tests {
         );
         assert_eq!(r.weighted_overlap_ns, r.overlap_ns());
         assert_eq!(r, crate::testing::DenseOracle::new(&pile).analysis());
+    }
+
+    /// [`analyze_numbers`]'s register sweep (and its exact re-sweep of deep runs) against the
+    /// list-building [`sweep`] of [`analyze`], the path it replaced, field by field.
+    mod numbers_sweep {
+        use super::*;
+        use proptest::collection::vec;
+        use proptest::prelude::*;
+
+        fn assert_agree(set: &[Interval]) -> Result<(), TestCaseError> {
+            let full = analyze(set);
+            let numbers = analyze_numbers(set);
+            prop_assert_eq!(numbers.count, full.count);
+            prop_assert_eq!(numbers.sum_ns, full.sum_ns);
+            prop_assert_eq!(numbers.union_ns, full.union_ns);
+            prop_assert_eq!(numbers.extent, full.extent);
+            prop_assert_eq!(numbers.gap_count, full.gaps.len());
+            prop_assert_eq!(numbers.max_depth, full.max_depth);
+            let regions: i128 = full
+                .overlap_regions
+                .iter()
+                .map(|r| r.span.length_wide())
+                .sum();
+            prop_assert_eq!(numbers.covered_twice_ns, regions);
+            Ok(())
+        }
+
+        /// Sets as (start, length) pairs: crowded (piles deeper than the kept ends, many
+        /// zero-length and touching intervals), sparse, and at the ends of `i64`.
+        fn pairs() -> impl Strategy<Value = Vec<(i64, i64)>> {
+            prop_oneof![
+                vec((-20_i64..60, 0_i64..25), 0..200),
+                vec((0_i64..5_000, 0_i64..300), 0..400),
+                vec((0_i64..40, prop_oneof![Just(0_i64), 0_i64..3]), 0..120),
+                vec(
+                    (
+                        prop_oneof![Just(i64::MIN), Just(i64::MAX), any::<i64>()],
+                        prop_oneof![Just(0_i64), Just(i64::MAX), 0_i64..10]
+                    ),
+                    0..40
+                ),
+            ]
+        }
+
+        fn build(pairs: &[(i64, i64)]) -> Vec<Interval> {
+            pairs
+                .iter()
+                .map(|&(start, length)| iv(start, start.saturating_add(length)))
+                .collect()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            /// Sorted by start: the register sweep reads the input as it is.
+            #[test]
+            fn sorted_input_agrees_with_the_full_sweep(pairs in pairs()) {
+                let mut set = build(&pairs);
+                set.sort_unstable_by_key(|i| i.start);
+                assert_agree(&set)?;
+            }
+
+            /// In the order drawn: mostly unsorted, noticed and sorted first.
+            #[test]
+            fn unsorted_input_agrees_with_the_full_sweep(pairs in pairs()) {
+                assert_agree(&build(&pairs))?;
+            }
+
+            /// Sorted but for one swapped pair, anywhere (past the first look at the order
+            /// flag too): noticed late, the result is still that of the sorted set.
+            #[test]
+            fn one_late_disorder_is_noticed(pairs in pairs(), a in any::<prop::sample::Index>(), b in any::<prop::sample::Index>()) {
+                let mut set = build(&pairs);
+                set.sort_unstable_by_key(|i| i.start);
+                if !set.is_empty() {
+                    let (a, b) = (a.index(set.len()), b.index(set.len()));
+                    set.swap(a, b);
+                }
+                assert_agree(&set)?;
+                let mut sorted = set.clone();
+                sorted.sort_unstable_by_key(|i| i.start);
+                prop_assert_eq!(analyze_numbers(&set), analyze_numbers(&sorted));
+            }
+        }
+
+        /// Deep piles in two runs apart, past the kept ends, with the deepest in the second
+        /// run, and a late disorder (index 200, after several looks at the order flag).
+        #[test]
+        fn deep_runs_are_swept_exactly() {
+            let mut set: Vec<Interval> = (0..150).map(|k| iv(k, k + 7)).collect();
+            set.extend((0..9).map(|k| iv(1_000 + k, 1_100)));
+            set.extend((0..50).map(|k| iv(2_000 + 10 * k, 2_005 + 10 * k)));
+            let numbers = analyze_numbers(&set);
+            assert_eq!(numbers.max_depth, 9);
+            assert_eq!(numbers.gap_count, 51);
+            assert_eq!(numbers.count, 209);
+            let mut scrambled = set.clone();
+            scrambled.swap(200, 201);
+            assert_eq!(analyze_numbers(&scrambled), numbers);
+        }
     }
 
     mod bucket_sort {
