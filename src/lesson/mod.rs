@@ -62,7 +62,7 @@ pub const BUILT_IN: [(&str, &str); 6] = [
     ),
 ];
 
-/// How a lesson command ended (errors aside).
+/// How a lesson command ended (errors aside); `cmd::lesson` gives it its exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LessonOutcome {
     /// Done; every answer right where answers were checked.
@@ -71,17 +71,7 @@ pub enum LessonOutcome {
     NotAllRight,
 }
 
-impl LessonOutcome {
-    /// 0 or 1.
-    pub fn exit_code(self) -> u8 {
-        match self {
-            LessonOutcome::Ok => 0,
-            LessonOutcome::NotAllRight => 1,
-        }
-    }
-}
-
-/// Why a lesson command failed.
+/// Why a lesson command failed; `cmd::lesson` gives each its exit code.
 #[derive(Debug, thiserror::Error)]
 pub enum LessonError {
     /// Malformed or missing input: a lesson, a folder, an answer sheet (exit 2).
@@ -99,16 +89,6 @@ pub enum LessonError {
     /// Writing to the output stream failed.
     #[error("writing output: {0}")]
     Write(#[from] io::Error),
-}
-
-impl LessonError {
-    /// The exit code: 2 for input and output errors, 3 without CUDA.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            LessonError::NoCuda(_) => 3,
-            _ => 2,
-        }
-    }
 }
 
 impl From<MeasureError> for LessonError {
