@@ -33,7 +33,7 @@ fn no_module_imports_the_command_line() {
         .collect();
     assert!(
         offenders.is_empty(),
-        "these modules import cli.rs (use crate::exit instead): {offenders:?}"
+        "these modules import cli.rs (commands return a cmd::exit::Failure instead): {offenders:?}"
     );
 }
 
