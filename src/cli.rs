@@ -8,14 +8,12 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
-use crate::check::CheckReport;
 use crate::cmd::capture::CaptureArgs;
-use crate::engine::{evaluate, Outcome, Report};
-pub use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_NO_CUDA, EXIT_OK};
+pub use crate::cmd::check::Format;
+pub use crate::cmd::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_NO_CUDA, EXIT_OK};
 use crate::progress;
-use crate::verdict::Verdict;
 
 const AFTER_HELP: &str = "\
 Examples (replay and check every case; every answer of one case):
@@ -67,57 +65,13 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// Output format of `check` and `eval`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// A table for people.
-    Text,
-    /// The complete report as JSON.
-    Json,
-    /// One row per comparison (check) or answer (eval).
-    Csv,
-}
-
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Replay case files and compare every expected result with the engine's answer.
-    #[command(
-        after_help = "Examples:\n  worksheet check fixtures/\n  worksheet check fixtures/cases/three-boundaries.json --format json\n  \
-worksheet import tests/data/ranks/rank0.json.gz -o r0.json --expect\n  \
-worksheet check tests/data/ranks/rank0.json.gz --expect r0.json\n\n\
-With --expect CASE, each input (a trace, a folder of traces or a case, imported\n\
-in memory) is checked against the expectations CASE states, by question id; a\n\
-question CASE expects that the input does not ask fails.\n\n\
-Exit codes: 0 all cases pass, 1 an expected value disagrees, 2 a file is malformed or missing."
-    )]
-    Check {
-        /// Case files or folders (searched recursively for *.json and *.json.gz); `-` reads
-        /// standard input. Default: fixtures/. With --expect: traces, folders of traces or
-        /// cases, each one input.
-        paths: Vec<PathBuf>,
-        /// Check every input against the expectations this case file states (written by
-        /// `worksheet import TRACE -o CASE --expect`), question by question id.
-        #[arg(long, value_name = "CASE")]
-        expect: Option<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-    },
+    Check(crate::cmd::check::CheckArgs),
     /// Print every result a case file implies, with no expectations needed.
-    #[command(
-        after_help = "Examples:\n  worksheet eval fixtures/cases/three-boundaries.json\n  \
-worksheet eval tests/data/traces/nccl_data.json.gz\n\n\
-Exit codes: 0 evaluated, 2 the file is malformed or missing."
-    )]
-    Eval {
-        /// The case file (plain or gzipped; `-` reads standard input), or a trace (Kineto JSON
-        /// / .json.gz, Nsight Systems .sqlite) or a folder of traces, imported in memory.
-        file: PathBuf,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-    },
+    Eval(crate::cmd::eval::EvalArgs),
     /// Measure the three boundaries of a %globaltimer spin kernel on a CUDA GPU (feature
     /// `cuda`) and write them as a capture file, a per-run CSV and a summary table.
     #[command(
@@ -216,62 +170,8 @@ where
 /// A [`Failure`] with the message and exit code for input errors.
 pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
     match &cli.command {
-        Command::Check {
-            paths,
-            format,
-            expect: Some(expect),
-        } => {
-            if paths.is_empty() {
-                return Err(Failure::input(
-                    "error: --expect checks the inputs given: name a trace, a folder or a case",
-                ));
-            }
-            let checks = crate::check::expect::check_against(paths, expect)?;
-            let mut cases = checks.into_iter().map(Ok);
-            let totals = crate::check::write_checks(&mut cases, Vec::new(), (*format).into(), out)?;
-            Ok(if totals.failed == 0 {
-                EXIT_OK
-            } else {
-                EXIT_FAILED
-            })
-        }
-        Command::Check {
-            paths,
-            format,
-            expect: None,
-        } => {
-            let paths = if paths.is_empty() {
-                // The default only makes sense inside a checkout; elsewhere say what is missing.
-                if !std::path::Path::new("fixtures").is_dir() {
-                    return Err(Failure::input(
-                        "error: no case files given, and there is no `fixtures/` folder here \
-                         (run `worksheet check FILE|FOLDER...`, or run it in the repository)",
-                    ));
-                }
-                vec![PathBuf::from("fixtures")]
-            } else {
-                paths.clone()
-            };
-            let totals = crate::check::check_to(&paths, (*format).into(), out)?;
-            if !totals.errors.is_empty() {
-                let lines: Vec<String> = totals.errors.iter().map(|e| e.to_string()).collect();
-                return Err(Failure {
-                    message: lines.join("\n"),
-                    code: EXIT_INPUT,
-                });
-            }
-            Ok(if totals.failed == 0 {
-                EXIT_OK
-            } else {
-                EXIT_FAILED
-            })
-        }
-        Command::Eval { file, format } => {
-            let (case, _) = crate::import::input::load_input(file)?;
-            let report = evaluate(&case);
-            write_eval(&report, *format, out).map_err(Failure::from)?;
-            Ok(EXIT_OK)
-        }
+        Command::Check(args) => crate::cmd::check::run(args, out),
+        Command::Eval(args) => crate::cmd::eval::run(args, out),
         Command::Capture(args) => crate::cmd::capture::run_capture(args, out),
         Command::Form(args) => crate::cmd::form::run(args, out),
         Command::Lab { lab } => crate::cmd::lab::run(lab, out),
@@ -304,8 +204,8 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> Result<u8, Failure> {
             }
         }
         Command::Lesson(args) => crate::cmd::lesson::run(args, out)
-            .map(crate::lesson::LessonOutcome::exit_code)
-            .map_err(lesson_failure),
+            .map(crate::cmd::lesson::outcome_code)
+            .map_err(crate::cmd::lesson::failure),
         Command::Completions { shell } => {
             clap_complete::generate(
                 *shell,
@@ -337,175 +237,4 @@ fn write_man(command: Option<&str>, out: &mut dyn Write) -> Result<u8, Failure> 
     };
     clap_mangen::Man::new(page).render(out)?;
     Ok(EXIT_OK)
-}
-
-/// A lesson command's error as a failure: its message and exit code (a closed pipe is exit 0).
-fn lesson_failure(e: crate::lesson::LessonError) -> Failure {
-    match e {
-        crate::lesson::LessonError::Write(io) => Failure::from(io),
-        other => Failure {
-            code: other.exit_code(),
-            message: other.to_string(),
-        },
-    }
-}
-
-use crate::table::{glue, new_table, word_cell};
-use comfy_table::Cell;
-
-impl From<Format> for crate::check::CheckFormat {
-    fn from(format: Format) -> Self {
-        match format {
-            Format::Text => crate::check::CheckFormat::Text,
-            Format::Json => crate::check::CheckFormat::Json,
-            Format::Csv => crate::check::CheckFormat::Csv,
-        }
-    }
-}
-
-/// Renders a check report (`worksheet check` itself writes each case as it is checked,
-/// through [`crate::check::check_to`], in the same format).
-///
-/// # Errors
-/// Write errors of `out`.
-pub fn write_check(report: &CheckReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
-    crate::check::write_report(report, format.into(), out)
-}
-
-/// Renders every answer of one case.
-///
-/// # Errors
-/// Write errors of `out`.
-pub fn write_eval(report: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
-    match format {
-        Format::Json => {
-            let mut value = serde_json::to_value(report)?;
-            value["format"] = "worksheet-eval".into();
-            value["version"] = 1.into();
-            serde_json::to_writer_pretty(&mut *out, &value)?;
-            writeln!(out)
-        }
-        Format::Csv => {
-            let mut w = csv::Writer::from_writer(out);
-            w.write_record([
-                "case", "question", "kind", "verdict", "value", "value_ns", "reason", "detail",
-            ])?;
-            for a in &report.answers {
-                let (verdict, value, ns, reason, detail) = match a.outcome.verdict() {
-                    Some(Verdict::Known { value, notes }) => (
-                        "known",
-                        value.to_string(),
-                        value.as_i64().to_string(),
-                        String::new(),
-                        notes.join("; "),
-                    ),
-                    Some(Verdict::Bounded { lo, hi, notes }) => (
-                        "bounded",
-                        format!("[{lo}, {hi}]"),
-                        format!("{}..{}", lo.as_i64(), hi.as_i64()),
-                        String::new(),
-                        notes.join("; "),
-                    ),
-                    Some(Verdict::Unknown { reason, detail }) => (
-                        "unknown",
-                        String::new(),
-                        String::new(),
-                        reason.to_string(),
-                        detail.clone(),
-                    ),
-                    // The same verdict as JSON: known with the union as the value, or
-                    // unknown when the set mixes clocks.
-                    None => match &a.outcome {
-                        Outcome::Intervals(set) => match (set.combined_unknown, set.single()) {
-                            (None, Some(an)) => (
-                                "known",
-                                crate::engine::wide(an.union_ns),
-                                an.union_ns.to_string(),
-                                String::new(),
-                                a.headline(),
-                            ),
-                            (reason, _) => (
-                                "unknown",
-                                String::new(),
-                                String::new(),
-                                reason.map(|r| r.to_string()).unwrap_or_default(),
-                                a.headline(),
-                            ),
-                        },
-                        _ => unreachable!("only interval answers have no duration verdict"),
-                    },
-                };
-                w.write_record([
-                    report.case.as_str(),
-                    &a.id,
-                    a.kind,
-                    verdict,
-                    &value,
-                    &ns,
-                    &reason,
-                    &detail,
-                ])?;
-            }
-            w.flush()
-        }
-        Format::Text => {
-            let safe = |s: &str| crate::escape::printable(s).into_owned();
-            writeln!(out, "case {}", safe(&report.case))?;
-            let mut table = new_table(&["question", "kind", "answer", "why / notes"]);
-            for a in &report.answers {
-                let why = match &a.outcome {
-                    Outcome::Duration(
-                        Verdict::Known { notes, .. } | Verdict::Bounded { notes, .. },
-                    )
-                    | Outcome::Difference {
-                        verdict: Verdict::Known { notes, .. } | Verdict::Bounded { notes, .. },
-                        ..
-                    } => notes.join("; "),
-                    Outcome::Duration(Verdict::Unknown { detail, .. })
-                    | Outcome::Difference {
-                        verdict: Verdict::Unknown { detail, .. },
-                        ..
-                    } => detail.clone(),
-                    Outcome::Intervals(set) => match set.combined_unknown {
-                        Some(r) => format!(
-                            "{}; per clock: {}",
-                            r.explanation(),
-                            set.per_clock
-                                .iter()
-                                .map(|g| format!(
-                                    "{} union {}",
-                                    g.clock_id,
-                                    crate::engine::wide(g.analysis.union_ns)
-                                ))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                        None => String::new(),
-                    },
-                };
-                table.add_row(vec![
-                    Cell::new(safe(&a.id)),
-                    Cell::new(a.kind),
-                    word_cell(&safe(&a.headline())),
-                    Cell::new(safe(&why)),
-                ]);
-            }
-            // On a narrow terminal: `question (kind): answer — why`, the prose wrapped.
-            let record = |c: &[String]| {
-                let why = if c[3].is_empty() {
-                    String::new()
-                } else {
-                    format!(" — {}", c[3].replace('\n', " "))
-                };
-                format!(
-                    "{} ({}): {}{why}",
-                    glue(&c[0]),
-                    c[1],
-                    crate::table::glue_items(&c[2])
-                )
-            };
-            writeln!(out, "{}", crate::table::fitted(&table, &record))?;
-            Ok(())
-        }
-    }
 }

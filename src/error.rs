@@ -61,6 +61,39 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// A request refused, already worded for the user: the message names the file, a stable
+/// `error[code]` and what was expected (an output that exists without `--force`, a folder
+/// that cannot be written, a table that cannot be encoded). The commands exit 2 on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The whole message, as printed.
+    pub message: String,
+}
+
+impl Refusal {
+    /// A refusal saying `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Refusal {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+impl From<InputError> for Refusal {
+    /// Malformed input, worded as [`InputError`] prints it.
+    fn from(e: InputError) -> Self {
+        Refusal::new(e.to_string())
+    }
+}
+
 /// The stable code of a serde data error, from its message: `missing-field`,
 /// `unknown-field`, `duplicate-field`, `unknown-variant`, `wrong-type` (a value of the wrong
 /// JSON type or shape), else `bad-value` (a value of the right type that is refused).
@@ -283,5 +316,44 @@ mod tests {
             "invalid type: integer `1`, expected a string"
         );
         assert_eq!(without_position("expected u32x"), "expected u32x");
+    }
+}
+
+/// Why work that writes to an output stream stopped: a [`Refusal`], or the stream failing
+/// (a closed pipe, `worksheet … | head`, is a normal end at the command line).
+#[derive(Debug)]
+pub enum Stopped {
+    /// Refused, worded for the user (exit 2 at the command line).
+    Refused(Refusal),
+    /// Writing to the output stream failed.
+    Write(std::io::Error),
+}
+
+impl fmt::Display for Stopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stopped::Refused(r) => r.fmt(f),
+            Stopped::Write(e) => write!(f, "writing output: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+impl From<Refusal> for Stopped {
+    fn from(e: Refusal) -> Self {
+        Stopped::Refused(e)
+    }
+}
+
+impl From<InputError> for Stopped {
+    fn from(e: InputError) -> Self {
+        Stopped::Refused(e.into())
+    }
+}
+
+impl From<std::io::Error> for Stopped {
+    fn from(e: std::io::Error) -> Self {
+        Stopped::Write(e)
     }
 }

@@ -42,7 +42,6 @@ pub mod cuda;
 pub mod engine;
 pub mod error;
 pub mod escape;
-pub mod exit;
 pub mod export;
 pub mod form;
 pub mod import;

@@ -13,27 +13,26 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::exit::{Failure, EXIT_INPUT};
+use crate::error::Refusal;
 
 /// Fails when `path` exists and `force` is off, when its folder does not exist (both
 /// checked early, before any work, so a long measurement never ends in a write that cannot
 /// happen), and when it exists as anything but a regular file, even with `force`.
 ///
 /// # Errors
-/// A [`Failure`] with exit code 2: `exists` or `not-a-file`.
-pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
+/// A [`Refusal`] (exit 2 at the command line): `exists` or `not-a-file`.
+pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Refusal> {
     if is_stdout(path) || is_stream_target(path) {
         return Ok(());
     }
     if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !dir.is_dir() {
-            return Err(Failure {
+            return Err(Refusal {
                 message: format!(
                     "{}: error[io]: cannot write the file: the folder `{}` does not exist",
                     path.display(),
                     dir.display()
                 ),
-                code: EXIT_INPUT,
             });
         }
     }
@@ -41,22 +40,20 @@ pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Failure> {
         return Ok(());
     };
     if !force {
-        return Err(Failure {
+        return Err(Refusal {
             message: format!(
                 "{}: error[exists]: the file exists; pass --force to overwrite it",
                 path.display()
             ),
-            code: EXIT_INPUT,
         });
     }
     if !meta.is_file() {
-        return Err(Failure {
+        return Err(Refusal {
             message: format!(
                 "{}: error[not-a-file]: this is {}; --force replaces only a regular file",
                 path.display(),
                 crate::input::describe(meta.file_type())
             ),
-            code: EXIT_INPUT,
         });
     }
     Ok(())
@@ -167,14 +164,13 @@ fn process_runs(_pid: i32) -> bool {
 /// same folder are removed first.
 ///
 /// # Errors
-/// A [`Failure`] with exit code 2 naming the path.
-pub fn write_output(path: &Path, bytes: &[u8], force: bool) -> Result<(), Failure> {
-    let fail = |what: String| Failure {
+/// A [`Refusal`] (exit 2 at the command line) naming the path.
+pub fn write_output(path: &Path, bytes: &[u8], force: bool) -> Result<(), Refusal> {
+    let fail = |what: String| Refusal {
         message: format!(
             "{}: error[io]: cannot write the file: {what}",
             path.display()
         ),
-        code: EXIT_INPUT,
     };
     if is_stdout(path) {
         let stdout = io::stdout();
@@ -183,9 +179,8 @@ pub fn write_output(path: &Path, bytes: &[u8], force: bool) -> Result<(), Failur
             Ok(()) => Ok(()),
             // A reader that stopped early (`| head`) is not an error.
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-            Err(e) => Err(Failure {
+            Err(e) => Err(Refusal {
                 message: format!("-: error[io]: cannot write to standard output: {e}"),
-                code: EXIT_INPUT,
             }),
         };
     }
@@ -215,12 +210,11 @@ pub fn write_output(path: &Path, bytes: &[u8], force: bool) -> Result<(), Failur
     } else {
         tmp.persist_noclobber(path).map_err(|e| {
             if e.error.kind() == io::ErrorKind::AlreadyExists {
-                Failure {
+                Refusal {
                     message: format!(
                         "{}: error[exists]: the file exists; pass --force to overwrite it",
                         path.display()
                     ),
-                    code: EXIT_INPUT,
                 }
             } else {
                 fail(e.error.to_string())
@@ -283,7 +277,7 @@ mod tests {
             let fifo = fifo.clone();
             std::thread::spawn(move || std::fs::read(fifo).unwrap())
         };
-        let mut written = Err(Failure::input("not yet"));
+        let mut written = Err(Refusal::new("not yet"));
         for _ in 0..200 {
             written = write_output(&fifo, b"through the pipe", false);
             if written.is_ok() {
@@ -303,7 +297,7 @@ mod tests {
         let p = dir.path().join("out.svg");
         write_output(&p, b"one", false).unwrap();
         let err = write_output(&p, b"two", false).unwrap_err();
-        assert_eq!(err.code, EXIT_INPUT);
+        assert!(err.message.contains("error[exists]"), "{}", err.message);
         assert!(err.message.contains("--force"), "{}", err.message);
         assert_eq!(std::fs::read(&p).unwrap(), b"one");
         write_output(&p, b"three", true).unwrap();

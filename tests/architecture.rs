@@ -1,6 +1,6 @@
 //! The module graph has no back-edge: only `src/cli.rs` (and the binary's `src/main.rs`) may
-//! name `crate::cli`, and commands return outcomes through `worksheet::exit`; nothing below the
-//! command layer names `crate::cmd`; the audit and the recorded model (`trace/`) never import
+//! name `crate::cli`; nothing below the command layer names `crate::cmd`, clap or an exit code
+//! (commands map the errors and outcomes of the layers below to codes, `cmd::exit`); the audit and the recorded model (`trace/`) never import
 //! the importer; inside `case/`, `render/` and `capture/` the files form no circle.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -33,7 +33,7 @@ fn no_module_imports_the_command_line() {
         .collect();
     assert!(
         offenders.is_empty(),
-        "these modules import cli.rs (use crate::exit instead): {offenders:?}"
+        "these modules import cli.rs (commands return a cmd::exit::Failure instead): {offenders:?}"
     );
 }
 
@@ -86,7 +86,7 @@ fn the_audit_reads_the_recorded_model_and_never_the_importer() {
 
 /// The layers of the crate, lowest first: a top-level module may name only modules before it.
 /// `tests.rs` files and `#[cfg(test)]` code may read through any layer.
-const LAYERS: [&str; 36] = [
+const LAYERS: [&str; 35] = [
     "units",
     "verdict",
     "clock",
@@ -97,7 +97,6 @@ const LAYERS: [&str; 36] = [
     "error",
     "input",
     "kind",
-    "exit",
     "output",
     "escape",
     "progress",
@@ -186,6 +185,73 @@ fn only_the_commands_know_clap() {
     // The rule sees what it looks for.
     let cmd = std::fs::read_to_string("src/cmd/render.rs").unwrap();
     assert!(without_tests(&code_only(&cmd)).contains("use clap"));
+}
+
+/// The identifiers that are exit codes: `cmd::exit`'s type and constants, an `exit_code`
+/// method, the standard library's `ExitCode` and `process::exit`.
+const EXIT_NAMES: [&str; 8] = [
+    "Failure",
+    "EXIT_OK",
+    "EXIT_FAILED",
+    "EXIT_INPUT",
+    "EXIT_NO_CUDA",
+    "exit_code",
+    "ExitCode",
+    "exit",
+];
+
+/// The exit-code identifiers `code` names as whole words (`StreamFailure` is not `Failure`;
+/// `exit` counts only as `process::exit`).
+fn exit_names_in(code: &str) -> Vec<&'static str> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut found = Vec::new();
+    for name in EXIT_NAMES {
+        let hit = code.match_indices(name).any(|(at, _)| {
+            let before = code[..at].chars().count();
+            let after = before + name.chars().count();
+            let whole = !is_ident(before.checked_sub(1).and_then(|i| chars.get(i)))
+                && !is_ident(chars.get(after));
+            whole && (name != "exit" || code[..at].ends_with("process::"))
+        });
+        if hit {
+            found.push(name);
+        }
+    }
+    found
+}
+
+/// Only the command layer names exit codes: below `cmd/` a module returns its own error or
+/// outcome (an input error, a refusal, a lesson's outcome), and the command maps it to a
+/// code. `main.rs` hands the code to the process.
+#[test]
+fn only_the_commands_name_exit_codes() {
+    let mut files = Vec::new();
+    rust_files(Path::new("src"), &mut files);
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|p| {
+            !p.starts_with("src/cmd") && !p.ends_with("src/cli.rs") && !p.ends_with("src/main.rs")
+        })
+        .filter_map(|p| {
+            let code = without_tests(&code_only(&std::fs::read_to_string(p).unwrap()));
+            let names = exit_names_in(&code);
+            (!names.is_empty()).then(|| format!("{} names {names:?}", p.display()))
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "exit codes belong to cmd/ and cli.rs: {offenders:#?}"
+    );
+    // The rule sees what it looks for, and only whole names.
+    let cmd = std::fs::read_to_string("src/cmd/check.rs").unwrap();
+    let names = exit_names_in(&without_tests(&code_only(&cmd)));
+    assert!(
+        names.contains(&"Failure") && names.contains(&"EXIT_FAILED"),
+        "{names:?}"
+    );
+    assert!(exit_names_in("enum StreamFailure { Exit } fn exit_codes() {}").is_empty());
+    assert_eq!(exit_names_in("std::process::exit(2)"), ["exit"]);
+    assert_eq!(exit_names_in("e.exit_code()"), ["exit_code"]);
 }
 
 #[test]

@@ -288,3 +288,33 @@ fn the_reports_window_is_renders_window() {
         "{stderr}"
     );
 }
+
+/// `check TRACE` without `--expect`: a trace states no expected values, so check says what
+/// it needs for one (`--expect CASE`), names the file, and exits 2; Kineto and Nsight
+/// Systems alike, and a good case beside it is still checked.
+#[test]
+fn check_of_a_trace_without_expect_says_what_it_needs() {
+    let sqlite = "tests/data/nsys/fuser_report1.sqlite";
+    for (trace, format, field) in [
+        (NCCL, "a Kineto trace", "format"),
+        (sqlite, "an Nsight Systems export", "$"),
+    ] {
+        let (code, stdout, stderr) = run(&["check", trace, "fixtures/cases/three-boundaries.json"]);
+        assert_eq!(code, 2, "{stderr}");
+        let expected = format!(
+            "{trace}: {field}: error[wrong-kind]: this is {format}, which states no expected values, so there is nothing to check it against: give the expectations with `worksheet check {trace} --expect CASE`"
+        );
+        assert!(stderr.starts_with(&expected), "{stderr}");
+        assert!(
+            stderr.contains(&format!("`worksheet eval {trace}`")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("raw trace"), "{stderr}");
+        // The case beside it is checked: its passing rows are counted.
+        assert!(stdout.contains("(1 cases,"), "{stdout}");
+    }
+    // A file that is neither a case nor a trace keeps the case reader's error.
+    let (code, _, stderr) = run(&["check", "tests/data/traces/malformed/not-json.json"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("error[bad-syntax]"), "{stderr}");
+}

@@ -9,7 +9,7 @@
 //! ends) with as many rows as the table.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use worksheet::exit::Failure;
+use worksheet::cmd::exit::Failure;
 use worksheet::export::tables::{load, NAMES};
 use worksheet::cmd::export::{run, ExportArgs};
 use worksheet::export::{build, table_path, Values};
@@ -29,11 +29,11 @@ fuzz_target!(|data: &[u8]| {
     let path = worksheet_fuzz::scratch_file(name, data);
     let input = match load(&[path.clone()], false, &[]) {
         Ok(input) => input,
-        Err(f) => return refused(&f),
+        Err(f) => return refused(&f.into()),
     };
     let tables = match build(&input) {
         Ok(t) => t,
-        Err(f) => return refused(&f),
+        Err(f) => return refused(&f.into()),
     };
     assert_eq!(tables.iter().map(|t| t.name).collect::<Vec<_>>(), NAMES);
     for t in &tables {

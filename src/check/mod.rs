@@ -137,7 +137,8 @@ pub fn check_paths(paths: &[PathBuf]) -> Result<CheckReport, CaseError> {
 /// [`CaseError`] when the file cannot be loaded and does not declare that it expects to fail.
 pub fn check_file(path: &Path) -> Result<CaseCheck, CaseError> {
     let file = path.display().to_string();
-    match load_for_check(path)? {
+    let loaded = load_for_check(path).map_err(|e| trace_needs_expectations(path, e))?;
+    match loaded {
         Loaded::ExpectsError {
             name,
             expected,
@@ -169,6 +170,35 @@ pub fn check_file(path: &Path) -> Result<CaseCheck, CaseError> {
         }
         Loaded::Case(case) => Ok(check_case(&case, file)),
     }
+}
+
+/// A trace given to `check` without `--expect`: it states no expected values, so say what
+/// `check` needs for one (the expectations of a case, `--expect CASE`) in place of the case
+/// reader's error. Any other error is returned as it is. Only called after a file failed to
+/// load, so the second look costs nothing on the good path.
+fn trace_needs_expectations(path: &Path, e: CaseError) -> CaseError {
+    let (format, field) = if crate::import::input::is_sqlite(path) {
+        ("an Nsight Systems export", "$")
+    } else if e.code == "wrong-kind"
+        && crate::case::read_case_text(path)
+            .is_ok_and(|t| crate::kind::peek(&t) == crate::kind::FileKind::Trace)
+    {
+        ("a Kineto trace", "format")
+    } else {
+        return e;
+    };
+    let file = path.display();
+    CaseError::new(
+        field,
+        "wrong-kind",
+        format!(
+            "this is {format}, which states no expected values, so there is nothing to check it \
+             against: give the expectations with `worksheet check {file} --expect CASE` \
+             (`worksheet import {file} -o CASE --expect` writes a CASE to start from), or print \
+             its answers with `worksheet eval {file}`"
+        ),
+    )
+    .in_file(file.to_string())
 }
 
 /// Evaluates `case` and compares every expectation its questions state.

@@ -20,12 +20,12 @@ use crate::capture::report::{calibration_text, demos_table, runs_csv, summary_ta
 use crate::capture::sim::Sim;
 use crate::case::load_case_str;
 use crate::check::check_paths;
+use crate::cmd::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use crate::engine::evaluate;
-use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use crate::lab::streams::{self, StreamsOptions, StreamsRecord};
 use crate::units::Nanos;
 
-pub use crate::exit::EXIT_NO_CUDA;
+pub use crate::cmd::exit::EXIT_NO_CUDA;
 
 /// Arguments of `worksheet capture`.
 #[derive(Clone, Debug, Args)]
@@ -173,7 +173,7 @@ pub fn no_cuda_feature() -> Failure {
 }
 
 fn write_file(path: &Path, text: &str, force: bool) -> Result<(), Failure> {
-    crate::output::write_output(path, text.as_bytes(), force)
+    Ok(crate::output::write_output(path, text.as_bytes(), force)?)
 }
 
 fn stem(path: &Path) -> String {

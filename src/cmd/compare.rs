@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use crate::exit::{Failure, EXIT_FAILED, EXIT_OK};
+use crate::cmd::exit::{Failure, EXIT_FAILED, EXIT_OK};
 
 /// The examples and rules `worksheet compare --help` prints.
 pub const COMPARE_HELP: &str = "\

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::cmd::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::export::{Input, Table};
 use crate::output::refuse_existing;
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
+use crate::cmd::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use crate::form::format::{blank, render, FileFormat};
 use crate::form::{
     check_form, fill, fill_file, read_form, write_atomic, write_check_text, FillOptions, FormCheck,
@@ -190,7 +190,8 @@ pub fn run(args: &FormArgs, out: &mut dyn Write) -> Result<u8, Failure> {
                     retry: terminal,
                 },
             };
-            fill_file(file, &options, &mut input, out)
+            fill_file(file, &options, &mut input, out)?;
+            Ok(EXIT_OK)
         }
         FormCommand::Check {
             files,

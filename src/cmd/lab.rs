@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
-use crate::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
+use crate::cmd::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 use crate::render::{layout, text};
 use crate::units::Nanos;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
+use crate::cmd::exit::{Failure, EXIT_FAILED, EXIT_INPUT, EXIT_NO_CUDA, EXIT_OK};
 use crate::lesson::{LessonError, LessonOutcome};
 
 /// `worksheet lesson …`.
@@ -164,5 +165,28 @@ pub fn run(args: &LessonArgs, out: &mut dyn Write) -> Result<LessonOutcome, Less
             }
             Ok(LessonOutcome::Ok)
         }
+    }
+}
+
+/// The exit code of a lesson command that ended: 0 done (every answer right where answers
+/// were checked), 1 an answer is wrong or missing, or the run must be re-run.
+pub fn outcome_code(outcome: LessonOutcome) -> u8 {
+    match outcome {
+        LessonOutcome::Ok => EXIT_OK,
+        LessonOutcome::NotAllRight => EXIT_FAILED,
+    }
+}
+
+/// A lesson command's error as a failure: its message and exit code (2 for input, output
+/// and measurement errors, 3 without CUDA; a closed pipe is exit 0).
+pub fn failure(e: LessonError) -> Failure {
+    let code = match e {
+        LessonError::Write(io) => return Failure::from(io),
+        LessonError::NoCuda(_) => EXIT_NO_CUDA,
+        LessonError::Input(_) | LessonError::Output(_) | LessonError::Measurement(_) => EXIT_INPUT,
+    };
+    Failure {
+        code,
+        message: e.to_string(),
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::cmd::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::output::{refuse_existing, write_output};
 
 /// Arguments of `worksheet report`.

@@ -8,7 +8,7 @@
 //! the two are exactly equal, since nothing measures its noise. A run whose own answer is
 //! unknown gives an unknown row with that reason. Two runs of different devices, clocks,
 //! workloads or configurations give one row, `unknown (incomparable)`, with the difference,
-//! and no number. The command returns a [`Comparison`]; `cli.rs` prints it and maps
+//! and no number. The command returns a [`Comparison`]; `cmd/compare.rs` prints it and maps
 //! `--fail-on` to the exit code.
 
 pub mod impact;

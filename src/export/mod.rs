@@ -16,7 +16,7 @@ pub mod tables;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::exit::{Failure, EXIT_INPUT};
+use crate::error::{Refusal, Stopped};
 
 pub use tables::{build, Column, Input, Table, Values};
 
@@ -30,19 +30,23 @@ pub fn table_path(dir: &Path, table: &str) -> PathBuf {
     dir.join(format!("{table}.parquet"))
 }
 
-/// Writes each table as `DIR/<table>.parquet`, creating `DIR` when missing.
+/// Writes each table as `DIR/<table>.parquet`, creating `DIR` when missing, and a line per
+/// file on `out`.
+///
+/// # Errors
+/// [`Stopped`]: refused when the folder or a file cannot be written or a table cannot be
+/// encoded; a write error of `out`.
 pub fn write_parquet(
     dir: &Path,
     tables: &[Table],
     force: bool,
     out: &mut dyn Write,
-) -> Result<(), Failure> {
-    std::fs::create_dir_all(dir).map_err(|e| Failure {
+) -> Result<(), Stopped> {
+    std::fs::create_dir_all(dir).map_err(|e| Refusal {
         message: format!(
             "{}: error[io]: cannot create the folder: {e}",
             dir.display()
         ),
-        code: EXIT_INPUT,
     })?;
     for t in tables {
         let path = table_path(dir, t.name);
@@ -60,21 +64,19 @@ pub fn write_parquet(
 }
 
 #[cfg(feature = "parquet")]
-fn encode(t: &Table) -> Result<Vec<u8>, Failure> {
-    parquet::encode(t).map_err(|e| Failure {
+fn encode(t: &Table) -> Result<Vec<u8>, Refusal> {
+    parquet::encode(t).map_err(|e| Refusal {
         message: format!(
             "error[internal]: cannot encode the `{}` table as Parquet: {e}",
             t.name
         ),
-        code: EXIT_INPUT,
     })
 }
 
 #[cfg(not(feature = "parquet"))]
-fn encode(_: &Table) -> Result<Vec<u8>, Failure> {
-    Err(Failure {
+fn encode(_: &Table) -> Result<Vec<u8>, Refusal> {
+    Err(Refusal {
         message: "error[unsupported]: this worksheet was built without the `parquet` feature"
             .to_owned(),
-        code: EXIT_INPUT,
     })
 }

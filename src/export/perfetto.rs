@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 use super::tables::{Input, Table, Values};
 use crate::case::{validate, Case};
 use crate::engine::{evaluate, Outcome, Report};
-use crate::exit::{Failure, EXIT_INPUT};
+use crate::error::Refusal;
 use crate::interval::SetAnalysis;
 
 mod findings;
@@ -401,10 +401,9 @@ fn name_events(processes: &BTreeMap<String, Process>, events: &mut Vec<Event>) {
 ///
 /// # Errors
 /// `internal` when the case does not validate.
-pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Failure> {
-    let case = validate(input.imported.case.clone(), "export").map_err(|e| Failure {
+pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Refusal> {
+    let case = validate(input.imported.case.clone(), "export").map_err(|e| Refusal {
         message: format!("error[internal]: the case to export does not validate ({e})"),
-        code: EXIT_INPUT,
     })?;
     let report = evaluate(&case);
     let empty = Table {
@@ -441,9 +440,8 @@ pub fn trace_json(input: &Input, tables: &[Table]) -> Result<String, Failure> {
             "findings": listed_findings,
         }),
     };
-    serde_json::to_string(&document).map_err(|e| Failure {
+    serde_json::to_string(&document).map_err(|e| Refusal {
         message: format!("error[internal]: cannot write the trace JSON: {e}"),
-        code: EXIT_INPUT,
     })
 }
 

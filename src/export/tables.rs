@@ -9,7 +9,7 @@ use crate::audit::{Audit, AuditOptions};
 use crate::case::raw::RawCase;
 use crate::case::{validate, Ask, Case};
 use crate::engine::{evaluate, Report};
-use crate::exit::{Failure, EXIT_INPUT};
+use crate::error::Refusal;
 use crate::import::ranks::summary::{from_report, RanksSummary, Split};
 use crate::import::ranks::{declare, import_ranks_declared, is_multi, MultiRank, RankOptions};
 use crate::import::{import_path_with, read_audit_trace, summarize, ImportOptions, Imported};
@@ -133,7 +133,7 @@ pub fn load(
     paths: &[PathBuf],
     round_sub_ns: bool,
     clocks_within: &[String],
-) -> Result<Input, Failure> {
+) -> Result<Input, Refusal> {
     // A folder holding one trace is that trace (review N14).
     let one = crate::import::folder::one_trace(paths)?.map(|p| vec![p]);
     let paths = one.as_deref().unwrap_or(paths);
@@ -178,7 +178,7 @@ pub fn load(
                     audit_of(Path::new(&r.file), &options)?,
                 ))
             })
-            .collect::<Result<Vec<_>, Failure>>()?;
+            .collect::<Result<Vec<_>, Refusal>>()?;
         return Ok(Input {
             imported,
             multi: Some(multi),
@@ -204,7 +204,7 @@ pub fn load(
 /// read again only on an error path (the import refused it: a case file, or an error to
 /// word; or the audit's model could not be made from the import's pass), where it is read
 /// as before so that every error stays the same.
-fn load_one(path: &Path, options: &ImportOptions) -> Result<(Imported, Audit), Failure> {
+fn load_one(path: &Path, options: &ImportOptions) -> Result<(Imported, Audit), Refusal> {
     match import_path_with(path, options, true) {
         Ok((imported, Some(Ok(trace)))) => {
             let audit = audit_trace(&trace, path);
@@ -236,7 +236,7 @@ fn declared_rank(case: &RawCase) -> Option<i64> {
 }
 
 /// The audit `worksheet audit FILE` prints.
-fn audit_of(path: &Path, options: &ImportOptions) -> Result<Audit, Failure> {
+fn audit_of(path: &Path, options: &ImportOptions) -> Result<Audit, Refusal> {
     let trace = read_audit_trace(path, options)?;
     Ok(audit_trace(&trace, path))
 }
@@ -246,17 +246,15 @@ fn audit_trace(trace: &crate::trace::model::Trace, path: &Path) -> Audit {
     crate::audit::audit(trace, &path.display().to_string(), &AuditOptions::default())
 }
 
-fn internal(e: impl std::fmt::Display) -> Failure {
-    Failure {
+fn internal(e: impl std::fmt::Display) -> Refusal {
+    Refusal {
         message: format!("error[internal]: the case to export does not validate ({e})"),
-        code: EXIT_INPUT,
     }
 }
 
-fn ns(v: i128) -> Result<i64, Failure> {
-    i64::try_from(v).map_err(|_| Failure {
+fn ns(v: i128) -> Result<i64, Refusal> {
+    i64::try_from(v).map_err(|_| Refusal {
         message: format!("error[out-of-range]: {v} ns does not fit a Parquet INT64"),
-        code: EXIT_INPUT,
     })
 }
 
@@ -287,7 +285,7 @@ fn rank_of_id(input: &Input, id: &str) -> Option<i64> {
 ///
 /// # Errors
 /// `internal` when the case does not validate; `out-of-range` for a value past INT64.
-pub fn build(input: &Input) -> Result<Vec<Table>, Failure> {
+pub fn build(input: &Input) -> Result<Vec<Table>, Refusal> {
     let raw: &RawCase = &input.imported.case;
     let case = validate(raw.clone(), "export").map_err(internal)?;
     let report = evaluate(&case);
@@ -320,7 +318,7 @@ fn classes(case: &Case) -> HashMap<usize, &'static str> {
     out
 }
 
-fn phases(case: &Case, input: &Input) -> Result<Table, Failure> {
+fn phases(case: &Case, input: &Input) -> Result<Table, Refusal> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "phases",
@@ -362,7 +360,7 @@ fn phases(case: &Case, input: &Input) -> Result<Table, Failure> {
 
 /// Steps: the audit's per-step table (`worksheet audit`), one row per `ProfilerStep#N` and
 /// device, with its window placed on the rank's clock (`origin + start`).
-fn steps(case: &Case, input: &Input) -> Result<Table, Failure> {
+fn steps(case: &Case, input: &Input) -> Result<Table, Refusal> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "steps",
@@ -448,7 +446,7 @@ fn split(s: &Split) -> (Option<i64>, Option<i64>) {
 fn collectives(
     multi: Option<(&MultiRank, &RanksSummary)>,
     report: &Report,
-) -> Result<Table, Failure> {
+) -> Result<Table, Refusal> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "collectives",
@@ -523,7 +521,7 @@ fn collectives(
     Ok(t)
 }
 
-fn relations(case: &Case, input: &Input) -> Result<Table, Failure> {
+fn relations(case: &Case, input: &Input) -> Result<Table, Refusal> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "relations",
@@ -559,7 +557,7 @@ fn relations(case: &Case, input: &Input) -> Result<Table, Failure> {
 /// Findings: the audit's (`worksheet audit`), per input file, in its order (most severe
 /// first), then the multi-rank import's `straggler` findings (count: the instances where the
 /// rank was certainly last).
-fn findings(input: &Input, ranks: Option<&RanksSummary>) -> Result<Table, Failure> {
+fn findings(input: &Input, ranks: Option<&RanksSummary>) -> Result<Table, Refusal> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "findings",
@@ -606,7 +604,7 @@ fn findings(input: &Input, ranks: Option<&RanksSummary>) -> Result<Table, Failur
 }
 
 /// The interval rows `worksheet import` prints (streams, devices, classes of work).
-fn summary(input: &Input) -> Result<Table, Failure> {
+fn summary(input: &Input) -> Result<Table, Refusal> {
     use Kind::{Int, Text};
     let mut t = Table::new(
         "summary",

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use super::check::{Finding, Problem};
 use super::error::FormError;
-use super::model::{Form, QuestionKind, WaitScope};
+use super::model::{Form, QuestionKind, RawBinding, WaitScope};
 use crate::case::{Ask, Case, Op, Question, WaitTarget};
 use crate::clock::ClockId;
 use crate::engine::evaluate;
@@ -129,94 +129,9 @@ pub fn answer_from_case(
         )
     })?;
     let mut findings = Vec::new();
-    let (bound_by, ask, answer) = if let Some(id) = &binding.question {
-        let question = case.question(id).ok_or_else(|| {
-            unknown_ref(
-                "binding.question",
-                "question",
-                id,
-                case.questions.iter().map(|q| q.id.as_str()).collect(),
-            )
-        })?;
-        if !fits(q, &question.ask) {
-            findings.push(Finding::new(
-                Problem::BindingKindMismatch,
-                "binding.question",
-                format!(
-                    "the form asks {} but question `{id}` in the capture is a {} question",
-                    q.code(),
-                    question.ask.kind()
-                ),
-            ));
-        }
-        let report = evaluate(case);
-        let answer = report.answer(id).and_then(|a| a.outcome.verdict().cloned());
-        (format!("question `{id}`"), question.ask.clone(), answer)
-    } else {
-        let ask = if let Some(id) = &binding.timer {
-            let timer = case
-                .timers
-                .iter()
-                .position(|t| &t.id == id)
-                .ok_or_else(|| {
-                    unknown_ref(
-                        "binding.timer",
-                        "timer",
-                        id,
-                        case.timers.iter().map(|t| t.id.as_str()).collect(),
-                    )
-                })?;
-            if q == QuestionKind::Submission {
-                Ask::Submission { timer }
-            } else {
-                let t = &case.timers[timer];
-                let work = case.program[t.start_op..t.stop_op]
-                    .iter()
-                    .filter_map(|op| match op {
-                        Op::Launch(p) => Some(*p),
-                        _ => None,
-                    })
-                    .collect();
-                Ask::HostCompletion { timer, work }
-            }
-        } else {
-            let event = |field: &str, id: &str| {
-                case.events.iter().position(|e| e.id == id).ok_or_else(|| {
-                    unknown_ref(
-                        field,
-                        "event",
-                        id,
-                        case.events.iter().map(|e| e.id.as_str()).collect(),
-                    )
-                })
-            };
-            let start = event(
-                "binding.start_event",
-                binding.start_event.as_deref().unwrap_or_default(),
-            )?;
-            let end = event(
-                "binding.end_event",
-                binding.end_event.as_deref().unwrap_or_default(),
-            )?;
-            Ask::DeviceInterval { start, end }
-        };
-        let mut synthetic = case.clone();
-        synthetic.questions = vec![Question {
-            id: form.name().to_owned(),
-            ask: ask.clone(),
-            expect: None,
-        }];
-        let report = evaluate(&synthetic);
-        let answer = report.answers[0].outcome.verdict().cloned();
-        let bound_by = match &binding.timer {
-            Some(t) => format!("timer `{t}`"),
-            None => format!(
-                "events `{}` → `{}`",
-                binding.start_event.as_deref().unwrap_or_default(),
-                binding.end_event.as_deref().unwrap_or_default()
-            ),
-        };
-        (bound_by, ask, answer)
+    let (bound_by, ask, answer) = match &binding.question {
+        Some(id) => bound_question(case, q, id, &mut findings)?,
+        None => bound_ids(form, case, q, &binding)?,
     };
     let boundaries = compare_boundaries(form, case, &ask, &mut findings);
     compare_work_streams(form, case, &ask, &mut findings);
@@ -239,6 +154,119 @@ pub fn answer_from_case(
         boundaries,
         findings,
     })
+}
+
+/// What the binding names, the question asked and the engine's answer.
+type Bound = (String, Ask, Option<Verdict>);
+
+/// A binding to a question of the capture: the engine answers it as `worksheet eval`
+/// would; a question of another kind than the form's is a finding.
+fn bound_question(
+    case: &Case,
+    q: QuestionKind,
+    id: &str,
+    findings: &mut Vec<Finding>,
+) -> Result<Bound, FormError> {
+    let question = case.question(id).ok_or_else(|| {
+        unknown_ref(
+            "binding.question",
+            "question",
+            id,
+            case.questions.iter().map(|q| q.id.as_str()).collect(),
+        )
+    })?;
+    if !fits(q, &question.ask) {
+        findings.push(Finding::new(
+            Problem::BindingKindMismatch,
+            "binding.question",
+            format!(
+                "the form asks {} but question `{id}` in the capture is a {} question",
+                q.code(),
+                question.ask.kind()
+            ),
+        ));
+    }
+    let report = evaluate(case);
+    let answer = report.answer(id).and_then(|a| a.outcome.verdict().cloned());
+    Ok((format!("question `{id}`"), question.ask.clone(), answer))
+}
+
+/// A binding to a timer or an event pair: a question of the form's kind over them, asked
+/// of the capture as the form's own.
+fn bound_ids(
+    form: &Form,
+    case: &Case,
+    q: QuestionKind,
+    binding: &RawBinding,
+) -> Result<Bound, FormError> {
+    let ask = match &binding.timer {
+        Some(id) => timer_ask(case, q, id)?,
+        None => event_ask(case, binding)?,
+    };
+    let mut synthetic = case.clone();
+    synthetic.questions = vec![Question {
+        id: form.name().to_owned(),
+        ask: ask.clone(),
+        expect: None,
+    }];
+    let report = evaluate(&synthetic);
+    let answer = report.answers[0].outcome.verdict().cloned();
+    let bound_by = match &binding.timer {
+        Some(t) => format!("timer `{t}`"),
+        None => format!(
+            "events `{}` → `{}`",
+            binding.start_event.as_deref().unwrap_or_default(),
+            binding.end_event.as_deref().unwrap_or_default()
+        ),
+    };
+    Ok((bound_by, ask, answer))
+}
+
+/// The question a bound timer asks: its submission, or the completion of the work it times.
+fn timer_ask(case: &Case, q: QuestionKind, id: &str) -> Result<Ask, FormError> {
+    let timer = case.timers.iter().position(|t| t.id == id).ok_or_else(|| {
+        unknown_ref(
+            "binding.timer",
+            "timer",
+            id,
+            case.timers.iter().map(|t| t.id.as_str()).collect(),
+        )
+    })?;
+    if q == QuestionKind::Submission {
+        return Ok(Ask::Submission { timer });
+    }
+    let t = &case.timers[timer];
+    let work = case.program[t.start_op..t.stop_op]
+        .iter()
+        .filter_map(|op| match op {
+            Op::Launch(p) => Some(*p),
+            _ => None,
+        })
+        .collect();
+    Ok(Ask::HostCompletion { timer, work })
+}
+
+/// The device interval between a bound event pair.
+fn event_ask(case: &Case, binding: &RawBinding) -> Result<Ask, FormError> {
+    let event = |field: &str, id: &str| {
+        case.events.iter().position(|e| e.id == id).ok_or_else(|| {
+            unknown_ref(
+                field,
+                "event",
+                id,
+                case.events.iter().map(|e| e.id.as_str()).collect(),
+            )
+        })
+    };
+    let start = event(
+        "binding.start_event",
+        binding.start_event.as_deref().unwrap_or_default(),
+    )?;
+    let end = event(
+        "binding.end_event",
+        binding.end_event.as_deref().unwrap_or_default(),
+    )?;
+    Ok(Ask::DeviceInterval { start, end })
 }
 
 fn form_clock(form: &Form, which: &str) -> Option<ClockId> {

@@ -334,21 +334,7 @@ pub fn fill(
     let mut accepted = 0;
     while let Some(field) = next_field(&form) {
         prompt(out, &form, field)?;
-        let line = match read_answer(input, MAX_ANSWER_BYTES)? {
-            AnswerLine::End => None,
-            AnswerLine::Text(line) => Some(Ok(line)),
-            AnswerLine::TooLong => {
-                if session.retry {
-                    skip_line(input)?;
-                }
-                Some(Err(("too-large", too_long())))
-            }
-            AnswerLine::NotUtf8 => Some(Err((
-                "bad-syntax",
-                "the answer is not UTF-8 text (standard input must be UTF-8)".to_owned(),
-            ))),
-        };
-        let Some(line) = line else {
+        let Some(line) = read_line(input, session)? else {
             let (answered, total) = progress(&form);
             writeln!(out)?;
             writeln!(
@@ -363,19 +349,7 @@ pub fn fill(
         };
         let refusal = match line {
             Err(why) => Err(why),
-            Ok(line) => {
-                let mut answer = line.trim().to_owned();
-                if session.echo {
-                    writeln!(out, "{}", crate::escape::printable(&answer))?;
-                }
-                if answer.is_empty() {
-                    if let Some(d) = default_for(&form, field.path) {
-                        writeln!(out, "  = {d}")?;
-                        answer = d;
-                    }
-                }
-                answer_field(&form, field, &answer).map_err(|why| ("bad-value", why))
-            }
+            Ok(line) => take_answer(&form, field, &line, session, out)?,
         };
         let next = match refusal {
             Ok(next) => next,
@@ -404,6 +378,63 @@ pub fn fill(
             }
         }
     }
+    all_answered(&form, file, out)?;
+    Ok(FillOutcome {
+        form,
+        end: FillEnd::Complete,
+        accepted,
+    })
+}
+
+/// A refused answer: its stable code and why.
+type Refused = (&'static str, String);
+
+/// The next answer line: `None` at the end of the input, a refusal for a line too long
+/// (its rest skipped when the session asks again) or not UTF-8.
+fn read_line(
+    input: &mut dyn BufRead,
+    session: Session,
+) -> io::Result<Option<Result<String, Refused>>> {
+    Ok(match read_answer(input, MAX_ANSWER_BYTES)? {
+        AnswerLine::End => None,
+        AnswerLine::Text(line) => Some(Ok(line)),
+        AnswerLine::TooLong => {
+            if session.retry {
+                skip_line(input)?;
+            }
+            Some(Err(("too-large", too_long())))
+        }
+        AnswerLine::NotUtf8 => Some(Err((
+            "bad-syntax",
+            "the answer is not UTF-8 text (standard input must be UTF-8)".to_owned(),
+        ))),
+    })
+}
+
+/// The form with `line` as the answer to `field` (echoed when the session echoes; an empty
+/// line takes the offered default), or why it is refused.
+fn take_answer(
+    form: &RawForm,
+    field: &Field,
+    line: &str,
+    session: Session,
+    out: &mut dyn Write,
+) -> io::Result<Result<RawForm, Refused>> {
+    let mut answer = line.trim().to_owned();
+    if session.echo {
+        writeln!(out, "{}", crate::escape::printable(&answer))?;
+    }
+    if answer.is_empty() {
+        if let Some(d) = default_for(form, field.path) {
+            writeln!(out, "  = {d}")?;
+            answer = d;
+        }
+    }
+    Ok(answer_field(form, field, &answer).map_err(|why| ("bad-value", why)))
+}
+
+/// The end of a complete session: the form's contradictions, or the next command.
+fn all_answered(form: &RawForm, file: &str, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "All fields answered; saved {file}.")?;
     let findings = validate(form.clone(), "form")
@@ -422,11 +453,7 @@ pub fn fill(
             "Fix them with `worksheet form fill {file} --set FIELD=VALUE` or in an editor."
         )?;
     }
-    Ok(FillOutcome {
-        form,
-        end: FillEnd::Complete,
-        accepted,
-    })
+    Ok(())
 }
 
 #[cfg(test)]

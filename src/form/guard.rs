@@ -17,7 +17,7 @@ use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use super::{read_form, render, FileFormat, FormError, RawForm};
-use crate::exit::{Failure, EXIT_INPUT};
+use crate::error::Refusal;
 
 /// The lock a `form fill` holds on its form until it ends.
 #[derive(Debug)]
@@ -169,15 +169,14 @@ impl Saver {
     /// returns what was written.
     ///
     /// # Errors
-    /// [`Failure`] (exit 2): the changed file no longer reads as a form, or it cannot be
+    /// [`Refusal`] (exit 2 at the command line): the changed file no longer reads as a form, or it cannot be
     /// written.
-    pub fn save(&mut self, ours: &RawForm) -> Result<RawForm, Failure> {
+    pub fn save(&mut self, ours: &RawForm) -> Result<RawForm, Refusal> {
         if stamp(&self.path) != self.stamp {
-            let theirs = read_form(&self.path).map_err(|e| Failure {
+            let theirs = read_form(&self.path).map_err(|e| Refusal {
                 message: format!(
                     "{e}\n(the form changed on disk while it was being filled, and no longer reads: the last answer is not saved)"
                 ),
-                code: EXIT_INPUT,
             })?;
             self.disk = theirs.into_raw();
         }

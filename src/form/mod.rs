@@ -49,7 +49,7 @@ use std::path::Path;
 pub use error::{FormError, FORM_ERROR_CODES};
 pub use model::{validate, Form, QuestionKind, RawForm};
 
-use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::error::{Refusal, Stopped};
 use capture::{answer_from_case, CaptureAnswer};
 use check::{check, Finding, Problem};
 use fill::{fill, next_field, progress, FillEnd};
@@ -77,89 +77,52 @@ pub struct FillOptions {
 /// answers from `input` and saving `file` after each one.
 ///
 /// # Errors
-/// [`Failure`] (exit 2) when the file is malformed, a `--set` value is refused, or it
-/// cannot be written.
+/// [`Stopped`]: refused when the file is malformed, a `--set` value is refused, it
+/// cannot be written, or standard input ends first; a write error of `out`.
 pub fn fill_file(
     file: &Path,
     options: &FillOptions,
     input: &mut dyn io::BufRead,
     out: &mut dyn Write,
-) -> Result<u8, Failure> {
+) -> Result<(), Stopped> {
     let label = file.display().to_string();
     if crate::input::is_stdin(file) {
-        return Err(Failure::input(
+        return Err(Refusal::new(
             "-: error[not-a-file]: `form fill` saves the form after every answer, so it needs a file; `-` (standard input) cannot be saved to",
-        ));
+        )
+        .into());
     }
     let fmt = FileFormat::from_path(file);
     let name = format::default_name(&label);
     // Held until this function returns: one filler at a time.
     let _lock = guard::FormLock::acquire(file)?;
-    // Anything at the path (a link loop, a dangling link, a folder) is read, and its reader
-    // says what is wrong; only a path with nothing there is created blank.
-    let mut form = if file.symlink_metadata().is_ok() {
-        read_form(file)?.into_raw()
-    } else {
-        let mut f = blank(options.question, None);
-        f.name = Some(name.clone());
-        write_atomic(file, render(&f, fmt).as_bytes(), false)?;
-        writeln!(out, "created {label} (blank)")?;
-        f
-    };
+    let mut form = open_or_create(file, options, &name, fmt, out)?;
     let mut saver = guard::Saver::new(file, fmt, &form);
     if let (Some(q), None) = (options.question, form.question) {
         form.question = Some(q);
     }
     for assignment in &options.sets {
-        let Some((field, value)) = assignment.split_once('=') else {
-            return Err(FormError::new(
-                assignment.as_str(),
-                "bad-value",
-                "--set takes FIELD=VALUE, like `wait.scope=event`",
-            )
-            .in_file(&label)
-            .into());
-        };
-        let field = field.trim();
-        let refused = |message: String| FormError::new(field, "bad-value", message).in_file(&label);
-        if value.len() > fill::MAX_ANSWER_BYTES {
-            return Err(FormError::new(field, "too-large", fill::too_long())
-                .in_file(&label)
-                .into());
-        }
-        if let Some(why) = fill::control_refusal(value) {
-            return Err(refused(why).into());
-        }
-        let value = fields::resolve_typed(field, value);
-        fields::check_typed(&form, field, &value).map_err(refused)?;
-        fields::set(&mut form, field, &value).map_err(|message| {
-            let code = if fields::settable_paths().contains(&field) {
-                "bad-value"
-            } else {
-                "unknown-field"
-            };
-            FormError::new(field, code, message).in_file(&label)
-        })?;
+        apply_set(&mut form, assignment, &label)?;
     }
     let form = validate(form, &name).map_err(|e| e.in_file(&label))?;
     if !options.sets.is_empty() {
         saver.save(form.raw())?;
     }
-    // A save refused (too large, the file changed beyond reading) ends the session with
-    // that refusal, as it is, not as an I/O error.
-    let mut save_failure: Option<Failure> = None;
-    let mut save = |f: &RawForm| {
-        saver.save(f).map(|_| ()).map_err(|failure| {
-            let e = io::Error::other(failure.message.clone());
-            save_failure = Some(failure);
-            e
-        })
-    };
     if options.no_prompt {
         let (answered, total) = progress(form.raw());
         writeln!(out, "saved {label}: {answered} of {total} fields answered")?;
-        return Ok(EXIT_OK);
+        return Ok(());
     }
+    // A save refused (too large, the file changed beyond reading) ends the session with
+    // that refusal, as it is, not as an I/O error.
+    let mut save_refusal: Option<Refusal> = None;
+    let mut save = |f: &RawForm| {
+        saver.save(f).map(|_| ()).map_err(|refusal| {
+            let e = io::Error::other(refusal.message.clone());
+            save_refusal = Some(refusal);
+            e
+        })
+    };
     let outcome = fill(
         form.into_raw(),
         &label,
@@ -169,15 +132,70 @@ pub fn fill_file(
         &mut save,
     )
     .map_err(|e| {
-        save_failure.take().unwrap_or_else(|| Failure {
-            message: format!("{label}: error[io]: {e}"),
-            code: EXIT_INPUT,
-        })
+        save_refusal
+            .take()
+            .unwrap_or_else(|| Refusal::new(format!("{label}: error[io]: {e}")))
     })?;
+    fill_end(&outcome, &label)
+}
+
+/// The form at `file`: read when anything is at the path (a link loop, a dangling link or a
+/// folder is read too, and its reader says what is wrong); created blank, and said so on
+/// `out`, only when nothing is there.
+fn open_or_create(
+    file: &Path,
+    options: &FillOptions,
+    name: &str,
+    fmt: FileFormat,
+    out: &mut dyn Write,
+) -> Result<RawForm, Stopped> {
+    if file.symlink_metadata().is_ok() {
+        return Ok(read_form(file)?.into_raw());
+    }
+    let mut f = blank(options.question, None);
+    f.name = Some(name.to_owned());
+    write_atomic(file, render(&f, fmt).as_bytes(), false)?;
+    writeln!(out, "created {} (blank)", file.display())?;
+    Ok(f)
+}
+
+/// Applies one `--set FIELD=VALUE` to `form`, refusing what a prompt would refuse.
+fn apply_set(form: &mut RawForm, assignment: &str, label: &str) -> Result<(), FormError> {
+    let Some((field, value)) = assignment.split_once('=') else {
+        return Err(FormError::new(
+            assignment,
+            "bad-value",
+            "--set takes FIELD=VALUE, like `wait.scope=event`",
+        )
+        .in_file(label));
+    };
+    let field = field.trim();
+    let refused = |message: String| FormError::new(field, "bad-value", message).in_file(label);
+    if value.len() > fill::MAX_ANSWER_BYTES {
+        return Err(FormError::new(field, "too-large", fill::too_long()).in_file(label));
+    }
+    if let Some(why) = fill::control_refusal(value) {
+        return Err(refused(why));
+    }
+    let value = fields::resolve_typed(field, value);
+    fields::check_typed(form, field, &value).map_err(refused)?;
+    fields::set(form, field, &value).map_err(|message| {
+        let code = if fields::settable_paths().contains(&field) {
+            "bad-value"
+        } else {
+            "unknown-field"
+        };
+        FormError::new(field, code, message).in_file(label)
+    })
+}
+
+/// How a prompting session ended: complete, or an error naming the field standard input
+/// left unanswered or gave a refused answer for.
+fn fill_end(outcome: &fill::FillOutcome, label: &str) -> Result<(), Stopped> {
     let (answered, total) = progress(&outcome.form);
     let kept = format!("{answered} of {total} fields answered are saved");
-    match outcome.end {
-        FillEnd::Complete => Ok(EXIT_OK),
+    match &outcome.end {
+        FillEnd::Complete => Ok(()),
         FillEnd::Interrupted => {
             let field = next_field(&outcome.form).map_or("$", |f| f.path);
             Err(FormError::new(
@@ -185,7 +203,7 @@ pub fn fill_file(
                 "end-of-input",
                 format!("standard input ended before this field was answered; {kept}: run `worksheet form fill {label}` again to go on"),
             )
-            .in_file(&label)
+            .in_file(label)
             .into())
         }
         FillEnd::Refused {
@@ -193,11 +211,11 @@ pub fn fill_file(
             code,
             reason,
         } => Err(FormError::new(
-            field,
+            *field,
             code,
             format!("the answer on standard input is refused: {reason}; standard input is not a terminal, so it is not asked again ({kept})"),
         )
-        .in_file(&label)
+        .in_file(label)
         .into()),
     }
 }
@@ -225,8 +243,8 @@ pub fn read_form(path: &Path) -> Result<Form, FormError> {
 /// (see [`crate::output::write_output`]).
 ///
 /// # Errors
-/// [`Failure`] (exit 2): the file exists, or it cannot be written.
-pub fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), Failure> {
+/// [`Refusal`] (exit 2 at the command line): the file exists, or it cannot be written.
+pub fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), Refusal> {
     crate::output::write_output(path, bytes, overwrite)
 }
 

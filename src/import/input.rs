@@ -39,7 +39,7 @@ pub fn is_sqlite(path: &Path) -> bool {
 /// with its straggler part).
 ///
 /// # Errors
-/// [`InputError`] (exit 2 as a [`crate::exit::Failure`]) with the case loader's or the
+/// [`InputError`] (exit 2 at the command line) with the case loader's or the
 /// importer's message.
 pub fn load_input(path: &Path) -> Result<(Case, Source), InputError> {
     load_input_declared(path, &[])

@@ -722,6 +722,26 @@ fn wide(ns: i128) -> String {
 /// The lab's printed report: timings, speedup, verification, and the instrumented run's
 /// interval algebra.
 pub fn streams_report(r: &StreamsRecord) -> String {
+    let mut out = format!("{}\n", timings_table(r));
+    if let (Some(s), Some(c)) = (r.serial.median(), r.concurrent.median()) {
+        out += &format!(
+            "speedup = serial / concurrent = {} / {} = {}{}\n",
+            s.median(),
+            c.median(),
+            speedup_text(s.median(), c.median()),
+            if r.serial.verification.valid() && r.concurrent.verification.valid() {
+                ""
+            } else {
+                " — INVALID: an output is wrong, so this speedup does not count"
+            }
+        );
+    }
+    out + &algebra_text(r)
+}
+
+/// One row per pipeline: runs, the median, P90 and max of the device time, the host
+/// completion median, and whether its output verified.
+fn timings_table(r: &StreamsRecord) -> Table {
     let mut t = Table::new();
     crate::table::fit(&mut t);
     t.load_preset(ASCII_MARKDOWN).set_header(vec![
@@ -766,20 +786,12 @@ pub fn streams_report(r: &StreamsRecord) -> String {
             },
         ]);
     }
-    let mut out = format!("{t}\n");
-    if let (Some(s), Some(c)) = (r.serial.median(), r.concurrent.median()) {
-        out += &format!(
-            "speedup = serial / concurrent = {} / {} = {}{}\n",
-            s.median(),
-            c.median(),
-            speedup_text(s.median(), c.median()),
-            if r.serial.verification.valid() && r.concurrent.verification.valid() {
-                ""
-            } else {
-                " — INVALID: an output is wrong, so this speedup does not count"
-            }
-        );
-    }
+    t
+}
+
+/// The instrumented concurrent run's interval algebra per stream, for the copies, the
+/// compute and all operations, then the copy/compute overlap and the instrumented totals.
+fn algebra_text(r: &StreamsRecord) -> String {
     let d = &r.concurrent.instrumented;
     let mut t = Table::new();
     crate::table::fit(&mut t);
@@ -823,14 +835,12 @@ pub fn streams_report(r: &StreamsRecord) -> String {
     row("copies (in + out)".into(), ac);
     row("compute".into(), ak);
     row("all operations".into(), aa);
-    out += &format!("{t}\n");
-    out += &format!(
-        "copy/compute overlap = union(copies) + union(compute) − union(all) = {}; instrumented totals: serial {}, concurrent {}\n",
+    format!(
+        "{t}\ncopy/compute overlap = union(copies) + union(compute) − union(all) = {}; instrumented totals: serial {}, concurrent {}\n",
         wide(both),
         diff(r.serial.instrumented.end, r.serial.instrumented.begin),
         diff(d.end, d.begin),
-    );
-    out
+    )
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ use crate::error::InputError;
 use crate::output::write_output;
 
 use self::grade::{answer_key, grade, rerun_reasons, Graded, KeyItem, Mark};
-use self::measure::{measure, Bench, MeasureError};
+use self::measure::{measure, Bench, MeasureError, Measured};
 use self::model::{parse_lesson, Lesson, Measurement, Part, Statistic};
 
 /// The built-in lessons: `(id, file text)`, embedded from `lessons/`.
@@ -62,7 +62,7 @@ pub const BUILT_IN: [(&str, &str); 6] = [
     ),
 ];
 
-/// How a lesson command ended (errors aside).
+/// How a lesson command ended (errors aside); `cmd::lesson` gives it its exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LessonOutcome {
     /// Done; every answer right where answers were checked.
@@ -71,17 +71,7 @@ pub enum LessonOutcome {
     NotAllRight,
 }
 
-impl LessonOutcome {
-    /// 0 or 1.
-    pub fn exit_code(self) -> u8 {
-        match self {
-            LessonOutcome::Ok => 0,
-            LessonOutcome::NotAllRight => 1,
-        }
-    }
-}
-
-/// Why a lesson command failed.
+/// Why a lesson command failed; `cmd::lesson` gives each its exit code.
 #[derive(Debug, thiserror::Error)]
 pub enum LessonError {
     /// Malformed or missing input: a lesson, a folder, an answer sheet (exit 2).
@@ -99,16 +89,6 @@ pub enum LessonError {
     /// Writing to the output stream failed.
     #[error("writing output: {0}")]
     Write(#[from] io::Error),
-}
-
-impl LessonError {
-    /// The exit code: 2 for input and output errors, 3 without CUDA.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            LessonError::NoCuda(_) => 3,
-            _ => 2,
-        }
-    }
 }
 
 impl From<MeasureError> for LessonError {
@@ -225,19 +205,7 @@ pub fn start_with(
 ) -> Result<LessonOutcome, LessonError> {
     let (mut lesson, text) = resolve(name)?;
     if let Some(p) = passes {
-        match &mut lesson.raw.measurement {
-            Measurement::LabExecutor { passes, .. } => *passes = Some(p),
-            _ => {
-                return Err(LessonError::Input(InputError::new(
-                    "--passes",
-                    "bad-value",
-                    format!(
-                        "lesson `{}` does not run the executor lab: --passes applies only to an executor lesson",
-                        lesson.id()
-                    ),
-                )))
-            }
-        }
+        pin_passes(&mut lesson, p)?;
     }
     let files = folder_files(&lesson);
     if !force {
@@ -252,9 +220,41 @@ pub fn start_with(
             dir.display()
         ))
     })?;
+    write_folder(&lesson, &text, &measured, dir, force)?;
+    say_started(&lesson, &measured, &dir.display().to_string(), out)?;
+    Ok(LessonOutcome::Ok)
+}
+
+/// Pins an executor lesson's work to `p` passes per job; any other lesson refuses it.
+fn pin_passes(lesson: &mut Lesson, p: u64) -> Result<(), LessonError> {
+    match &mut lesson.raw.measurement {
+        Measurement::LabExecutor { passes, .. } => {
+            *passes = Some(p);
+            Ok(())
+        }
+        _ => Err(LessonError::Input(InputError::new(
+            "--passes",
+            "bad-value",
+            format!(
+                "lesson `{}` does not run the executor lab: --passes applies only to an executor lesson",
+                lesson.id()
+            ),
+        ))),
+    }
+}
+
+/// Writes the lesson folder: the lesson, the measured case and files, the handout and a
+/// blank answer sheet.
+fn write_folder(
+    lesson: &Lesson,
+    text: &str,
+    measured: &Measured,
+    dir: &Path,
+    force: bool,
+) -> Result<(), LessonError> {
     let shown = dir.display().to_string();
     let handout = sheet::handout(
-        &lesson,
+        lesson,
         &sheet::HandoutContext {
             dir: &shown,
             picture_json: &measured.picture_json,
@@ -278,9 +278,19 @@ pub fn start_with(
     write_file(&dir.join("handout.md"), handout.as_bytes(), force)?;
     write_file(
         &dir.join("answers.txt"),
-        sheet::blank_sheet(&lesson).as_bytes(),
+        sheet::blank_sheet(lesson).as_bytes(),
         force,
-    )?;
+    )
+}
+
+/// What `lesson start` says: what was measured, the files written, any caution with what
+/// to do, and the next step.
+fn say_started(
+    lesson: &Lesson,
+    measured: &Measured,
+    shown: &str,
+    out: &mut dyn Write,
+) -> Result<(), LessonError> {
     // The lab's report holds the values the questions ask for: it stays in the folder for
     // part 2, and is not printed here (UX N10).
     if !measured.command.is_empty() {
@@ -304,7 +314,7 @@ pub fn start_with(
         } else {
             ""
         },
-        folder_files(&lesson).join(", ")
+        folder_files(lesson).join(", ")
     )?;
     if !measured.cautions.is_empty() {
         writeln!(
@@ -317,14 +327,14 @@ pub fn start_with(
         writeln!(
             out,
             "what to do: {}",
-            rerun_advice(lesson.id(), &shown, measured.passes)
+            rerun_advice(lesson.id(), shown, measured.passes)
         )?;
     }
     writeln!(
         out,
         "next: read {shown}/handout.md, answer in {shown}/answers.txt, then: worksheet lesson check {shown}"
     )?;
-    Ok(LessonOutcome::Ok)
+    Ok(())
 }
 
 /// What a student does about a cautioned run: start again when the machine is quieter, or

@@ -49,6 +49,7 @@ pub fn esc(text: &str) -> String {
 }
 
 /// Horizontal scale of one panel.
+#[derive(Clone, Copy, Debug)]
 pub struct Scale {
     /// View start (ns).
     pub a: i64,

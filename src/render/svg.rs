@@ -24,7 +24,7 @@ use super::draw::{
     C_MARK, C_OVERLAP, C_PHASE, C_RANGE, C_SUBMIT, C_UNION, C_WAIT, LEFT, RIGHT, ROW_H,
 };
 use super::font::{fit_middle, width as text_w, FONT_FAMILY};
-use super::model::{Anchor, ArrowKind, Coverage, Lane, LaneKind, TickKind, Timeline};
+use super::model::{Anchor, Arrow, ArrowKind, Coverage, Lane, LaneKind, Panel, TickKind, Timeline};
 
 /// Picture options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,11 +257,25 @@ fn ticks(out: &mut String, lane: &Lane, s: &Scale, y: f64, h: f64, width: f64) -
     wait_y
 }
 
+/// Row centres, for the arrows: (panel, lane, row) → y.
+type RowCentres = std::collections::HashMap<(usize, usize, usize), f64>;
+
+/// One picture being drawn: the body so far, the pen's height, the page's geometry, and the
+/// row centres the arrows are drawn between.
+struct Page {
+    body: String,
+    y: f64,
+    width: f64,
+    plot_w: f64,
+    max_ticks: usize,
+    scales: Vec<Scale>,
+    row_y: RowCentres,
+}
+
 /// Draws `timeline` as a complete SVG document.
 pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
     let width = f64::from(options.width.max(600));
     let plot_w = width - LEFT - RIGHT;
-    let max_ticks = (plot_w / 90.0).floor().max(2.0) as usize;
     let scales: Vec<Scale> = timeline
         .panels
         .iter()
@@ -271,13 +285,36 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
             plot_w,
         })
         .collect();
+    let mut page = Page {
+        body: String::new(),
+        y: 28.0,
+        width,
+        plot_w,
+        max_ticks: (plot_w / 90.0).floor().max(2.0) as usize,
+        scales,
+        row_y: RowCentres::new(),
+    };
+    heading(&mut page, timeline);
+    page.y += 14.0;
+    for (pi, panel) in timeline.panels.iter().enumerate() {
+        draw_panel(&mut page, timeline, pi, panel);
+    }
+    // Arrows last, above everything else.
+    draw_arrows(&mut page, timeline);
+    unplaced_and_notes(&mut page, timeline);
+    page.y += 20.0;
+    document(&page)
+}
+
+/// The title, the focus and description lines, the legend, and the note on what several
+/// panels mean.
+fn heading(page: &mut Page, timeline: &Timeline) {
+    let width = page.width;
     let crowded = timeline
         .panels
         .iter()
-        .zip(&scales)
+        .zip(&page.scales)
         .any(|(p, s)| p.lanes.iter().any(|l| dense(l, s)));
-    let mut body = String::new();
-    let mut y = 28.0;
     let title = fit_middle(
         &format!("timeline: {}", timeline.title),
         18.0 * 1.1,
@@ -285,13 +322,14 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
     )
     .unwrap_or_default();
     let _ = writeln!(
-        body,
-        r##"<text x="20" y="{y}" font-size="18" font-weight="bold" fill="#111111">{}</text>"##,
+        page.body,
+        r##"<text x="20" y="{}" font-size="18" font-weight="bold" fill="#111111">{}</text>"##,
+        page.y,
         esc(&title)
     );
-    y += 8.0;
+    page.y += 8.0;
     if let Some(focus) = &timeline.focus {
-        y += 16.0;
+        page.y += 16.0;
         let line = fit_middle(
             &format!("zoomed to `{focus}` on its clock (other clocks are shown whole)"),
             12.0,
@@ -299,334 +337,402 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
         )
         .unwrap_or_default();
         let _ = writeln!(
-            body,
-            r##"<text x="20" y="{y}" font-size="12" fill="#444444">{}</text>"##,
+            page.body,
+            r##"<text x="20" y="{}" font-size="12" fill="#444444">{}</text>"##,
+            page.y,
             esc(&line)
         );
     }
     if let Some(d) = &timeline.description {
         for line in wrap(d, width - 40.0, 12.0).iter().take(6) {
-            y += 16.0;
+            page.y += 16.0;
             let _ = writeln!(
-                body,
-                r##"<text x="20" y="{y}" font-size="12" fill="#444444">{}</text>"##,
+                page.body,
+                r##"<text x="20" y="{}" font-size="12" fill="#444444">{}</text>"##,
+                page.y,
                 esc(line)
             );
         }
     }
-    y += 24.0;
-    legend(&mut body, timeline, width, &mut y, crowded);
+    page.y += 24.0;
+    legend(&mut page.body, timeline, width, &mut page.y, crowded);
+    panels_note(page, timeline);
+}
+
+/// With more than one panel: what positions in different panels mean.
+fn panels_note(page: &mut Page, timeline: &Timeline) {
+    if timeline.panels.len() <= 1 {
+        return;
+    }
     let clocks: std::collections::BTreeSet<&str> = timeline
         .panels
         .iter()
         .map(|p| p.clock_id.as_str())
         .collect();
-    if timeline.panels.len() > 1 {
-        let note = if clocks.len() > 1 {
-            format!(
-                "{} clocks: each panel has its own time axis. Positions in different panels are not comparable; an arrow between panels shows what a wait covers, not when.",
-                clocks.len()
-            )
+    let note = if clocks.len() > 1 {
+        format!(
+            "{} clocks: each panel has its own time axis. Positions in different panels are not comparable; an arrow between panels shows what a wait covers, not when.",
+            clocks.len()
+        )
+    } else {
+        "One clock drawn in parts: each part has its own axis; the empty time between parts is left out.".to_owned()
+    };
+    for line in wrap(&note, page.width - 40.0, 12.0) {
+        page.y += 16.0;
+        let _ = writeln!(
+            page.body,
+            r##"<text x="20" y="{}" font-size="12" font-style="italic" fill="#7a3b00">{}</text>"##,
+            page.y,
+            esc(&line)
+        );
+    }
+}
+
+/// One clock's panel: its heading, the submission labels, the lanes on their background
+/// and grid, the submission lines, and the time axis.
+fn draw_panel(page: &mut Page, timeline: &Timeline, pi: usize, panel: &Panel) {
+    let scale = page.scales[pi];
+    let axis = Axis::with_origin(panel.view, page.max_ticks, panel.origin);
+    page.y += 22.0;
+    panel_heading(page, panel);
+    page.y += 8.0;
+    if !panel.markers.is_empty() {
+        marker_labels(page, panel, &scale);
+        page.y += 14.0;
+    }
+    let top = page.y;
+    let lanes_h: f64 = panel.lanes.iter().map(|l| lane_height(l, &scale)).sum();
+    let plot_w = page.plot_w;
+    let _ = writeln!(
+        page.body,
+        r##"<rect x="{LEFT}" y="{top:.1}" width="{plot_w:.1}" height="{lanes_h:.1}" fill="#fbfbfb" stroke="#d0d0d0"/>"##
+    );
+    for &t in &axis.ticks {
+        let x = scale.x(t);
+        let _ = write!(
+            page.body,
+            r##"<line x1="{x:.2}" y1="{top:.1}" x2="{x:.2}" y2="{:.1}" stroke="#e6e6e6"/>"##,
+            top + lanes_h
+        );
+    }
+    page.body.push('\n');
+    for (li, lane) in panel.lanes.iter().enumerate() {
+        draw_lane(page, timeline, (pi, li), lane, &scale);
+    }
+    let y = page.y;
+    for m in &panel.markers {
+        let x = scale.x(m.at);
+        let _ = writeln!(
+            page.body,
+            r#"<line x1="{x:.2}" y1="{:.1}" x2="{x:.2}" y2="{y:.1}" stroke="{C_SUBMIT}" stroke-width="1.2" stroke-dasharray="4,3"><title>{}</title></line>"#,
+            top - 14.0,
+            esc(&m.tooltip)
+        );
+    }
+    time_axis(page, panel, &axis, &scale);
+    page.y += 40.0;
+}
+
+/// `clock ID — domain D, instance I` (and the part, for a clock drawn in parts).
+fn panel_heading(page: &mut Page, panel: &Panel) {
+    let part = match panel.part {
+        Some((k, n)) => {
+            format!(" — part {k} of {n} (the empty time between parts is left out)")
+        }
+        None => String::new(),
+    };
+    let heading = format!(
+        "clock `{}`{part} — domain {}, instance {}",
+        panel.clock_id, panel.clock.domain, panel.clock.instance
+    );
+    // Bold DejaVu Sans is about 10 % wider than the regular metrics.
+    let shown = fit_middle(&heading, 14.0 * 1.1, page.width - 24.0).unwrap_or_default();
+    let _ = writeln!(
+        page.body,
+        r##"<text x="12" y="{}" font-size="14" font-weight="bold" fill="#111111"><title>{}</title>{}</text>"##,
+        page.y,
+        esc(&heading),
+        esc(&shown)
+    );
+}
+
+/// A strip for the submission-return labels, above the lanes: each right of its line, else
+/// left of it, never over another.
+fn marker_labels(page: &mut Page, panel: &Panel, scale: &Scale) {
+    let width = page.width;
+    let mut taken = Occupied::default();
+    for m in &panel.markers {
+        let x = scale.x(m.at);
+        let w = text_w(&m.label, 10.0);
+        let (x0, x1, anchor, tx) = if x + 3.0 + w <= width - 2.0 {
+            (x + 3.0, x + 3.0 + w, "start", x + 3.0)
         } else {
-            "One clock drawn in parts: each part has its own axis; the empty time between parts is left out.".to_owned()
+            (x - 3.0 - w, x - 3.0, "end", x - 3.0)
         };
-        for line in wrap(&note, width - 40.0, 12.0) {
-            y += 16.0;
+        if taken.free(x0, x1) && x0 >= 2.0 {
+            taken.take(x0, x1);
             let _ = writeln!(
-                body,
-                r##"<text x="20" y="{y}" font-size="12" font-style="italic" fill="#7a3b00">{}</text>"##,
-                esc(&line)
+                page.body,
+                r#"<text x="{tx:.2}" y="{:.1}" font-size="10" fill="{C_SUBMIT}" text-anchor="{anchor}">{}</text>"#,
+                page.y + 10.0,
+                esc(&m.label)
             );
         }
     }
-    y += 14.0;
+}
 
-    // Row centres, for the arrows: (panel, lane, row) → y.
-    let mut row_y: std::collections::HashMap<(usize, usize, usize), f64> =
-        std::collections::HashMap::new();
-    for (pi, panel) in timeline.panels.iter().enumerate() {
-        let scale = &scales[pi];
-        let axis = Axis::with_origin(panel.view, max_ticks, panel.origin);
-        y += 22.0;
-        let part = match panel.part {
-            Some((k, n)) => {
-                format!(" — part {k} of {n} (the empty time between parts is left out)")
-            }
-            None => String::new(),
+/// One lane: its band and titles, its rows (or a density strip when crowded), its ticks and
+/// its coverage summaries; records its rows' centres for the arrows.
+fn draw_lane(
+    page: &mut Page,
+    timeline: &Timeline,
+    (pi, li): (usize, usize),
+    lane: &Lane,
+    scale: &Scale,
+) {
+    let (y, width) = (page.y, page.width);
+    let h = lane_height(lane, scale);
+    lane_band(&mut page.body, lane, li, y, h, width);
+    let rows_top = if lane.kind == LaneKind::Stream && !lane.ticks.is_empty() {
+        y + 14.0
+    } else {
+        y + 2.0
+    };
+    if dense(lane, scale) && lane.kind != LaneKind::Covered {
+        let intervals: Vec<(i64, i64)> = lane.bars().map(|b| (b.start, b.end)).collect();
+        let ry = rows_top + (ROW_H - BAR_H) / 2.0;
+        let colour = if lane.kind == LaneKind::Ranges {
+            C_RANGE
+        } else {
+            C_PHASE
         };
-        let heading = format!(
-            "clock `{}`{part} — domain {}, instance {}",
-            panel.clock_id, panel.clock.domain, panel.clock.instance
+        density_strip(
+            &mut page.body,
+            &intervals,
+            scale,
+            ry - 2.0,
+            BAR_H + 4.0,
+            colour,
+            &format!("{}: {} items", lane.title, intervals.len()),
         );
-        // Bold DejaVu Sans is about 10 % wider than the regular metrics.
-        let shown = fit_middle(&heading, 14.0 * 1.1, width - 24.0).unwrap_or_default();
+        for ri in 0..lane.rows.len() {
+            page.row_y.insert((pi, li, ri), ry + BAR_H / 2.0);
+        }
+    } else {
+        for (ri, row) in lane.rows.iter().enumerate() {
+            let ry = rows_top + ri as f64 * ROW_H + (ROW_H - BAR_H) / 2.0;
+            page.row_y.insert((pi, li, ri), ry + BAR_H / 2.0);
+            for (bi, bar) in row.iter().enumerate() {
+                let next = row.get(bi + 1).map(|n| scale.x(n.start));
+                draw_bar(&mut page.body, bar, next, scale, ry, width);
+            }
+        }
+    }
+    let summaries_h = lane.coverage.len() as f64 * SUMMARY_H;
+    if let Some(wy) = ticks(&mut page.body, lane, scale, y, h - summaries_h, width) {
+        page.row_y.insert((pi, li, 0), wy);
+    }
+    if lane.kind == LaneKind::Covered {
+        for cov in &lane.coverage {
+            coverage_strip(&mut page.body, cov, scale, y + 6.0);
+            summary_text(&mut page.body, cov, y + 32.0, width, timeline.zoomed);
+        }
+    } else {
+        let mut sy = y + h - summaries_h + 9.0;
+        for cov in &lane.coverage {
+            summary_text(&mut page.body, cov, sy, width, timeline.zoomed);
+            sy += SUMMARY_H;
+        }
+    }
+    page.y += h;
+}
+
+/// A lane's band: shaded on every other lane, a rule above, and its title and subtitle
+/// (cut in the middle to fit, whole in the tooltip).
+fn lane_band(out: &mut String, lane: &Lane, li: usize, y: f64, h: f64, width: f64) {
+    if li % 2 == 1 {
         let _ = writeln!(
-            body,
-            r##"<text x="12" y="{y}" font-size="14" font-weight="bold" fill="#111111"><title>{}</title>{}</text>"##,
-            esc(&heading),
-            esc(&shown)
+            out,
+            r##"<rect x="0" y="{y:.1}" width="{LEFT}" height="{h:.1}" fill="#f3f3f3"/>"##
         );
-        y += 8.0;
-        if !panel.markers.is_empty() {
-            // A strip for the submission-return labels, above the lanes.
-            let mut taken = Occupied::default();
-            for m in &panel.markers {
-                let x = scale.x(m.at);
-                let w = text_w(&m.label, 10.0);
-                let (x0, x1, anchor, tx) = if x + 3.0 + w <= width - 2.0 {
-                    (x + 3.0, x + 3.0 + w, "start", x + 3.0)
-                } else {
-                    (x - 3.0 - w, x - 3.0, "end", x - 3.0)
-                };
-                if taken.free(x0, x1) && x0 >= 2.0 {
-                    taken.take(x0, x1);
-                    let _ = writeln!(
-                        body,
-                        r#"<text x="{tx:.2}" y="{:.1}" font-size="10" fill="{C_SUBMIT}" text-anchor="{anchor}">{}</text>"#,
-                        y + 10.0,
-                        esc(&m.label)
-                    );
-                }
-            }
-            y += 14.0;
-        }
-        let top = y;
-        let lanes_h: f64 = panel.lanes.iter().map(|l| lane_height(l, scale)).sum();
-        let _ = writeln!(
-            body,
-            r##"<rect x="{LEFT}" y="{top:.1}" width="{plot_w:.1}" height="{lanes_h:.1}" fill="#fbfbfb" stroke="#d0d0d0"/>"##
-        );
-        for &t in &axis.ticks {
-            let x = scale.x(t);
-            let _ = write!(
-                body,
-                r##"<line x1="{x:.2}" y1="{top:.1}" x2="{x:.2}" y2="{:.1}" stroke="#e6e6e6"/>"##,
-                top + lanes_h
-            );
-        }
-        body.push('\n');
-        for (li, lane) in panel.lanes.iter().enumerate() {
-            let h = lane_height(lane, scale);
-            if li % 2 == 1 {
-                let _ = writeln!(
-                    body,
-                    r##"<rect x="0" y="{y:.1}" width="{LEFT}" height="{h:.1}" fill="#f3f3f3"/>"##
-                );
-            }
-            let _ = writeln!(
-                body,
-                r##"<line x1="0" y1="{y:.1}" x2="{width:.1}" y2="{y:.1}" stroke="#dddddd"/>"##
-            );
-            let title = fit_middle(&lane.title, 12.0 * 1.1, LEFT - 16.0).unwrap_or_default();
-            let subtitle = fit_middle(&lane.subtitle, 10.0, LEFT - 16.0).unwrap_or_default();
-            let _ = writeln!(
-                body,
-                r##"<g><title>{} — {}</title><text x="12" y="{:.1}" font-size="12" font-weight="bold" fill="#222222">{}</text><text x="12" y="{:.1}" font-size="10" fill="#666666">{}</text></g>"##,
-                esc(&lane.title),
-                esc(&lane.subtitle),
-                y + 14.0,
-                esc(&title),
-                y + 26.0,
-                esc(&subtitle)
-            );
-            let rows_top = if lane.kind == LaneKind::Stream && !lane.ticks.is_empty() {
-                y + 14.0
-            } else {
-                y + 2.0
-            };
-            if dense(lane, scale) && lane.kind != LaneKind::Covered {
-                let intervals: Vec<(i64, i64)> = lane.bars().map(|b| (b.start, b.end)).collect();
-                let ry = rows_top + (ROW_H - BAR_H) / 2.0;
-                let colour = if lane.kind == LaneKind::Ranges {
-                    C_RANGE
-                } else {
-                    C_PHASE
-                };
-                density_strip(
-                    &mut body,
-                    &intervals,
-                    scale,
-                    ry - 2.0,
-                    BAR_H + 4.0,
-                    colour,
-                    &format!("{}: {} items", lane.title, intervals.len()),
-                );
-                for ri in 0..lane.rows.len() {
-                    row_y.insert((pi, li, ri), ry + BAR_H / 2.0);
-                }
-            } else {
-                for (ri, row) in lane.rows.iter().enumerate() {
-                    let ry = rows_top + ri as f64 * ROW_H + (ROW_H - BAR_H) / 2.0;
-                    row_y.insert((pi, li, ri), ry + BAR_H / 2.0);
-                    for (bi, bar) in row.iter().enumerate() {
-                        let next = row.get(bi + 1).map(|n| scale.x(n.start));
-                        draw_bar(&mut body, bar, next, scale, ry, width);
-                    }
-                }
-            }
-            if let Some(wy) = ticks(
-                &mut body,
-                lane,
-                scale,
-                y,
-                h - lane.coverage.len() as f64 * SUMMARY_H,
-                width,
-            ) {
-                row_y.insert((pi, li, 0), wy);
-            }
-            if lane.kind == LaneKind::Covered {
-                for cov in &lane.coverage {
-                    coverage_strip(&mut body, cov, scale, y + 6.0);
-                    summary_text(&mut body, cov, y + 32.0, width, timeline.zoomed);
-                }
-            } else {
-                let mut sy = y + h - lane.coverage.len() as f64 * SUMMARY_H + 9.0;
-                for cov in &lane.coverage {
-                    summary_text(&mut body, cov, sy, width, timeline.zoomed);
-                    sy += SUMMARY_H;
-                }
-            }
-            y += h;
-        }
-        for m in &panel.markers {
-            let x = scale.x(m.at);
-            let _ = writeln!(
-                body,
-                r#"<line x1="{x:.2}" y1="{:.1}" x2="{x:.2}" y2="{y:.1}" stroke="{C_SUBMIT}" stroke-width="1.2" stroke-dasharray="4,3"><title>{}</title></line>"#,
-                top - 14.0,
-                esc(&m.tooltip)
-            );
-        }
+    }
+    let _ = writeln!(
+        out,
+        r##"<line x1="0" y1="{y:.1}" x2="{width:.1}" y2="{y:.1}" stroke="#dddddd"/>"##
+    );
+    let title = fit_middle(&lane.title, 12.0 * 1.1, LEFT - 16.0).unwrap_or_default();
+    let subtitle = fit_middle(&lane.subtitle, 10.0, LEFT - 16.0).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        r##"<g><title>{} — {}</title><text x="12" y="{:.1}" font-size="12" font-weight="bold" fill="#222222">{}</text><text x="12" y="{:.1}" font-size="10" fill="#666666">{}</text></g>"##,
+        esc(&lane.title),
+        esc(&lane.subtitle),
+        y + 14.0,
+        esc(&title),
+        y + 26.0,
+        esc(&subtitle)
+    );
+}
+
+/// The time axis under a panel: the line, its ticks, the labels that fit without touching,
+/// and the caption naming the clock and the unit.
+fn time_axis(page: &mut Page, panel: &Panel, axis: &Axis, scale: &Scale) {
+    let (y, width, plot_w) = (page.y, page.width, page.plot_w);
+    let body = &mut page.body;
+    let _ = write!(
+        body,
+        r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#333333"/>"##,
+        LEFT + plot_w
+    );
+    let mut taken = Occupied::default();
+    for &t in &axis.ticks {
+        let x = scale.x(t);
+        let label = axis.label(t);
+        let w = text_w(&label, 11.0);
         let _ = write!(
             body,
-            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#333333"/>"##,
-            LEFT + plot_w
+            r##"<line x1="{x:.2}" y1="{y:.1}" x2="{x:.2}" y2="{:.1}" stroke="#333333"/>"##,
+            y + 5.0
         );
-        let mut taken = Occupied::default();
-        for &t in &axis.ticks {
-            let x = scale.x(t);
-            let label = axis.label(t);
-            let w = text_w(&label, 11.0);
+        if taken.free(x - w / 2.0, x + w / 2.0) && x + w / 2.0 <= width - 2.0 {
+            taken.take(x - w / 2.0, x + w / 2.0);
             let _ = write!(
                 body,
-                r##"<line x1="{x:.2}" y1="{y:.1}" x2="{x:.2}" y2="{:.1}" stroke="#333333"/>"##,
-                y + 5.0
+                r##"<text x="{x:.2}" y="{:.1}" font-size="11" fill="#333333" text-anchor="middle">{}</text>"##,
+                y + 17.0,
+                esc(&label)
             );
-            if taken.free(x - w / 2.0, x + w / 2.0) && x + w / 2.0 <= width - 2.0 {
-                taken.take(x - w / 2.0, x + w / 2.0);
-                let _ = write!(
-                    body,
-                    r##"<text x="{x:.2}" y="{:.1}" font-size="11" fill="#333333" text-anchor="middle">{}</text>"##,
-                    y + 17.0,
-                    esc(&label)
-                );
-            }
         }
-        let caption = format!(
-            "time on clock `{}` ({}), {}",
-            panel.clock_id,
-            panel.clock,
-            axis.unit_caption()
-        );
-        let _ = writeln!(
-            body,
-            r##"<text x="{:.1}" y="{:.1}" font-size="11" font-style="italic" fill="#333333" text-anchor="middle">{}</text>"##,
-            LEFT + plot_w / 2.0,
-            y + 32.0,
-            esc(&fit_middle(&caption, 11.0, width - 24.0).unwrap_or_default())
-        );
-        y += 40.0;
     }
+    let caption = format!(
+        "time on clock `{}` ({}), {}",
+        panel.clock_id,
+        panel.clock,
+        axis.unit_caption()
+    );
+    let _ = writeln!(
+        body,
+        r##"<text x="{:.1}" y="{:.1}" font-size="11" font-style="italic" fill="#333333" text-anchor="middle">{}</text>"##,
+        LEFT + plot_w / 2.0,
+        y + 32.0,
+        esc(&fit_middle(&caption, 11.0, width - 24.0).unwrap_or_default())
+    );
+}
 
-    // Arrows last, above everything else.
+/// The arrows, from each wait to the work it covers and from an event to the stream that
+/// joins on it, between the rows' recorded centres.
+fn draw_arrows(page: &mut Page, timeline: &Timeline) {
+    let (scales, row_y) = (&page.scales, &page.row_y);
     let point = |a: &Anchor| -> Option<(f64, f64)> {
         let x = scales.get(a.panel)?.x(a.at);
         let y = *row_y.get(&(a.panel, a.lane, a.row))?;
         Some((x, y))
     };
     for arrow in &timeline.arrows {
-        let (Some((x0, y0)), Some((x1, y1))) = (point(&arrow.from), point(&arrow.to)) else {
+        let (Some(from), Some(to)) = (point(&arrow.from), point(&arrow.to)) else {
             continue;
         };
         if arrow.kind == ArrowKind::Join && !arrow.cross_clock {
-            // A join holds the waiting stream back until the event: a straight arrow from
-            // the event's lane to the waiting lane, beside the event's tick, and its name.
-            let x = x0.max(x1) + 7.0;
-            let (ya, yb) = if y1 > y0 {
-                (y0 - 4.0, y1 - BAR_H / 2.0)
-            } else {
-                (y0 + 4.0, y1 + BAR_H / 2.0)
-            };
-            let _ = writeln!(
-                body,
-                r##"<g><title>{}</title><path d="M{x:.2},{ya:.2} V{yb:.2}" stroke="{C_JOIN}" stroke-width="1.8" marker-end="url(#join)"/><text x="{:.2}" y="{:.2}" font-size="9" fill="{C_JOIN}">join</text></g>"##,
-                esc(&arrow.tooltip),
-                x + 3.0,
-                (ya + yb) / 2.0 + 3.0
-            );
-            continue;
+            join_arrow(&mut page.body, arrow, from, to);
+        } else {
+            curved_arrow(&mut page.body, arrow, from, to);
         }
-        let (colour, marker, x1) = match arrow.kind {
-            // Aim a little inside the bar's end, clear of an event tick drawn at the same time.
-            ArrowKind::Wait => (C_ARROW, "arrow", x1 - 5.0),
-            ArrowKind::Join => (C_JOIN, "join", x1 + 3.0),
-        };
-        let dash = if arrow.cross_clock {
-            r#" stroke-dasharray="5,3""#
-        } else {
-            ""
-        };
-        let (y0, y1) = if y1 > y0 {
-            (y0 + 6.0, y1 - BAR_H / 2.0 - 1.0)
-        } else {
-            (y0 - 6.0, y1 + BAR_H / 2.0 + 1.0)
-        };
-        let mid = (y0 + y1) / 2.0;
-        let _ = writeln!(
-            body,
-            r#"<path d="M{x0:.2},{y0:.2} C{x0:.2},{mid:.2} {x1:.2},{mid:.2} {x1:.2},{y1:.2}" fill="none" stroke="{colour}" stroke-width="1.4" stroke-opacity="0.85"{dash} marker-end="url(#{marker})"><title>{}</title></path>"#,
-            esc(&arrow.tooltip)
-        );
     }
+}
 
+/// A join holds the waiting stream back until the event: a straight arrow from the event's
+/// lane to the waiting lane, beside the event's tick, and its name.
+fn join_arrow(out: &mut String, arrow: &Arrow, (x0, y0): (f64, f64), (x1, y1): (f64, f64)) {
+    let x = x0.max(x1) + 7.0;
+    let (ya, yb) = if y1 > y0 {
+        (y0 - 4.0, y1 - BAR_H / 2.0)
+    } else {
+        (y0 + 4.0, y1 + BAR_H / 2.0)
+    };
+    let _ = writeln!(
+        out,
+        r##"<g><title>{}</title><path d="M{x:.2},{ya:.2} V{yb:.2}" stroke="{C_JOIN}" stroke-width="1.8" marker-end="url(#join)"/><text x="{:.2}" y="{:.2}" font-size="9" fill="{C_JOIN}">join</text></g>"##,
+        esc(&arrow.tooltip),
+        x + 3.0,
+        (ya + yb) / 2.0 + 3.0
+    );
+}
+
+/// A wait's arrow (or a join across clocks, dashed): a curve from one row to the other.
+fn curved_arrow(out: &mut String, arrow: &Arrow, (x0, y0): (f64, f64), (x1, y1): (f64, f64)) {
+    let (colour, marker, x1) = match arrow.kind {
+        // Aim a little inside the bar's end, clear of an event tick drawn at the same time.
+        ArrowKind::Wait => (C_ARROW, "arrow", x1 - 5.0),
+        ArrowKind::Join => (C_JOIN, "join", x1 + 3.0),
+    };
+    let dash = if arrow.cross_clock {
+        r#" stroke-dasharray="5,3""#
+    } else {
+        ""
+    };
+    let (y0, y1) = if y1 > y0 {
+        (y0 + 6.0, y1 - BAR_H / 2.0 - 1.0)
+    } else {
+        (y0 - 6.0, y1 + BAR_H / 2.0 + 1.0)
+    };
+    let mid = (y0 + y1) / 2.0;
+    let _ = writeln!(
+        out,
+        r#"<path d="M{x0:.2},{y0:.2} C{x0:.2},{mid:.2} {x1:.2},{mid:.2} {x1:.2},{y1:.2}" fill="none" stroke="{colour}" stroke-width="1.4" stroke-opacity="0.85"{dash} marker-end="url(#{marker})"><title>{}</title></path>"#,
+        esc(&arrow.tooltip)
+    );
+}
+
+/// Under the panels: the answers with no place on one clock (at most 30 lines), then the
+/// timeline's notes.
+fn unplaced_and_notes(page: &mut Page, timeline: &Timeline) {
+    let width = page.width;
     if !timeline.unplaced.is_empty() {
-        y += 16.0;
+        page.y += 16.0;
         let _ = writeln!(
-            body,
-            r##"<text x="20" y="{y:.1}" font-size="12" font-weight="bold" fill="#333333">answers with no place on one clock (from eval)</text>"##
+            page.body,
+            r##"<text x="20" y="{:.1}" font-size="12" font-weight="bold" fill="#333333">answers with no place on one clock (from eval)</text>"##,
+            page.y
         );
         const MAX_LINES: usize = 30;
         for line in timeline.unplaced.iter().take(MAX_LINES) {
-            y += 14.0;
+            page.y += 14.0;
             let shown = fit_middle(line, 11.0, width - 40.0).unwrap_or_default();
             let _ = writeln!(
-                body,
-                r##"<text x="20" y="{y:.1}" font-size="11" fill="#333333"><title>{}</title>{}</text>"##,
+                page.body,
+                r##"<text x="20" y="{:.1}" font-size="11" fill="#333333"><title>{}</title>{}</text>"##,
+                page.y,
                 esc(line),
                 esc(&shown)
             );
         }
         if timeline.unplaced.len() > MAX_LINES {
-            y += 14.0;
+            page.y += 14.0;
             let _ = writeln!(
-                body,
-                r##"<text x="20" y="{y:.1}" font-size="11" fill="#666666">… and {} more: `worksheet eval` lists them all</text>"##,
+                page.body,
+                r##"<text x="20" y="{:.1}" font-size="11" fill="#666666">… and {} more: `worksheet eval` lists them all</text>"##,
+                page.y,
                 timeline.unplaced.len() - MAX_LINES
             );
         }
     }
     for note in &timeline.notes {
         for line in wrap(note, width - 40.0, 11.0) {
-            y += 14.0;
+            page.y += 14.0;
             let _ = writeln!(
-                body,
-                r##"<text x="20" y="{y:.1}" font-size="11" font-style="italic" fill="#666666">{}</text>"##,
+                page.body,
+                r##"<text x="20" y="{:.1}" font-size="11" font-style="italic" fill="#666666">{}</text>"##,
+                page.y,
                 esc(&line)
             );
         }
     }
-    y += 20.0;
-    let height = y.ceil();
+}
+
+/// The SVG document around the drawn body: its size, the patterns and markers it uses, a
+/// white background; labels placed last.
+fn document(page: &Page) -> String {
+    let height = page.y.ceil();
     let mut svg = String::new();
     let _ = writeln!(
         svg,
@@ -639,9 +745,9 @@ pub fn render(timeline: &Timeline, options: &SvgOptions) -> String {
 <marker id="join" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{C_JOIN}"/></marker>
 </defs>
 <rect width="100%" height="100%" fill="#ffffff"/>"##,
-        w = width
+        w = page.width
     );
-    svg.push_str(&body);
+    svg.push_str(&page.body);
     svg.push_str("</svg>\n");
     super::labels::place(svg)
 }

@@ -28,7 +28,7 @@ use std::fmt::Write as _;
 use super::axis::Axis;
 use super::density;
 use super::font::{fit_middle_chars, short_name};
-use super::model::{Bar, BarKind, Lane, LaneKind, TickKind, Timeline};
+use super::model::{Bar, BarKind, Lane, LaneKind, Panel, TickKind, Timeline};
 
 /// Sketch options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,19 +253,25 @@ fn lane_lines(lane: &Lane, view: (i64, i64), cols: usize) -> Vec<Vec<char>> {
     lines
 }
 
+/// Writes `text` wrapped to `width` columns, continuation lines indented by `indent`.
+fn say(out: &mut String, text: &str, width: usize, indent: usize) {
+    for line in wrap(text, width, indent) {
+        let _ = writeln!(out, "{line}");
+    }
+}
+
 /// Draws `timeline` as a terminal sketch.
 pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
     let width = options.width.max(40);
-    let cols = width - LABEL_W - 2;
     let mut out = String::new();
-    let say = |out: &mut String, text: &str, indent: usize| {
-        for line in wrap(text, width, indent) {
-            let _ = writeln!(out, "{line}");
-        }
-    };
-    say(&mut out, &format!("timeline: {}", timeline.title), 0);
+    say(&mut out, &format!("timeline: {}", timeline.title), width, 0);
     if let Some(focus) = &timeline.focus {
-        say(&mut out, &format!("zoomed to `{focus}` on its clock"), 0);
+        say(
+            &mut out,
+            &format!("zoomed to `{focus}` on its clock"),
+            width,
+            0,
+        );
     }
     let clocks: std::collections::BTreeSet<&str> = timeline
         .panels
@@ -279,125 +285,145 @@ pub fn render(timeline: &Timeline, options: &TextOptions) -> String {
                 "{} clocks, each with its own axis: columns of different clocks are not comparable",
                 clocks.len()
             ),
+            width,
             0,
         );
     }
     for panel in &timeline.panels {
-        let view = panel.view;
-        let axis = Axis::with_origin(view, (cols / 12).max(2), panel.origin);
-        let per_col = view.1.saturating_sub(view.0).max(1) / i64::try_from(cols).unwrap_or(1);
-        out.push('\n');
-        say(
-            &mut out,
-            &format!(
-                "clock `{}`{} ({}): 1 column ≈ {}, axis in {}",
-                panel.clock_id,
-                match panel.part {
-                    Some((k, n)) =>
-                        format!(", part {k} of {n} (empty time between parts left out)"),
-                    None => String::new(),
-                },
-                panel.clock,
-                crate::units::Nanos::new(per_col.max(1)),
-                axis.unit_caption()
-            ),
-            0,
-        );
-        if !panel.markers.is_empty() {
-            // `v` above the column where a submission returned, with its label.
-            let mut line = vec![' '; cols + 1];
-            let mut free_from = 0usize;
-            for m in &panel.markers {
-                let c = col(m.at, view, cols);
-                let label: Vec<char> = format!("v {}", m.label).chars().collect();
-                if c >= free_from && c + label.len() <= line.len() {
-                    line[c..c + label.len()].copy_from_slice(&label);
-                    free_from = c + label.len() + 1;
-                } else {
-                    line[c] = 'v';
-                }
-            }
-            let _ = writeln!(
-                out,
-                "{} {}",
-                " ".repeat(LABEL_W),
-                line.iter().collect::<String>().trim_end()
-            );
-        }
-        let labels = lane_labels(&panel.lanes);
-        for (lane, label) in panel.lanes.iter().zip(&labels) {
-            for (k, line) in lane_lines(lane, view, cols).iter().enumerate() {
-                let label = if k == 0 {
-                    pad(label, LABEL_W)
-                } else {
-                    " ".repeat(LABEL_W)
-                };
-                let text: String = line.iter().collect();
-                let _ = writeln!(out, "{label}|{text}|");
-            }
-            for cov in &lane.coverage {
-                let whole = if timeline.zoomed {
-                    " (whole question)"
-                } else {
-                    ""
-                };
-                say(
-                    &mut out,
-                    &format!("{}{whole}: {}", cov.question, cov.summary),
-                    LABEL_W + 2,
-                );
-            }
-        }
-        // Axis.
-        let mut rule = vec!['-'; cols];
-        let mut axis_labels = vec![' '; cols + 1];
-        let mut free_from = 0usize;
-        for &t in &axis.ticks {
-            let c = col(t, view, cols);
-            rule[c] = '+';
-            let label: Vec<char> = axis.label(t).chars().collect();
-            if c >= free_from && c + label.len() <= axis_labels.len() {
-                axis_labels[c..c + label.len()].copy_from_slice(&label);
-                free_from = c + label.len() + 1;
-            }
-        }
-        let _ = writeln!(
-            out,
-            "{}+{}+",
-            " ".repeat(LABEL_W),
-            rule.iter().collect::<String>()
-        );
-        let _ = writeln!(
-            out,
-            "{} {}",
-            pad(&fit_middle_chars(axis.unit.symbol(), LABEL_W), LABEL_W),
-            axis_labels.iter().collect::<String>().trim_end()
-        );
+        panel_text(&mut out, timeline, panel, width);
     }
     out.push('\n');
     say(
         &mut out,
         "key: <id: value> known answer, ?id: unknown (reason)? unknown answer; [==) phase, {--} range (not work), s submission timer, c completion timer, - other timer, v submission returned; ^ event, * wait returned, o wait returned by, | mark; dense lanes: = busy, - half or more, . less than half, 2-9 overlap depth; covered: # covered, : partly, . gap, 2-9 overlap depth",
+        width,
         0,
     );
     if !timeline.unplaced.is_empty() {
         say(
             &mut out,
             "answers with no place on one clock (from eval):",
+            width,
             0,
         );
         for line in &timeline.unplaced {
-            say(&mut out, line, 2);
+            say(&mut out, line, width, 2);
         }
     }
     for note in &timeline.notes {
-        say(&mut out, note, 0);
+        say(&mut out, note, width, 0);
     }
     // Names and labels come from the case: no control character reaches the terminal.
     match crate::escape::printable(&out) {
         std::borrow::Cow::Borrowed(_) => out,
         std::borrow::Cow::Owned(safe) => safe,
     }
+}
+
+/// One clock's panel: its heading, the submission line, each lane's lines and coverage
+/// summaries, and the axis.
+fn panel_text(out: &mut String, timeline: &Timeline, panel: &Panel, width: usize) {
+    let cols = width - LABEL_W - 2;
+    let view = panel.view;
+    let axis = Axis::with_origin(view, (cols / 12).max(2), panel.origin);
+    let per_col = view.1.saturating_sub(view.0).max(1) / i64::try_from(cols).unwrap_or(1);
+    out.push('\n');
+    say(
+        out,
+        &format!(
+            "clock `{}`{} ({}): 1 column ≈ {}, axis in {}",
+            panel.clock_id,
+            match panel.part {
+                Some((k, n)) => format!(", part {k} of {n} (empty time between parts left out)"),
+                None => String::new(),
+            },
+            panel.clock,
+            crate::units::Nanos::new(per_col.max(1)),
+            axis.unit_caption()
+        ),
+        width,
+        0,
+    );
+    if !panel.markers.is_empty() {
+        marker_line(out, panel, cols);
+    }
+    let labels = lane_labels(&panel.lanes);
+    for (lane, label) in panel.lanes.iter().zip(&labels) {
+        for (k, line) in lane_lines(lane, view, cols).iter().enumerate() {
+            let label = if k == 0 {
+                pad(label, LABEL_W)
+            } else {
+                " ".repeat(LABEL_W)
+            };
+            let text: String = line.iter().collect();
+            let _ = writeln!(out, "{label}|{text}|");
+        }
+        for cov in &lane.coverage {
+            let whole = if timeline.zoomed {
+                " (whole question)"
+            } else {
+                ""
+            };
+            say(
+                out,
+                &format!("{}{whole}: {}", cov.question, cov.summary),
+                width,
+                LABEL_W + 2,
+            );
+        }
+    }
+    axis_lines(out, &axis, view, cols);
+}
+
+/// `v` above the column where a submission returned, with its label where it fits.
+fn marker_line(out: &mut String, panel: &Panel, cols: usize) {
+    let mut line = vec![' '; cols + 1];
+    let mut free_from = 0usize;
+    for m in &panel.markers {
+        let c = col(m.at, panel.view, cols);
+        let label: Vec<char> = format!("v {}", m.label).chars().collect();
+        if c >= free_from && c + label.len() <= line.len() {
+            line[c..c + label.len()].copy_from_slice(&label);
+            free_from = c + label.len() + 1;
+        } else {
+            line[c] = 'v';
+        }
+    }
+    let _ = writeln!(
+        out,
+        "{} {}",
+        " ".repeat(LABEL_W),
+        line.iter().collect::<String>().trim_end()
+    );
+}
+
+/// The axis: a rule with `+` at each tick, then the tick labels that fit without touching,
+/// after the unit.
+fn axis_lines(out: &mut String, axis: &Axis, view: (i64, i64), cols: usize) {
+    let mut rule = vec!['-'; cols];
+    let mut axis_labels = vec![' '; cols + 1];
+    let mut free_from = 0usize;
+    for &t in &axis.ticks {
+        let c = col(t, view, cols);
+        rule[c] = '+';
+        let label: Vec<char> = axis.label(t).chars().collect();
+        if c >= free_from && c + label.len() <= axis_labels.len() {
+            axis_labels[c..c + label.len()].copy_from_slice(&label);
+            free_from = c + label.len() + 1;
+        }
+    }
+    let _ = writeln!(
+        out,
+        "{}+{}+",
+        " ".repeat(LABEL_W),
+        rule.iter().collect::<String>()
+    );
+    let _ = writeln!(
+        out,
+        "{} {}",
+        pad(&fit_middle_chars(axis.unit.symbol(), LABEL_W), LABEL_W),
+        axis_labels.iter().collect::<String>().trim_end()
+    );
 }
 
 #[cfg(test)]

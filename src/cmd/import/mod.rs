@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::cmd::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::import::{
     audit_imported, import_path_tapped, import_path_with, ranks as rank_import, summarize_owned,
     ImportError, ImportOptions, Imported,

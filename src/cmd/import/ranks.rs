@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::{ImportArgs, SummaryFormat};
-use crate::exit::{Failure, EXIT_INPUT, EXIT_OK};
+use crate::cmd::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::import::ranks::{
     declare, import_ranks_declared, summarize_all, RankOptions, RanksSummary, Summaries,
 };

@@ -1,10 +1,10 @@
 //! Exit codes and [`Failure`], the one error type every command returns.
 //!
-//! This module sits low in the tree so that command modules (`check`, `form`, `lab`,
-//! `render`, `import`, `capture`, `compare`, …) can return an outcome without importing the
-//! command line: `cli.rs` depends on the commands, never the reverse. Exit codes are public
-//! interface: 0 success, 1 a failed check or contradiction, 2 a usage or input error, 3 CUDA
-//! not available.
+//! Only the command layer (`cmd/`) and `cli.rs` name them: the modules below return their
+//! own errors and outcomes ([`InputError`], [`crate::error::Refusal`], a lesson's or a form's
+//! error), and each command maps those to a code here, so `cli.rs` depends on the commands,
+//! never the reverse. Exit codes are public interface: 0 success, 1 a failed check or
+//! contradiction, 2 a usage or input error, 3 CUDA not available.
 
 use std::io;
 
@@ -63,6 +63,26 @@ impl From<io::Error> for Failure {
                 message: format!("error: writing output: {e}"),
                 code: EXIT_INPUT,
             }
+        }
+    }
+}
+
+impl From<crate::error::Refusal> for Failure {
+    /// A refused request (an output that exists, a folder that cannot be written): exit 2.
+    fn from(e: crate::error::Refusal) -> Self {
+        Failure {
+            message: e.message,
+            code: EXIT_INPUT,
+        }
+    }
+}
+
+impl From<crate::error::Stopped> for Failure {
+    /// A refusal (exit 2), or the output stream failing (a closed pipe is exit 0).
+    fn from(e: crate::error::Stopped) -> Self {
+        match e {
+            crate::error::Stopped::Refused(r) => r.into(),
+            crate::error::Stopped::Write(io) => io.into(),
         }
     }
 }
