@@ -115,7 +115,7 @@ pub fn launches(index: &Index) -> Launches {
         };
         let call = &trace.calls[c];
         out.total.add((call.start, call.end), (a.start, a.end));
-        rows.entry(a.name.as_str())
+        rows.entry(&*a.name)
             .or_default()
             .add((call.start, call.end), (a.start, a.end));
     }
