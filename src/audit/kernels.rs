@@ -113,7 +113,7 @@ mod tests {
     fn act(name: &str, stream: i64, start: i64, end: i64) -> Activity {
         Activity {
             kind: ActivityKind::Kernel,
-            name: name.to_owned(),
+            name: name.into(),
             device: 0,
             stream,
             start,
