@@ -708,7 +708,7 @@ fn the_kernel_table_holds_every_activity_once_on_every_trace() {
                 "{rel}: {k:?}"
             );
             let in_row = trace.activities.iter().filter(|x| {
-                x.name == k.name && format!("gpu{}-s{}", x.device, x.stream) == k.stream
+                *x.name == *k.name && format!("gpu{}-s{}", x.device, x.stream) == k.stream
             });
             assert_eq!(in_row.count() as u64, k.count, "{rel}: {}", k.name);
         }

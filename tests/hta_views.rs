@@ -66,7 +66,7 @@ fn stream_key(stream: &str) -> String {
 /// The trace with only the calls HTA's analysis joins (the `launch-call-names` difference).
 fn only_calls(trace: &Trace, names: &[&str]) -> Trace {
     let mut t = trace.clone();
-    t.calls.retain(|c| names.contains(&c.name.as_str()));
+    t.calls.retain(|c| names.contains(&&*c.name));
     t
 }
 
@@ -307,8 +307,11 @@ fn htas_defaults_differ_only_by_the_two_named_assumptions() {
         if t["ns"] != t["ns_all_steps"] {
             filtered.push(name);
         }
-        let steps: std::collections::BTreeSet<String> =
-            read(name).steps.iter().map(|s| s.name.clone()).collect();
+        let steps: std::collections::BTreeSet<String> = read(name)
+            .steps
+            .iter()
+            .map(|s| s.name.to_string())
+            .collect();
         assert_eq!(t["ns"] != t["ns_all_steps"], steps.len() >= 2, "{name}");
     }
     assert_eq!(rounded, ["nccl_data.json.gz"]);

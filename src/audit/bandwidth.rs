@@ -158,7 +158,7 @@ mod tests {
     fn copy(name: &str, kind: ActivityKind, start: i64, end: i64, bytes: Option<u64>) -> Activity {
         Activity {
             kind,
-            name: name.to_owned(),
+            name: name.into(),
             device: 0,
             stream: 7,
             start,

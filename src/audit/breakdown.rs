@@ -105,7 +105,7 @@ mod tests {
     fn act(kind: ActivityKind, name: &str, start: i64, end: i64) -> Activity {
         Activity {
             kind,
-            name: name.to_owned(),
+            name: name.into(),
             device: 0,
             stream: 7,
             start,

@@ -134,7 +134,7 @@ mod tests {
         for (k, &(stream, start, end, launch)) in acts.iter().enumerate() {
             t.activities.push(Activity {
                 kind: ActivityKind::Kernel,
-                name: format!("k{k}"),
+                name: format!("k{k}").into(),
                 device: 0,
                 stream,
                 start,
@@ -146,7 +146,7 @@ mod tests {
             });
             if let Some(at) = launch {
                 t.calls.push(ApiCall {
-                    name: "cudaLaunchKernel".to_owned(),
+                    name: "cudaLaunchKernel".into(),
                     thread: Some(1),
                     start: at,
                     end: at + 5,

@@ -83,7 +83,7 @@ impl<'t> Index<'t> {
                 syncs.push(HostSync {
                     what: match copy {
                         Some(a) if blocking_copy => format!("{} ({})", c.name, a.name),
-                        _ => c.name.clone(),
+                        _ => c.name.to_string(),
                     },
                     thread: c.thread,
                     start: c.start,

@@ -211,7 +211,7 @@ pub fn outside_window(index: &Index) -> Option<Finding> {
         .calls
         .iter()
         .filter(|c| c.start < lo || c.end > hi)
-        .map(|c| (c.start, c.end, c.name.clone()));
+        .map(|c| (c.start, c.end, c.name.to_string()));
     let all: Vec<(i64, i64, String)> = acts.chain(calls).collect();
     if all.is_empty() {
         return None;

@@ -59,9 +59,9 @@ pub fn kernel_rows(trace: &Trace) -> Vec<KernelRow> {
         busy.entry(a.device).or_default().push((a.start, a.end));
         let len = i128::from(a.end) - i128::from(a.start);
         let row = rows
-            .entry((a.device, a.stream, a.name.as_str()))
+            .entry((a.device, a.stream, &*a.name))
             .or_insert_with(|| KernelRow {
-                name: a.name.clone(),
+                name: a.name.to_string(),
                 class: a.class(),
                 device: format!("gpu{}", a.device),
                 stream: format!("gpu{}-s{}", a.device, a.stream),
@@ -113,7 +113,7 @@ mod tests {
     fn act(name: &str, stream: i64, start: i64, end: i64) -> Activity {
         Activity {
             kind: ActivityKind::Kernel,
-            name: name.to_owned(),
+            name: name.into(),
             device: 0,
             stream,
             start,

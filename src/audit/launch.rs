@@ -115,7 +115,7 @@ pub fn launches(index: &Index) -> Launches {
         };
         let call = &trace.calls[c];
         out.total.add((call.start, call.end), (a.start, a.end));
-        rows.entry(a.name.as_str())
+        rows.entry(&*a.name)
             .or_default()
             .add((call.start, call.end), (a.start, a.end));
     }
@@ -143,7 +143,7 @@ mod tests {
     fn launch(t: &mut Trace, name: &str, call: (i64, i64), act: (i64, i64)) {
         let corr = t.calls.len() as i64;
         t.calls.push(ApiCall {
-            name: "cudaLaunchKernel".to_owned(),
+            name: "cudaLaunchKernel".into(),
             thread: Some(1),
             start: call.0,
             end: call.1,
@@ -152,7 +152,7 @@ mod tests {
         });
         t.activities.push(Activity {
             kind: ActivityKind::Kernel,
-            name: name.to_owned(),
+            name: name.into(),
             device: 0,
             stream: 7,
             start: act.0,

@@ -138,7 +138,7 @@ pub fn step_rows(index: &Index, steps: &[Step]) -> Vec<StepRow> {
                 .collect();
             let busy = clipped_union(index, device, lo, hi, &|_| true);
             rows.push(StepRow {
-                step: s.name.clone(),
+                step: s.name.to_string(),
                 device: format!("gpu{device}"),
                 start_ns: lo - index.origin,
                 host_ns: hi - lo,
@@ -175,7 +175,7 @@ pub fn step_rows(index: &Index, steps: &[Step]) -> Vec<StepRow> {
 fn per_step(steps: &[Step], rows: &[StepRow], value: impl Fn(&StepRow) -> i64) -> Vec<i64> {
     steps
         .iter()
-        .map(|s| rows.iter().filter(|r| r.step == s.name).map(&value).sum())
+        .map(|s| rows.iter().filter(|r| *r.step == *s.name).map(&value).sum())
         .collect()
 }
 
@@ -255,7 +255,7 @@ fn cold_finding(
     cold: usize,
     shown_cold: bool,
 ) -> Finding {
-    let names: Vec<&str> = steps[..cold].iter().map(|s| s.name.as_str()).collect();
+    let names: Vec<&str> = steps[..cold].iter().map(|s| &*s.name).collect();
     let (hm, bm) = (by_host.median.as_i64(), by_busy.median.as_i64());
     let evidence = Evidence::capped(steps[..cold].iter().enumerate().map(|(k, s)| {
         format!(

@@ -65,18 +65,6 @@ pub fn build(activities: Activities, name: &str) -> Built {
         })
         .collect();
     case.events = events;
-    case.phases = work
-        .iter()
-        .map(|w| RawPhase {
-            id: w.phase.clone(),
-            label: Some(w.label.clone()),
-            stream: Some(streams[w.stream].id.clone()),
-            clock: None,
-            start: ns(w.start),
-            end: ns(w.end),
-        })
-        .chain(annotations)
-        .collect();
     let context = program::Context {
         clocks: &clocks,
         devices: &devices,
@@ -85,16 +73,31 @@ pub fn build(activities: Activities, name: &str) -> Built {
     };
     let placed = program::place(&context, steps, final_sync);
     let launches = placed.launches;
-    let notes = placed.notes.clone();
+    let notes = placed.notes;
     case.program = placed.program;
     case.questions = interval_questions(&context);
     case.questions.extend(placed.completion);
+    let work_spans = work.iter().map(|w| (w.start, w.end)).collect();
+    // The phases last: the program and the questions have named them, so each work's id and
+    // label move into its phase instead of being copied.
+    case.phases = work
+        .into_iter()
+        .map(|w| RawPhase {
+            id: w.phase,
+            label: Some(w.label),
+            stream: Some(streams[w.stream].id.clone()),
+            clock: None,
+            start: ns(w.start),
+            end: ns(w.end),
+        })
+        .chain(annotations)
+        .collect();
     case.clocks = clocks;
     Built {
         case,
         launches,
         notes,
-        work_spans: work.iter().map(|w| (w.start, w.end)).collect(),
+        work_spans,
     }
 }
 

@@ -18,7 +18,39 @@
 //! Invariants: every `start <= end` (a negative duration is a [`Problem`], and the event is not
 //! kept); all times are on one clock.
 
+use std::collections::HashSet;
+use std::sync::Arc;
+
 use serde::Serialize;
+
+/// A name as the model holds it (a kernel, a call, a range): shared, so that a name a trace
+/// repeats 10,000 times is held once ([`Names`]), and read as a `&str` like a `String`.
+pub type Name = Arc<str>;
+
+/// The names of one trace, each held once: a reader asks for every name it keeps through
+/// [`Names::get`], and the events that share a name share its text.
+#[derive(Debug, Default)]
+pub struct Names {
+    set: HashSet<Name>,
+}
+
+/// Writes a [`Name`] as its text (serde's `rc` feature would do the same for every crate
+/// that uses serde; this keeps the build as it was).
+fn name_text<S: serde::Serializer>(name: &Name, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(name)
+}
+
+impl Names {
+    /// The one shared copy of `text`, made the first time it is asked for.
+    pub fn get(&mut self, text: &str) -> Name {
+        if let Some(name) = self.set.get(text) {
+            return Arc::clone(name);
+        }
+        let name: Name = Arc::from(text);
+        self.set.insert(Arc::clone(&name));
+        name
+    }
+}
 
 /// What a GPU activity does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -62,7 +94,8 @@ pub struct Activity {
     /// What it does.
     pub kind: ActivityKind,
     /// Its name (kernel name, `Memcpy DtoH (Device -> Pageable)`, ...).
-    pub name: String,
+    #[serde(serialize_with = "name_text")]
+    pub name: Name,
     /// The device.
     pub device: i64,
     /// The stream, within the device.
@@ -132,7 +165,8 @@ impl WorkClass {
 #[derive(Clone, Debug, Serialize)]
 pub struct ApiCall {
     /// The API name (`cudaLaunchKernel`, `cudaStreamSynchronize`, ...).
-    pub name: String,
+    #[serde(serialize_with = "name_text")]
+    pub name: Name,
     /// The host thread, where the trace names it.
     pub thread: Option<i64>,
     /// Call start, ns.
@@ -163,7 +197,8 @@ pub struct HostRange {
     /// What it is.
     pub kind: RangeKind,
     /// Its name.
-    pub name: String,
+    #[serde(serialize_with = "name_text")]
+    pub name: Name,
     /// The host thread, where the trace names it.
     pub thread: Option<i64>,
     /// Start, ns.
@@ -176,7 +211,8 @@ pub struct HostRange {
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
     /// `ProfilerStep#N`.
-    pub name: String,
+    #[serde(serialize_with = "name_text")]
+    pub name: Name,
     /// Host start, ns.
     pub start: i64,
     /// Host end, ns.
@@ -194,7 +230,8 @@ pub struct Problem {
     /// Where: `traceEvents[12]`, `CUPTI_ACTIVITY_KIND_KERNEL rowid 7`.
     pub at: String,
     /// The event's name.
-    pub name: String,
+    #[serde(serialize_with = "name_text")]
+    pub name: Name,
     /// Its start (as read), ns.
     pub start: i64,
     /// Its duration (as read), ns; negative for [`ProblemKind::NegativeDuration`].
@@ -363,10 +400,9 @@ impl Trace {
         let device_of = |name: &str| devices.iter().position(|d| *d == name).unwrap_or(0) as i64;
         for p in &case.phases {
             let Some(s) = p.stream else { continue };
-            let label = p.label.clone();
             trace.activities.push(Activity {
                 kind: ActivityKind::Kernel,
-                name: label,
+                name: p.label.as_str().into(),
                 device: device_of(&case.streams[s].device),
                 stream: s as i64,
                 start: p.interval.start().as_i64(),
@@ -390,7 +426,7 @@ impl Trace {
                     WaitTarget::Event(_) => "cudaEventSynchronize",
                 };
                 trace.calls.push(ApiCall {
-                    name: name.to_owned(),
+                    name: name.into(),
                     thread: None,
                     start: at.as_i64(),
                     end: at.as_i64(),

@@ -157,7 +157,7 @@ fn audit_unfollowed(
         let blocks = source::in_thread(scope, source::open(head, handle, MAX_TRACE_BYTES));
         let reader = std::io::BufReader::with_capacity(1 << 16, blocks);
         kineto::read::read_trace(reader, options)
-            .map(|(mut read, top, _)| kineto::audit_of(&mut read, &top))
+            .map(|(read, top, _)| kineto::audit_taking(read, &top))
     });
     match streamed {
         Ok(trace) => trace.map_err(|e| e.in_file(&file)),

@@ -48,7 +48,7 @@ pub fn annotate(case: &mut RawCase, spans: &[(i64, i64)], trace: &Trace, audit: 
     let launched = launched_in_steps(case, spans, trace);
     let mut seen = HashSet::new();
     for (step, phases) in trace.steps.iter().zip(launched) {
-        if !seen.insert(step.name.as_str()) {
+        if !seen.insert(&*step.name) {
             continue;
         }
         let mark = |end: &str, at: i64| RawMark {
@@ -161,7 +161,7 @@ mod tests {
     fn recorded() -> Trace {
         let kernel = |corr: i64, start: i64| Activity {
             kind: ActivityKind::Kernel,
-            name: format!("k{corr}"),
+            name: format!("k{corr}").into(),
             device: 0,
             stream: 7,
             start,
@@ -172,7 +172,7 @@ mod tests {
             bytes: None,
         };
         let launch = |corr: i64, start: i64| ApiCall {
-            name: "cudaLaunchKernel".to_owned(),
+            name: "cudaLaunchKernel".into(),
             thread: Some(1),
             start,
             end: start + 5,
@@ -180,7 +180,7 @@ mod tests {
             sync_recorded: false,
         };
         let step = |n: u32, start: i64, end: i64| Step {
-            name: format!("ProfilerStep#{n}"),
+            name: format!("ProfilerStep#{n}").into(),
             start,
             end,
             thread: Some(1),

@@ -30,8 +30,10 @@ pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &st
     let instance = summary::clock_instance(top, &read, name);
     read.annotations
         .sort_by_key(|a| (a.device, a.stream, a.start, a.end));
-    let mut built =
-        crate::import::build::build(activities(&read, &mut plan, phase_ids, &instance), name);
+    let activities = activities(&read, &mut plan, phase_ids, &instance);
+    // The calls placed the program; free them before the case's largest allocations.
+    read.calls = HashMap::new();
+    let mut built = crate::import::build::build(activities, name);
     let work_spans = std::mem::take(&mut built.work_spans);
     let about = summary::About {
         read: &read,

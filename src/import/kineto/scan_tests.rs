@@ -170,7 +170,7 @@ fn every_real_trace_scans_to_the_careful_readers_events_and_ns() {
             crate::trace::kineto::lenient::read_trace(&text, &ImportOptions::default()).unwrap();
         for a in &trace.activities {
             let slot = spans
-                .get_mut(&(a.name.clone(), a.start, a.end))
+                .get_mut(&(a.name.to_string(), a.start, a.end))
                 .filter(|n| **n > 0);
             let Some(n) = slot else {
                 panic!(

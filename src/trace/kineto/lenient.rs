@@ -249,7 +249,7 @@ impl<'o> Lenient<'o> {
             self.trace.problems.push(Problem {
                 kind: ProblemKind::NegativeDuration,
                 at,
-                name: what.name.to_owned(),
+                name: what.name.into(),
                 start,
                 duration: dur,
             });
@@ -332,7 +332,7 @@ impl<'o> Lenient<'o> {
             self.activity(head, kind, &args, name, at, (ts, start, end));
         } else if what.is_call {
             trace.calls.push(ApiCall {
-                name: name.to_owned(),
+                name: name.into(),
                 thread,
                 start,
                 end,
@@ -346,7 +346,7 @@ impl<'o> Lenient<'o> {
             }
         } else if what.is_step {
             let step = Step {
-                name: name.to_owned(),
+                name: name.into(),
                 start,
                 end,
                 thread,
@@ -363,7 +363,7 @@ impl<'o> Lenient<'o> {
                 } else {
                     RangeKind::Annotation
                 },
-                name: name.to_owned(),
+                name: name.into(),
                 thread,
                 start,
                 end,
@@ -392,7 +392,7 @@ impl<'o> Lenient<'o> {
             self.trace.problems.push(Problem {
                 kind: ProblemKind::ZeroTimestamp,
                 at,
-                name: name.to_owned(),
+                name: name.into(),
                 start,
                 duration: end - start,
             });
@@ -404,7 +404,7 @@ impl<'o> Lenient<'o> {
                 WorkKind::Memset => ActivityKind::Memset,
             },
             copy: (kind == WorkKind::Memcpy).then(|| copy_direction(name)),
-            name: name.to_owned(),
+            name: name.into(),
             device,
             stream,
             start,

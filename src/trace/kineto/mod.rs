@@ -30,6 +30,7 @@ use serde_json::value::RawValue;
 
 use super::ReadOptions;
 use crate::error::InputError;
+use crate::trace::model::{Name, Names};
 
 type Result<T> = std::result::Result<T, InputError>;
 
@@ -55,7 +56,7 @@ impl WorkKind {
 /// One GPU activity, on the trace's clock, in absolute ns.
 pub(crate) struct GpuWork {
     pub(crate) kind: WorkKind,
-    pub(crate) name: String,
+    pub(crate) name: Name,
     pub(crate) device: i64,
     pub(crate) stream: i64,
     pub(crate) start: i64,
@@ -68,7 +69,7 @@ pub(crate) struct GpuWork {
 
 /// A `gpu_user_annotation` range.
 pub(crate) struct Annotation {
-    pub(crate) name: String,
+    pub(crate) name: Name,
     pub(crate) device: i64,
     pub(crate) stream: i64,
     pub(crate) start: i64,
@@ -77,7 +78,7 @@ pub(crate) struct Annotation {
 
 /// A host API call (`cuda_runtime`, `cuda_driver`, 2021 `Runtime`).
 pub(crate) struct HostCall {
-    pub(crate) name: String,
+    pub(crate) name: Name,
     pub(crate) start: i64,
     pub(crate) end: i64,
 }
@@ -110,15 +111,34 @@ pub(crate) struct Read {
     pub(crate) fractional_ts: bool,
     /// What only the audit reads.
     pub(crate) audit: neutral::AuditRead,
+    /// Every name kept (work, calls, annotations, the audit's ranges), each held once.
+    pub(crate) names: Names,
 }
 
 /// The audit's result: the audit's model of a trace, or why it could not be made.
 pub(crate) type AuditResult = Result<crate::trace::model::Trace>;
 
-/// The audit's model of what the pass read (its audit part is taken out of `read`), with the
-/// devices of the top level's `deviceProperties`.
+/// The audit's model of what the pass read (its audit part is taken out of `read`; the
+/// work stays, for the case), with the devices of the top level's `deviceProperties`.
 pub(crate) fn audit_of(read: &mut Read, top: &read::TopLevel) -> AuditResult {
-    let activities = neutral::activities(read);
+    let activities = neutral::activities(&read.work);
+    audit_with(read, top, activities)
+}
+
+/// The audit's model of what the pass read, as [`audit_of`], when no case is built: the work
+/// becomes the activities, and the importer's own look-ups are freed first.
+pub(crate) fn audit_taking(mut read: Read, top: &read::TopLevel) -> AuditResult {
+    read.calls = HashMap::new();
+    let activities = neutral::activities_taking(std::mem::take(&mut read.work));
+    audit_with(&mut read, top, activities)
+}
+
+/// The audit's model: `activities` and the audit part of `read`.
+fn audit_with(
+    read: &mut Read,
+    top: &read::TopLevel,
+    activities: Vec<crate::trace::model::Activity>,
+) -> AuditResult {
     let model = std::mem::take(&mut read.audit);
     let syncs: Vec<Option<i64>> = read.syncs.iter().map(|s| s.correlation).collect();
     neutral::finish(model, &syncs, activities).map(|mut trace| {
@@ -176,11 +196,11 @@ pub(crate) fn audit_split<R: std::io::Read + Send>(
     refusal: Option<super::source::Refusal>,
     tap: &mut dyn tap::EventTap,
 ) -> Option<AuditResult> {
-    let (mut read, top, _) = std::thread::scope(|scope| {
+    let (read, top, _) = std::thread::scope(|scope| {
         let pieces = split::in_thread_refusing(scope, text, refusal);
         read::read_pieces(&pieces, options, tap)
     })?;
-    Some(audit_of(&mut read, &top))
+    Some(audit_taking(read, &top))
 }
 
 /// The exact value of a JSON number scaled by 10^`scale` (3: µs → ns), as an integer;

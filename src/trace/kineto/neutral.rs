@@ -15,10 +15,10 @@
 //! reader. Such an error is kept apart ([`AuditRead::error`]) and only surfaces once the
 //! import itself has succeeded, where the audit used to fail after it.
 
-use super::{GpuWork, Read, WorkKind};
+use super::{GpuWork, WorkKind};
 use crate::trace::model::{
-    Activity, ActivityKind, ApiCall, CopyDirection, HostRange, Problem, ProblemKind, RangeKind,
-    Step, Trace,
+    Activity, ActivityKind, ApiCall, CopyDirection, HostRange, Names, Problem, ProblemKind,
+    RangeKind, Step, Trace,
 };
 use crate::{error::InputError as ImportError, trace::ReadOptions as ImportOptions};
 
@@ -119,7 +119,13 @@ pub(crate) fn audit_times(
 impl AuditRead {
     /// Files an event only the audit reads, placed on the clock (`base` + `ts`); `at` is its
     /// JSON path.
-    pub(crate) fn place(&mut self, e: AuditEvent, at: &dyn Fn() -> String, base: Option<i64>) {
+    pub(crate) fn place(
+        &mut self,
+        e: AuditEvent,
+        names: &mut Names,
+        at: &dyn Fn() -> String,
+        base: Option<i64>,
+    ) {
         if self.error.is_some() {
             return;
         }
@@ -138,7 +144,7 @@ impl AuditRead {
             self.problems.push(Problem {
                 kind: ProblemKind::NegativeDuration,
                 at: at(),
-                name: e.name,
+                name: names.get(&e.name),
                 start,
                 duration: e.dur,
             });
@@ -148,7 +154,7 @@ impl AuditRead {
             self.error = Some(overflow("dur"));
             return;
         };
-        let (name, thread) = (e.name, e.thread);
+        let thread = e.thread;
         match e.what {
             AuditOnly::Window => {
                 self.window = Some(match self.window {
@@ -157,14 +163,14 @@ impl AuditRead {
                 });
             }
             AuditOnly::Step => self.steps.push(Step {
-                name,
+                name: names.get(&e.name),
                 start,
                 end,
                 thread,
             }),
             AuditOnly::Range(kind) => self.ranges.push(HostRange {
                 kind,
-                name,
+                name: names.get(&e.name),
                 thread,
                 start,
                 end,
@@ -187,27 +193,35 @@ impl AuditRead {
 }
 
 /// The audit's GPU activities: the importer's work, in file order (call before the build step
-/// sorts it).
-pub(crate) fn activities(read: &Read) -> Vec<Activity> {
-    read.work
-        .iter()
-        .map(|w| Activity {
-            kind: match w.kind {
-                WorkKind::Kernel => ActivityKind::Kernel,
-                WorkKind::Memcpy => ActivityKind::Memcpy,
-                WorkKind::Memset => ActivityKind::Memset,
-            },
-            copy: (w.kind == WorkKind::Memcpy).then(|| copy_direction(&w.name)),
-            name: w.name.clone(),
-            device: w.device,
-            stream: w.stream,
-            start: w.start,
-            end: w.end,
-            correlation: w.correlation,
-            collective: w.collective.clone(),
-            bytes: w.bytes,
-        })
-        .collect()
+/// sorts it). The names are shared with `work`, not copied.
+pub(crate) fn activities(work: &[GpuWork]) -> Vec<Activity> {
+    work.iter().map(activity).collect()
+}
+
+/// The audit's GPU activities, as [`activities`], taking `work` (when no case is built from
+/// it): the activities reuse its memory.
+pub(crate) fn activities_taking(work: Vec<GpuWork>) -> Vec<Activity> {
+    work.into_iter().map(|w| activity(&w)).collect()
+}
+
+/// The audit's GPU activity of a work.
+fn activity(w: &GpuWork) -> Activity {
+    Activity {
+        kind: match w.kind {
+            WorkKind::Kernel => ActivityKind::Kernel,
+            WorkKind::Memcpy => ActivityKind::Memcpy,
+            WorkKind::Memset => ActivityKind::Memset,
+        },
+        copy: (w.kind == WorkKind::Memcpy).then(|| copy_direction(&w.name)),
+        name: w.name.clone(),
+        device: w.device,
+        stream: w.stream,
+        start: w.start,
+        end: w.end,
+        correlation: w.correlation,
+        collective: w.collective.clone(),
+        bytes: w.bytes,
+    }
 }
 
 /// The audit's model of the trace, from what the pass read: `activities` (see
@@ -231,6 +245,8 @@ pub(crate) fn finish(
             .correlation
             .is_some_and(|c| recorded.binary_search(&c).is_ok());
     }
+    // Kept for as long as the audit runs: no slack from the doubling growth.
+    audit.calls.shrink_to_fit();
     audit.steps.sort_by_key(|s| (s.start, s.end));
     audit.gpu_steps.sort_by_key(|s| (s.start, s.end));
     let mut notes = Vec::new();

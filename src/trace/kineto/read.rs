@@ -30,7 +30,7 @@ use serde_json::value::RawValue;
 use super::neutral::{audit_only, audit_times, is_step_name, AuditEvent};
 use super::number::{classify, exact_number_at, parse_with_path};
 use super::{Annotation, GpuWork, HostCall, Read, SyncRow, WorkKind};
-use crate::trace::model::{ApiCall, CollectiveArgs, Step};
+use crate::trace::model::{ApiCall, CollectiveArgs, Name, Names, Step};
 use crate::trace::source::trouble_of;
 use crate::units::Nanos;
 use crate::{error::InputError as ImportError, trace::ReadOptions as ImportOptions};
@@ -270,10 +270,91 @@ const PENDING_CHUNK: usize = 4096;
 /// in the file): one the importer keeps, or one only the audit reads. Held by value: boxing
 /// the larger variant would allocate once per kept event on the hot path, and at most
 /// [`PENDING_CHUNK`] of them wait at a time.
-#[allow(clippy::large_enum_variant)]
 enum Pending {
-    Kept(KeptEvent),
+    Kept(Held),
     Audit(usize, AuditEvent),
+}
+
+/// A kept event as it waits to be placed: its name interned, and of its `args` only what
+/// [`place`] reads (what the device and stream fall back to is settled here; whether they
+/// are missing is still an error of `place`, so errors keep their file order). About a
+/// third of a [`KeptEvent`], and no text of its own: a trace without a base time holds every
+/// kept event this way until its end.
+struct Held {
+    index: usize,
+    cat: &'static str,
+    kind: Kept,
+    name: Name,
+    /// Work, annotations, sync rows: `args.device`, else `pid`. Calls: `pid`.
+    device: Option<i64>,
+    /// Work, annotations: `args.stream`, else `tid`. Sync rows: `args.stream`.
+    stream: Option<i64>,
+    thread: Option<i64>,
+    ts: i64,
+    dur: i64,
+    correlation: Option<i64>,
+    /// Copies and sets: `args.bytes`, where it is a non-negative integer.
+    bytes: Option<u64>,
+    /// What sync rows and collective kernels add (boxed: most events are neither).
+    rare: Option<Box<Rare>>,
+}
+
+/// The fields of a [`Held`] event that few events have.
+struct Rare {
+    sync_kind: Option<String>,
+    wait_on_stream: Option<i64>,
+    record_corr: Option<i64>,
+    collective: Option<Box<CollectiveArgs>>,
+}
+
+impl Held {
+    /// `e`, held: its name through `names`.
+    fn of(e: KeptEvent, names: &mut Names) -> Held {
+        let args = e.args;
+        let (device, stream) = match e.kind {
+            Kept::Call => (e.pid, args.stream.or(e.tid)),
+            Kept::Sync => (args.device.or(e.pid), args.stream),
+            Kept::Work(_) | Kept::Annotation => (args.device.or(e.pid), args.stream.or(e.tid)),
+        };
+        let rare = match e.kind {
+            Kept::Sync => Some(Box::new(Rare {
+                sync_kind: args.cuda_sync_kind,
+                wait_on_stream: args.wait_on_stream,
+                record_corr: args.wait_on_cuda_event_record_corr_id,
+                collective: None,
+            })),
+            Kept::Work(WorkKind::Kernel) => {
+                CollectiveArgs::of(args.process_group, args.collective_name).map(|c| {
+                    Box::new(Rare {
+                        sync_kind: None,
+                        wait_on_stream: None,
+                        record_corr: None,
+                        collective: Some(c),
+                    })
+                })
+            }
+            _ => None,
+        };
+        Held {
+            index: e.index,
+            cat: e.cat,
+            kind: e.kind,
+            name: names.get(&e.name),
+            device,
+            stream,
+            thread: e.thread,
+            ts: e.ts,
+            dur: e.dur,
+            correlation: args.correlation,
+            bytes: match e.kind {
+                Kept::Work(WorkKind::Memcpy | WorkKind::Memset) => {
+                    args.bytes.as_ref().and_then(serde_json::Value::as_u64)
+                }
+                _ => None,
+            },
+            rare,
+        }
+    }
 }
 
 /// An event the importer keeps, with its times as read.
@@ -454,7 +535,7 @@ impl<'o> State<'o> {
                 ),
             ));
         }
-        let pending = Pending::Kept(KeptEvent {
+        let event = KeptEvent {
             index,
             cat,
             kind,
@@ -465,8 +546,9 @@ impl<'o> State<'o> {
             ts,
             dur,
             args,
-        });
-        self.file(pending)
+        };
+        let held = Held::of(event, &mut self.read.names);
+        self.file(Pending::Kept(held))
     }
 
     /// Counts an event the importer does not keep under its category (or its `ph`).
@@ -603,8 +685,8 @@ fn place(read: &mut Read, p: Pending, events_path: &str, base: Option<i64>) -> R
     let p = match p {
         Pending::Kept(p) => p,
         Pending::Audit(index, event) => {
-            read.audit
-                .place(event, &|| event_path(events_path, index), base);
+            let at = || event_path(events_path, index);
+            read.audit.place(event, &mut read.names, &at, base);
             return Ok(());
         }
     };
@@ -637,15 +719,19 @@ fn place(read: &mut Read, p: Pending, events_path: &str, base: Option<i64>) -> R
         Kept::Annotation => place_annotation(read, p, (start, end)),
         Kept::Call => place_call(read, p, (start, end)),
         Kept::Sync => {
-            let (name, args) = (p.name, p.args);
+            let rare = p.rare.map(|r| *r);
+            let (sync_kind, wait_on_stream, record_corr) = match rare {
+                Some(r) => (r.sync_kind, r.wait_on_stream, r.record_corr),
+                None => (None, None, None),
+            };
             read.syncs.push(SyncRow {
                 event: p.index,
-                kind: args.cuda_sync_kind.clone().unwrap_or(name),
-                device: args.device.or(p.pid),
-                stream: args.stream,
-                wait_on_stream: args.wait_on_stream,
-                record_corr: args.wait_on_cuda_event_record_corr_id,
-                correlation: args.correlation,
+                kind: sync_kind.unwrap_or_else(|| p.name.to_string()),
+                device: p.device,
+                stream: p.stream,
+                wait_on_stream,
+                record_corr,
+                correlation: p.correlation,
             });
         }
     }
@@ -655,19 +741,19 @@ fn place(read: &mut Read, p: Pending, events_path: &str, base: Option<i64>) -> R
 /// A kernel, copy or set over `[start, end)`, in the device and stream it names (`at`: its
 /// path).
 fn work_of(
-    p: KeptEvent,
+    p: Held,
     kind: WorkKind,
     (start, end): (i64, i64),
     at: &dyn Fn() -> String,
 ) -> Result<GpuWork> {
-    let device = p.args.device.or(p.pid).ok_or_else(|| {
+    let device = p.device.ok_or_else(|| {
         ImportError::new(
             format!("{}.args.device", at()),
             "missing-field",
             "a GPU event needs its device (`args.device`, or an integer `pid`)",
         )
     })?;
-    let stream = p.args.stream.or(p.tid).ok_or_else(|| {
+    let stream = p.stream.ok_or_else(|| {
         ImportError::new(
             format!("{}.args.stream", at()),
             "missing-field",
@@ -681,35 +767,27 @@ fn work_of(
         stream,
         start,
         end,
-        correlation: p.args.correlation,
-        collective: (kind == WorkKind::Kernel)
-            .then(|| CollectiveArgs::of(p.args.process_group, p.args.collective_name))
-            .flatten(),
-        bytes: match kind {
-            WorkKind::Kernel => None,
-            WorkKind::Memcpy | WorkKind::Memset => {
-                p.args.bytes.as_ref().and_then(serde_json::Value::as_u64)
-            }
-        },
+        correlation: p.correlation,
+        collective: p.rare.and_then(|r| r.collective),
+        bytes: p.bytes,
     })
 }
 
 /// A `gpu_user_annotation` range over `[start, end)`: kept when it names its device and
 /// stream, and a GPU step for the audit when it is a `ProfilerStep#N`.
-fn place_annotation(read: &mut Read, p: KeptEvent, (start, end): (i64, i64)) {
-    if is_step_name(&p.name) {
+fn place_annotation(read: &mut Read, p: Held, (start, end): (i64, i64)) {
+    let name = p.name;
+    if is_step_name(&name) {
         read.audit.gpu_steps.push(Step {
-            name: p.name.clone(),
+            name: Name::clone(&name),
             start,
             end,
             thread: p.thread,
         });
     }
-    let device = p.args.device.or(p.pid);
-    let stream = p.args.stream.or(p.tid);
-    if let (Some(device), Some(stream)) = (device, stream) {
+    if let (Some(device), Some(stream)) = (p.device, p.stream) {
         read.annotations.push(Annotation {
-            name: p.name,
+            name,
             device,
             stream,
             start,
@@ -725,13 +803,14 @@ fn place_annotation(read: &mut Read, p: KeptEvent, (start, end): (i64, i64)) {
 
 /// An API call over `[start, end)`: kept by its correlation (the first of a correlation),
 /// and for the audit in every case.
-fn place_call(read: &mut Read, p: KeptEvent, (start, end): (i64, i64)) {
-    if let Some(pid) = p.pid {
+fn place_call(read: &mut Read, p: Held, (start, end): (i64, i64)) {
+    if let Some(pid) = p.device {
         *read.pids.entry(pid).or_default() += 1;
     }
-    let correlation = p.args.correlation;
+    let correlation = p.correlation;
+    let name = p.name;
     read.audit.calls.push(ApiCall {
-        name: p.name.clone(),
+        name: Name::clone(&name),
         thread: p.thread,
         start,
         end,
@@ -744,11 +823,7 @@ fn place_call(read: &mut Read, p: KeptEvent, (start, end): (i64, i64)) {
                 read.duplicate_calls += 1;
             }
             std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(HostCall {
-                    name: p.name,
-                    start,
-                    end,
-                });
+                slot.insert(HostCall { name, start, end });
             }
         },
         None => count(&mut read.ignored, &format!("{} (no correlation)", p.cat)),

@@ -66,7 +66,7 @@ pub(crate) fn from_export(export: &mut read::Export) -> Result<Trace, NsysError>
                 trace.problems.push(crate::trace::model::Problem {
                     kind: crate::trace::model::ProblemKind::NegativeDuration,
                     at: format!("{} rowid {}", kind.table(), row.rowid),
-                    name,
+                    name: name.into(),
                     start: row.start,
                     duration: row.end - row.start,
                 });
@@ -83,7 +83,7 @@ pub(crate) fn from_export(export: &mut read::Export) -> Result<Trace, NsysError>
                     Some(2) => CopyDirection::DeviceToHost,
                     _ => CopyDirection::Other,
                 }),
-                name,
+                name: name.into(),
                 device: row.key.device,
                 stream: row.key.stream,
                 start: row.start,
@@ -105,7 +105,7 @@ pub(crate) fn from_export(export: &mut read::Export) -> Result<Trace, NsysError>
         let name = export.string(name_id)?.unwrap_or_default();
         let correlation = process_correlation(read::Proc::from_global(thread).pid(), correlation);
         trace.calls.push(ApiCall {
-            name,
+            name: name.into(),
             thread: Some(thread),
             start,
             end,
@@ -117,7 +117,7 @@ pub(crate) fn from_export(export: &mut read::Export) -> Result<Trace, NsysError>
         for (start, end, thread, name) in nvtx_ranges(export.connection())? {
             if name.starts_with("ProfilerStep#") {
                 trace.steps.push(Step {
-                    name,
+                    name: name.into(),
                     start,
                     end,
                     thread: Some(thread),
@@ -125,7 +125,7 @@ pub(crate) fn from_export(export: &mut read::Export) -> Result<Trace, NsysError>
             } else {
                 trace.ranges.push(HostRange {
                     kind: RangeKind::Annotation,
-                    name,
+                    name: name.into(),
                     thread: Some(thread),
                     start,
                     end,

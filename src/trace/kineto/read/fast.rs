@@ -58,7 +58,8 @@ pub(super) fn take_scanned(
         st.read.fractional_ts = true;
     }
     st.read.rounded += kept_event.rounded;
-    st.file(Pending::Kept(kept_event.event))?;
+    let held = super::Held::of(kept_event.event, &mut st.read.names);
+    st.file(Pending::Kept(held))?;
     Ok(Taken::Done)
 }
 
