@@ -13,16 +13,18 @@ use crate::error::Refusal;
 use crate::import::ranks::summary::{from_report, RanksSummary, Split};
 use crate::import::ranks::{declare, import_ranks_declared, is_multi, MultiRank, RankOptions};
 use crate::import::{import_path_with, read_audit_trace, summarize, ImportOptions, Imported};
+use crate::trace::model::WorkClass;
 use crate::verdict::Verdict;
 
 /// The tables, in the order they are written.
-pub const NAMES: [&str; 6] = [
+pub const NAMES: [&str; 7] = [
     "phases",
     "steps",
     "collectives",
     "relations",
     "findings",
     "summary",
+    "kernels",
 ];
 
 /// One column's values; `None` is a null.
@@ -298,6 +300,7 @@ pub fn build(input: &Input) -> Result<Vec<Table>, Refusal> {
         relations(&case, input)?,
         findings(input, ranks.as_ref())?,
         summary(input)?,
+        kernels(input)?,
     ])
 }
 
@@ -637,6 +640,55 @@ fn summary(input: &Input) -> Result<Table, Refusal> {
     Ok(t)
 }
 
+/// The kernel breakdown `worksheet audit` prints (`kernels` in its JSON), per input file:
+/// one row per device, stream and activity name, in the audit's order (largest total first).
+fn kernels(input: &Input) -> Result<Table, Refusal> {
+    use Kind::{Int, Text};
+    let mut t = Table::new(
+        "kernels",
+        &[
+            ("rank", Int, true),
+            ("name", Text, false),
+            ("class", Text, false),
+            ("device", Text, false),
+            ("stream", Text, false),
+            ("count", Int, false),
+            ("total_ns", Int, false),
+            ("mean_ns", Int, false),
+            ("min_ns", Int, false),
+            ("max_ns", Int, false),
+            ("share_of_busy_permille", Int, true),
+        ],
+    );
+    for (rank, audit) in &input.audits {
+        for k in &audit.kernels {
+            t.push(vec![
+                Cell::I(*rank),
+                Cell::S(Some(k.name.clone())),
+                Cell::S(Some(class_word(k.class).to_owned())),
+                Cell::S(Some(k.device.clone())),
+                Cell::S(Some(k.stream.clone())),
+                Cell::I(Some(ns(i128::from(k.count))?)),
+                Cell::I(Some(ns(k.total_ns)?)),
+                Cell::I(Some(ns(k.mean_ns)?)),
+                Cell::I(Some(ns(k.min_ns)?)),
+                Cell::I(Some(ns(k.max_ns)?)),
+                Cell::I(k.share_of_busy_permille),
+            ]);
+        }
+    }
+    Ok(t)
+}
+
+/// The word `worksheet audit --format json` writes for a class of work.
+fn class_word(class: WorkClass) -> &'static str {
+    match class {
+        WorkClass::Compute => "compute",
+        WorkClass::Communication => "communication",
+        WorkClass::Memory => "memory",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -716,6 +768,71 @@ mod tests {
             Values::Int(v) => v.clone(),
             Values::Text(_) => panic!("`{col}` is text"),
         }
+    }
+
+    /// The `kernels` table is `worksheet audit`'s kernel breakdown, row for row, and its
+    /// counts and totals add up to the trace's own GPU events (kernels, copies, sets), read
+    /// from the trace text: 72 + 8 + 56 = 136 events, Σ `dur` in ns.
+    #[test]
+    fn the_kernels_table_is_the_audits_breakdown_and_adds_up_to_the_trace() {
+        let path = PathBuf::from("tests/data/ranks/rank1.json.gz");
+        let input = load(std::slice::from_ref(&path), false, &[]).expect("loads");
+        let tables = build(&input).expect("tables");
+        let t = tables
+            .iter()
+            .find(|t| t.name == "kernels")
+            .expect("kernels");
+        let audit = &input.audits[0].1;
+        assert_eq!(t.rows(), audit.kernels.len());
+        let names: Vec<Option<String>> =
+            audit.kernels.iter().map(|k| Some(k.name.clone())).collect();
+        assert_eq!(texts(t, "name"), names);
+        let totals: Vec<Option<i64>> = audit
+            .kernels
+            .iter()
+            .map(|k| Some(i64::try_from(k.total_ns).unwrap()))
+            .collect();
+        assert_eq!(ints(t, "total_ns"), totals);
+        assert!(ints(t, "rank").iter().all(|r| *r == Some(1)));
+        // The trace's GPU events, independently of the reader.
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()),
+            &mut text,
+        )
+        .unwrap();
+        let trace: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let gpu: Vec<&serde_json::Value> = trace["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e["cat"].as_str(),
+                    Some("kernel" | "gpu_memcpy" | "gpu_memset")
+                )
+            })
+            .collect();
+        assert_eq!(gpu.len(), 136);
+        // `dur` has three decimals of µs; below 10⁶ µs an f64 rounds back to the exact ns.
+        let dur_ns: i64 = gpu
+            .iter()
+            .map(|e| (e["dur"].as_f64().unwrap() * 1000.0).round() as i64)
+            .sum();
+        let count: i64 = ints(t, "count").iter().map(|c| c.unwrap()).sum();
+        let total: i64 = ints(t, "total_ns").iter().map(|c| c.unwrap()).sum();
+        assert_eq!(count, 136);
+        assert_eq!(total, dur_ns);
+        // Each row's mean lies between its min and max; the class words are the audit's.
+        let (min, mean, max) = (ints(t, "min_ns"), ints(t, "mean_ns"), ints(t, "max_ns"));
+        for i in 0..t.rows() {
+            assert!(min[i] <= mean[i] && mean[i] <= max[i], "row {i}");
+        }
+        let classes = texts(t, "class");
+        assert!(classes
+            .iter()
+            .all(|c| matches!(c.as_deref(), Some("compute" | "communication" | "memory"))));
+        assert!(classes.contains(&Some("communication".to_owned())));
     }
 
     #[test]
