@@ -9,6 +9,22 @@ use super::{Audit, Finding, Severity};
 use crate::engine::wide;
 use crate::units::Nanos;
 
+/// `unknown (overflow)`: what a figure reads when a total it is computed from does not fit in
+/// 64-bit ns, as the engine's verdicts say (review D10).
+pub(super) fn unknown_overflow() -> String {
+    format!("unknown ({})", crate::verdict::Reason::Overflow)
+}
+
+/// `show()` when every total in `operands` fits in 64-bit ns, else `unknown (overflow)`: a
+/// figure computed from an unknown total is unknown too, never a number.
+pub(super) fn derived(operands: &[i128], show: impl FnOnce() -> String) -> String {
+    if operands.iter().all(|&ns| i64::try_from(ns).is_ok()) {
+        show()
+    } else {
+        unknown_overflow()
+    }
+}
+
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(ASCII_MARKDOWN).set_header(header.to_vec());
@@ -148,14 +164,20 @@ fn breakdown_table(audit: &Audit) -> Table {
         "idle %",
     ]);
     for b in &audit.breakdown {
+        // The unions each part is the difference of: compute ⊆ compute ∪ communication ⊆ all.
+        let compute = b.exclusive_compute_ns;
+        let with_communication = compute + b.exposed_communication_ns;
+        let busy = with_communication + b.exposed_memory_ns;
         t.add_row(vec![
             b.device.clone(),
             wide(b.span_ns),
-            wide(b.exclusive_compute_ns),
-            wide(b.exposed_communication_ns),
-            wide(b.exposed_memory_ns),
-            wide(b.idle_ns),
-            percent(b.idle_ns, b.span_ns),
+            wide(compute),
+            derived(&[compute, with_communication], || {
+                wide(b.exposed_communication_ns)
+            }),
+            derived(&[with_communication, busy], || wide(b.exposed_memory_ns)),
+            derived(&[b.span_ns, busy], || wide(b.idle_ns)),
+            derived(&[b.span_ns, busy], || percent(b.idle_ns, b.span_ns)),
         ]);
     }
     t
@@ -199,11 +221,14 @@ pub fn kernels_table(audit: &Audit, top: usize) -> Table {
             k.stream.clone(),
             k.count.to_string(),
             wide(k.total_ns),
-            wide(k.mean_ns),
+            k.mean_ns.map_or_else(unknown_overflow, wide),
             wide(k.min_ns),
             wide(k.max_ns),
-            k.share_of_busy_permille
-                .map_or_else(|| "-".to_owned(), |p| format!("{}.{}%", p / 10, p % 10)),
+            match (k.share_of_busy_permille, &k.unknown_why) {
+                (Some(p), _) => format!("{}.{}%", p / 10, p % 10),
+                (None, Some(_)) => unknown_overflow(),
+                (None, None) => "-".to_owned(),
+            },
         ]);
     }
     t
