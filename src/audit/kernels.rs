@@ -258,4 +258,50 @@ mod tests {
         assert_eq!(rows[1].share_of_busy_permille, Some(0));
         assert!(rows.iter().all(|r| r.unknown_why.is_none()));
     }
+
+    use proptest::prelude::*;
+
+    /// A time near zero or near either edge of `i64`.
+    fn time() -> impl Strategy<Value = i64> {
+        prop_oneof![
+            -1_000i64..1_000,
+            (0i64..1_000).prop_map(|d| i64::MIN + d),
+            (0i64..1_000).prop_map(|d| i64::MAX - d),
+        ]
+    }
+
+    proptest! {
+        /// As the import summary's cells (`summary_cells_agree_with_the_verdicts_of_their_operands`):
+        /// a row's mean is a number only when its total is known, its share only when its total
+        /// and its device's busy time are, and `unknown_why` is there exactly when either is not.
+        #[test]
+        fn kernel_figures_agree_with_the_verdicts_of_their_operands(
+            spans in proptest::collection::vec((time(), time(), 0i64..3, 0i64..2), 1..6),
+        ) {
+            let activities: Vec<Activity> = spans
+                .iter()
+                .map(|&(a, b, name, stream)| {
+                    let mut x = act(["a", "b", "c"][name as usize], stream, a.min(b), a.max(b));
+                    x.device = stream % 2;
+                    x
+                })
+                .collect();
+            let trace = Trace { activities, ..Trace::default() };
+            for row in kernel_rows(&trace) {
+                let device: i64 = row.device[3..].parse().unwrap();
+                let busy = crate::interval_set::IntervalSet::from_pairs(
+                    trace.activities.iter().filter(|x| x.device == device).map(|x| (x.start, x.end)),
+                )
+                .measure_ns();
+                let total_known = known(row.total_ns);
+                prop_assert_eq!(row.mean_ns.is_some(), total_known, "{:?}", row);
+                prop_assert_eq!(
+                    row.share_of_busy_permille.is_some(),
+                    busy > 0 && total_known && known(busy),
+                    "{:?} busy {}", row, busy
+                );
+                prop_assert_eq!(row.unknown_why.is_some(), !total_known || !known(busy), "{:?}", row);
+            }
+        }
+    }
 }

@@ -390,3 +390,123 @@ pub fn to_markdown(audit: &Audit) -> String {
 pub fn to_json(audit: &Audit) -> String {
     serde_json::to_string_pretty(audit).expect("the audit serializes") + "\n"
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::{audit, AuditOptions};
+    use crate::trace::model::{Activity, ActivityKind, ApiCall, Trace};
+
+    fn launched(name: &str, corr: i64, start: i64, end: i64) -> Activity {
+        Activity {
+            kind: ActivityKind::Kernel,
+            name: name.into(),
+            device: 0,
+            stream: 7,
+            start,
+            end,
+            correlation: Some(corr),
+            copy: None,
+            collective: None,
+            bytes: None,
+        }
+    }
+
+    fn call(corr: i64, start: i64, end: i64) -> ApiCall {
+        ApiCall {
+            name: "cudaLaunchKernel".into(),
+            thread: Some(1),
+            start,
+            end,
+            correlation: Some(corr),
+            sync_recorded: false,
+        }
+    }
+
+    /// The cells of `t`'s rows.
+    fn cells(t: &Table) -> Vec<Vec<String>> {
+        t.row_iter()
+            .map(|r| r.cell_iter().map(comfy_table::Cell::content).collect())
+            .collect()
+    }
+
+    const UNKNOWN: &str = "unknown (overflow)";
+
+    #[test]
+    fn no_figure_is_printed_from_a_total_past_64_bits() {
+        // review D10: one kernel over i64::MIN..i64::MAX (the nsys export of the reliability
+        // review) printed mean 2049638230.412184821 s, share 100.0 % and the others 0.0 %,
+        // idle 0 ns (0.0%) of an unknown span, and launch means of unknown sums.
+        let trace = Trace {
+            activities: vec![
+                launched("wide", 1, i64::MIN, i64::MAX),
+                launched("small", 2, 300, 400),
+            ],
+            calls: vec![call(1, 100, 200), call(2, 250, 260)],
+            ..Trace::default()
+        };
+        let a = audit(&trace, "d10", &AuditOptions::default());
+        let k = cells(&kernels_table(&a, DEFAULT_TOP));
+        let k: Vec<&[String]> = k.iter().map(|r| &r[4..]).collect();
+        assert_eq!(
+            k,
+            [
+                [UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN].as_slice(),
+                ["100 ns", "100 ns", "100 ns", "100 ns", UNKNOWN].as_slice(),
+            ]
+        );
+        assert_eq!(
+            cells(&breakdown_table(&a)),
+            [["gpu0", UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN]]
+        );
+        let idle = views::idle_text(&a);
+        assert!(
+            idle.contains(&format!("| gpu0-s7 | {UNKNOWN} | {UNKNOWN} | 0 ns ")),
+            "{idle}"
+        );
+        let launch = views::launch_text(&a);
+        // (all): 2 launches; mean call (100 + 10) / 2 = 55 ns; max delay 300 − 260 = 40 ns.
+        assert!(
+            launch.contains(&format!(
+                "| (all)  | 2        | 55 ns     | {UNKNOWN} | {UNKNOWN} | 40 ns "
+            )),
+            "{launch}"
+        );
+        // The delay of `wide`, i64::MIN − 200, is kept exact: no saturated i64::MIN.
+        let wide_row = a.launches.kernels.iter().find(|r| r.name == "wide");
+        assert_eq!(
+            wide_row.and_then(|r| r.sums.max_launch_delay_ns),
+            Some(i128::from(i64::MIN) - 200)
+        );
+        assert!(
+            launch.contains(&format!(
+                "| wide   | 1        | 100 ns    | {UNKNOWN} | {UNKNOWN} | {UNKNOWN} "
+            )),
+            "{launch}"
+        );
+    }
+
+    #[test]
+    fn figures_inside_64_bits_are_printed() {
+        let trace = Trace {
+            activities: vec![launched("a", 1, 0, 30), launched("b", 2, 10, 50)],
+            calls: vec![call(1, -20, -10), call(2, -5, 0)],
+            ..Trace::default()
+        };
+        let a = audit(&trace, "d10", &AuditOptions::default());
+        // busy = [0, 50) = 50 ns: b 40/50 = 80.0 %, a 30/50 = 60.0 %.
+        let k = cells(&kernels_table(&a, DEFAULT_TOP));
+        let k: Vec<&[String]> = k.iter().map(|r| &r[4..]).collect();
+        assert_eq!(
+            k,
+            [
+                ["40 ns", "40 ns", "40 ns", "40 ns", "80.0%"].as_slice(),
+                ["30 ns", "30 ns", "30 ns", "30 ns", "60.0%"].as_slice(),
+            ]
+        );
+        assert_eq!(
+            cells(&breakdown_table(&a)),
+            [["gpu0", "50 ns", "50 ns", "0 ns", "0 ns", "0 ns", "0.0%"]]
+        );
+    }
+}
