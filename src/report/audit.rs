@@ -182,9 +182,19 @@ fn kernels_table(kernels: &[Value], html: &mut String) {
         kernels.len()
     );
     for k in &kernels[..shown] {
-        let share = k["share_of_busy_permille"]
-            .as_i64()
-            .map_or_else(|| "—".to_owned(), |p| format!("{}.{}%", p / 10, p % 10));
+        // A mean or share the audit could not know (review D10) says so, not `—`.
+        let unknown = |cell: String| {
+            if cell == "—" && k["unknown_why"].is_string() {
+                "unknown (overflow)".to_owned()
+            } else {
+                cell
+            }
+        };
+        let share = unknown(
+            k["share_of_busy_permille"]
+                .as_i64()
+                .map_or_else(|| "—".to_owned(), |p| format!("{}.{}%", p / 10, p % 10)),
+        );
         let _ = write!(
             html,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{share}</td></tr>",
@@ -193,7 +203,7 @@ fn kernels_table(kernels: &[Value], html: &mut String) {
             text(k, "stream"),
             k["count"].as_u64().unwrap_or(0),
             ns(k, "total_ns"),
-            ns(k, "mean_ns"),
+            unknown(ns(k, "mean_ns")),
             ns(k, "min_ns"),
             ns(k, "max_ns"),
         );
