@@ -243,6 +243,27 @@ mod tests {
     }
 
     #[test]
+    fn a_kernel_row_s_unknown_mean_and_share_say_so() {
+        // review D10: the audit's JSON gives null with `unknown_why`, which is no `—`
+        let rows = [
+            serde_json::json!({"name": "wide", "class": "compute", "stream": "gpu0-s7",
+                "count": 1, "total_ns": 18_446_744_073_709_551_615_u64, "mean_ns": null,
+                "min_ns": 1, "max_ns": 18_446_744_073_709_551_615_u64,
+                "share_of_busy_permille": null, "unknown_why": "overflow: …"}),
+            serde_json::json!({"name": "idle", "class": "compute", "stream": "gpu1-s7",
+                "count": 1, "total_ns": 0, "mean_ns": 0, "min_ns": 0, "max_ns": 0,
+                "share_of_busy_permille": null}),
+        ];
+        let mut html = String::new();
+        kernels_table(&rows, &mut html);
+        assert!(html.contains("<td>—</td><td>unknown (overflow)</td><td>1 ns</td><td>—</td><td>unknown (overflow)</td></tr>"), "{html}");
+        assert!(
+            html.contains("<td>0 ns</td><td>0 ns</td><td>0 ns</td><td>0 ns</td><td>—</td></tr>"),
+            "{html}"
+        );
+    }
+
+    #[test]
     fn evidence_with_times_links_to_the_timeline() {
         let html = evidence_list(&serde_json::json!({
             "items": ["a <b> at t+2 us", "order unknown between: x ↔ y"], "more": 3}));
