@@ -703,10 +703,9 @@ fn the_kernel_table_holds_every_activity_once_on_every_trace() {
             assert!(w[0].total_ns >= w[1].total_ns, "{rel}: not sorted by total");
         }
         for k in &a.kernels {
-            assert!(
-                k.min_ns <= k.mean_ns && k.mean_ns <= k.max_ns,
-                "{rel}: {k:?}"
-            );
+            // The shared traces' totals fit in 64-bit ns, so every mean is known.
+            let mean = k.mean_ns.expect("a known mean");
+            assert!(k.min_ns <= mean && mean <= k.max_ns, "{rel}: {k:?}");
             let in_row = trace.activities.iter().filter(|x| {
                 *x.name == *k.name && format!("gpu{}-s{}", x.device, x.stream) == k.stream
             });

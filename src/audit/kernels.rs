@@ -11,6 +11,12 @@
 //! streams overlap, the shares of one device can add up to more than 100 %, and the table's
 //! footer says when they do.
 //!
+//! A total or busy time past 64-bit ns is **unknown** (`overflow`), as the engine's verdicts
+//! say: `total_ns` keeps the exact sum, but the mean and the share computed from an unknown
+//! total, and the share of every row of a device whose busy time is unknown, are `null` with
+//! the reason in `unknown_why` (review D10: a 100.0 % share of an unknown busy time is no
+//! claim).
+//!
 //! ```text
 //! gpu0-s7:  [gemm===)[relu=)[gemm===)      gemm: count 2, total 2 × 30 = 60, min 30, max 30
 //! gpu0-s20:      [nccl:all_reduce=======)  busy(gpu0) = |∪| ; shares over that union
@@ -40,15 +46,53 @@ pub struct KernelRow {
     /// Σ durations, ns (`i128`: the sum of 64-bit durations, or one duration spanning the whole
     /// 64-bit range, need not fit in 64 bits).
     pub total_ns: i128,
-    /// `total_ns / count`, rounded to the nearest ns (halves up): the one rounded figure.
-    pub mean_ns: i128,
+    /// `total_ns / count`, rounded to the nearest ns (halves up): the one rounded figure;
+    /// `None` when `total_ns` is unknown (past 64-bit ns).
+    pub mean_ns: Option<i128>,
     /// The shortest, ns.
     pub min_ns: i128,
     /// The longest, ns.
     pub max_ns: i128,
     /// `total_ns` over the device's busy time (union of its activities), in tenths of a
-    /// percent, rounded half up; `None` when the device was never busy.
+    /// percent, rounded half up; `None` when the device was never busy, or when `total_ns` or
+    /// the device's busy time is unknown (past 64-bit ns: `unknown_why` says which).
     pub share_of_busy_permille: Option<i64>,
+    /// Why the mean or the share is unknown, when one is (the verdict reason `overflow` and
+    /// the total it comes from); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown_why: Option<String>,
+}
+
+/// Whether a total is known: the engine answers `unknown (overflow)` for a duration that does
+/// not fit in `i64` nanoseconds, and so does every figure computed from one.
+fn known(ns: i128) -> bool {
+    i64::try_from(ns).is_ok()
+}
+
+/// Fills `row`'s mean and share from its total and its device's `busy` time, each only when
+/// every total it is computed from is known; otherwise says why in `unknown_why`.
+fn derive_mean_and_share(row: &mut KernelRow, busy: Option<i128>) {
+    let count = i128::from(row.count.max(1));
+    let total = row.total_ns;
+    let overflow = crate::verdict::Reason::Overflow;
+    let busy_unknown = busy.is_some_and(|b| !known(b));
+    row.unknown_why = if !known(total) {
+        Some(format!(
+            "{overflow}: the row's total ({total} ns) does not fit in 64-bit ns, so neither does what is computed from it"
+        ))
+    } else if busy_unknown {
+        Some(format!(
+            "{overflow}: {}'s busy time ({} ns) does not fit in 64-bit ns, so no share of it is known",
+            row.device,
+            busy.unwrap_or_default()
+        ))
+    } else {
+        None
+    };
+    row.mean_ns = known(total).then(|| (2 * total + count) / (2 * count));
+    row.share_of_busy_permille = busy
+        .filter(|&b| b > 0 && known(b) && known(total))
+        .and_then(|b| i64::try_from((total * 2000 + b) / (2 * b)).ok());
 }
 
 /// The kernel table of `trace`, every activity in one row, largest total first.
@@ -67,10 +111,11 @@ pub fn kernel_rows(trace: &Trace) -> Vec<KernelRow> {
                 stream: format!("gpu{}-s{}", a.device, a.stream),
                 count: 0,
                 total_ns: 0,
-                mean_ns: 0,
+                mean_ns: None,
                 min_ns: len,
                 max_ns: len,
                 share_of_busy_permille: None,
+                unknown_why: None,
             });
         row.count += 1;
         row.total_ns += len;
@@ -87,13 +132,7 @@ pub fn kernel_rows(trace: &Trace) -> Vec<KernelRow> {
     let mut out: Vec<KernelRow> = rows
         .into_iter()
         .map(|((device, _, _), mut row)| {
-            let count = i128::from(row.count.max(1));
-            let total = row.total_ns;
-            row.mean_ns = (2 * total + count) / (2 * count);
-            row.share_of_busy_permille = busy
-                .get(&device)
-                .filter(|&&b| b > 0)
-                .and_then(|&b| i64::try_from((total * 2000 + b) / (2 * b)).ok());
+            derive_mean_and_share(&mut row, busy.get(&device).copied());
             row
         })
         .collect();
@@ -152,7 +191,7 @@ mod tests {
         assert_eq!(rows[1].class, WorkClass::Communication);
         assert_eq!(
             (rows[0].min_ns, rows[0].max_ns, rows[0].mean_ns),
-            (30, 30, 30)
+            (30, 30, Some(30))
         );
         assert_eq!(rows.iter().map(|r| r.count).sum::<u64>(), 4);
     }
@@ -163,6 +202,106 @@ mod tests {
             activities: vec![act("k", 7, 0, 1), act("k", 7, 5, 7)],
             ..Trace::default()
         };
-        assert_eq!(kernel_rows(&trace)[0].mean_ns, 2); // 3 / 2 = 1.5 → 2
+        assert_eq!(kernel_rows(&trace)[0].mean_ns, Some(2)); // 3 / 2 = 1.5 → 2
+    }
+
+    #[test]
+    fn a_total_or_busy_time_past_64_bits_gives_no_mean_and_no_share() {
+        // review D10: a kernel over i64::MIN..i64::MAX printed mean 2049638230.412184821 s and
+        // share 100.0 % of an unknown busy time, the other rows 0.0 %
+        let trace = Trace {
+            activities: vec![
+                act("wide", 7, i64::MIN, i64::MAX),
+                act("wide", 7, 0, 10),
+                act("small", 7, 10, 40),
+                act("other", 8, 0, 5),
+            ],
+            ..Trace::default()
+        };
+        let rows = kernel_rows(&trace);
+        let whole = i128::from(i64::MAX) - i128::from(i64::MIN);
+        let cells: Vec<(&str, i128, Option<i128>, Option<i64>)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.name.as_str(),
+                    r.total_ns,
+                    r.mean_ns,
+                    r.share_of_busy_permille,
+                )
+            })
+            .collect();
+        assert_eq!(
+            cells,
+            vec![
+                ("wide", whole + 10, None, None),
+                ("small", 30, Some(30), None),
+                ("other", 5, Some(5), None),
+            ]
+        );
+        assert_eq!(
+            rows[0].unknown_why.as_deref(),
+            Some("overflow: the row's total (18446744073709551625 ns) does not fit in 64-bit ns, so neither does what is computed from it")
+        );
+        assert_eq!(
+            rows[1].unknown_why.as_deref(),
+            Some("overflow: gpu0's busy time (18446744073709551615 ns) does not fit in 64-bit ns, so no share of it is known")
+        );
+        // One nanosecond inside the edge, every figure is known again.
+        let trace = Trace {
+            activities: vec![act("edge", 7, 0, i64::MAX), act("tiny", 8, 0, 1)],
+            ..Trace::default()
+        };
+        let rows = kernel_rows(&trace);
+        assert_eq!(rows[0].mean_ns, Some(i128::from(i64::MAX)));
+        assert_eq!(rows[0].share_of_busy_permille, Some(1000));
+        assert_eq!(rows[1].share_of_busy_permille, Some(0));
+        assert!(rows.iter().all(|r| r.unknown_why.is_none()));
+    }
+
+    use proptest::prelude::*;
+
+    /// A time near zero or near either edge of `i64`.
+    fn time() -> impl Strategy<Value = i64> {
+        prop_oneof![
+            -1_000i64..1_000,
+            (0i64..1_000).prop_map(|d| i64::MIN + d),
+            (0i64..1_000).prop_map(|d| i64::MAX - d),
+        ]
+    }
+
+    proptest! {
+        /// As the import summary's cells (`summary_cells_agree_with_the_verdicts_of_their_operands`):
+        /// a row's mean is a number only when its total is known, its share only when its total
+        /// and its device's busy time are, and `unknown_why` is there exactly when either is not.
+        #[test]
+        fn kernel_figures_agree_with_the_verdicts_of_their_operands(
+            spans in proptest::collection::vec((time(), time(), 0i64..3, 0i64..2), 1..6),
+        ) {
+            let activities: Vec<Activity> = spans
+                .iter()
+                .map(|&(a, b, name, stream)| {
+                    let mut x = act(["a", "b", "c"][name as usize], stream, a.min(b), a.max(b));
+                    x.device = stream % 2;
+                    x
+                })
+                .collect();
+            let trace = Trace { activities, ..Trace::default() };
+            for row in kernel_rows(&trace) {
+                let device: i64 = row.device[3..].parse().unwrap();
+                let busy = crate::interval_set::IntervalSet::from_pairs(
+                    trace.activities.iter().filter(|x| x.device == device).map(|x| (x.start, x.end)),
+                )
+                .measure_ns();
+                let total_known = known(row.total_ns);
+                prop_assert_eq!(row.mean_ns.is_some(), total_known, "{:?}", row);
+                prop_assert_eq!(
+                    row.share_of_busy_permille.is_some(),
+                    busy > 0 && total_known && known(busy),
+                    "{:?} busy {}", row, busy
+                );
+                prop_assert_eq!(row.unknown_why.is_some(), !total_known || !known(busy), "{:?}", row);
+            }
+        }
     }
 }

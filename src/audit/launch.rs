@@ -49,8 +49,9 @@ pub struct LaunchSums {
     pub launch_delay_clipped_ns: i128,
     /// Σ (activity start − call start), ns.
     pub submit_to_start_ns: i128,
-    /// The largest launch delay, ns.
-    pub max_launch_delay_ns: Option<i64>,
+    /// The largest launch delay, ns (exact: `i128`, as a delay between two 64-bit times need
+    /// not fit in 64 bits).
+    pub max_launch_delay_ns: Option<i128>,
     /// Activities that started before their call returned (negative launch delay).
     pub started_before_call_returned: u64,
     /// Short kernels: activity shorter than its call, call ≤ [`SHORT_CALL_AT_MOST_NS`].
@@ -72,8 +73,7 @@ impl LaunchSums {
         self.launch_delay_ns += delay;
         self.launch_delay_clipped_ns += delay.max(0);
         self.submit_to_start_ns += i128::from(act.0) - i128::from(call.0);
-        let d = act.0.saturating_sub(call.1);
-        self.max_launch_delay_ns = Some(self.max_launch_delay_ns.map_or(d, |m| m.max(d)));
+        self.max_launch_delay_ns = Some(self.max_launch_delay_ns.map_or(delay, |m| m.max(delay)));
         self.started_before_call_returned += u64::from(delay < 0);
         self.short +=
             u64::from(call_len <= i128::from(SHORT_CALL_AT_MOST_NS) && gpu_len < call_len);

@@ -182,9 +182,19 @@ fn kernels_table(kernels: &[Value], html: &mut String) {
         kernels.len()
     );
     for k in &kernels[..shown] {
-        let share = k["share_of_busy_permille"]
-            .as_i64()
-            .map_or_else(|| "—".to_owned(), |p| format!("{}.{}%", p / 10, p % 10));
+        // A mean or share the audit could not know (review D10) says so, not `—`.
+        let unknown = |cell: String| {
+            if cell == "—" && k["unknown_why"].is_string() {
+                "unknown (overflow)".to_owned()
+            } else {
+                cell
+            }
+        };
+        let share = unknown(
+            k["share_of_busy_permille"]
+                .as_i64()
+                .map_or_else(|| "—".to_owned(), |p| format!("{}.{}%", p / 10, p % 10)),
+        );
         let _ = write!(
             html,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{share}</td></tr>",
@@ -193,7 +203,7 @@ fn kernels_table(kernels: &[Value], html: &mut String) {
             text(k, "stream"),
             k["count"].as_u64().unwrap_or(0),
             ns(k, "total_ns"),
-            ns(k, "mean_ns"),
+            unknown(ns(k, "mean_ns")),
             ns(k, "min_ns"),
             ns(k, "max_ns"),
         );
@@ -230,6 +240,27 @@ mod tests {
             None
         );
         assert_eq!(evidence_range("t+fast, t+"), None);
+    }
+
+    #[test]
+    fn a_kernel_row_s_unknown_mean_and_share_say_so() {
+        // review D10: the audit's JSON gives null with `unknown_why`, which is no `—`
+        let rows = [
+            serde_json::json!({"name": "wide", "class": "compute", "stream": "gpu0-s7",
+                "count": 1, "total_ns": 18_446_744_073_709_551_615_u64, "mean_ns": null,
+                "min_ns": 1, "max_ns": 18_446_744_073_709_551_615_u64,
+                "share_of_busy_permille": null, "unknown_why": "overflow: …"}),
+            serde_json::json!({"name": "idle", "class": "compute", "stream": "gpu1-s7",
+                "count": 1, "total_ns": 0, "mean_ns": 0, "min_ns": 0, "max_ns": 0,
+                "share_of_busy_permille": null}),
+        ];
+        let mut html = String::new();
+        kernels_table(&rows, &mut html);
+        assert!(html.contains("<td>—</td><td>unknown (overflow)</td><td>1 ns</td><td>—</td><td>unknown (overflow)</td></tr>"), "{html}");
+        assert!(
+            html.contains("<td>0 ns</td><td>0 ns</td><td>0 ns</td><td>0 ns</td><td>—</td></tr>"),
+            "{html}"
+        );
     }
 
     #[test]

@@ -9,6 +9,22 @@ use super::{Audit, Finding, Severity};
 use crate::engine::wide;
 use crate::units::Nanos;
 
+/// `unknown (overflow)`: what a figure reads when a total it is computed from does not fit in
+/// 64-bit ns, as the engine's verdicts say (review D10).
+pub(super) fn unknown_overflow() -> String {
+    format!("unknown ({})", crate::verdict::Reason::Overflow)
+}
+
+/// `show()` when every total in `operands` fits in 64-bit ns, else `unknown (overflow)`: a
+/// figure computed from an unknown total is unknown too, never a number.
+pub(super) fn derived(operands: &[i128], show: impl FnOnce() -> String) -> String {
+    if operands.iter().all(|&ns| i64::try_from(ns).is_ok()) {
+        show()
+    } else {
+        unknown_overflow()
+    }
+}
+
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(ASCII_MARKDOWN).set_header(header.to_vec());
@@ -148,14 +164,20 @@ fn breakdown_table(audit: &Audit) -> Table {
         "idle %",
     ]);
     for b in &audit.breakdown {
+        // The unions each part is the difference of: compute ⊆ compute ∪ communication ⊆ all.
+        let compute = b.exclusive_compute_ns;
+        let with_communication = compute + b.exposed_communication_ns;
+        let busy = with_communication + b.exposed_memory_ns;
         t.add_row(vec![
             b.device.clone(),
             wide(b.span_ns),
-            wide(b.exclusive_compute_ns),
-            wide(b.exposed_communication_ns),
-            wide(b.exposed_memory_ns),
-            wide(b.idle_ns),
-            percent(b.idle_ns, b.span_ns),
+            wide(compute),
+            derived(&[compute, with_communication], || {
+                wide(b.exposed_communication_ns)
+            }),
+            derived(&[with_communication, busy], || wide(b.exposed_memory_ns)),
+            derived(&[b.span_ns, busy], || wide(b.idle_ns)),
+            derived(&[b.span_ns, busy], || percent(b.idle_ns, b.span_ns)),
         ]);
     }
     t
@@ -199,11 +221,14 @@ pub fn kernels_table(audit: &Audit, top: usize) -> Table {
             k.stream.clone(),
             k.count.to_string(),
             wide(k.total_ns),
-            wide(k.mean_ns),
+            k.mean_ns.map_or_else(unknown_overflow, wide),
             wide(k.min_ns),
             wide(k.max_ns),
-            k.share_of_busy_permille
-                .map_or_else(|| "-".to_owned(), |p| format!("{}.{}%", p / 10, p % 10)),
+            match (k.share_of_busy_permille, &k.unknown_why) {
+                (Some(p), _) => format!("{}.{}%", p / 10, p % 10),
+                (None, Some(_)) => unknown_overflow(),
+                (None, None) => "-".to_owned(),
+            },
         ]);
     }
     t
@@ -364,4 +389,124 @@ pub fn to_markdown(audit: &Audit) -> String {
 /// The whole audit as pretty JSON (`"format": "worksheet-audit"`, `"version": 1`).
 pub fn to_json(audit: &Audit) -> String {
     serde_json::to_string_pretty(audit).expect("the audit serializes") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::{audit, AuditOptions};
+    use crate::trace::model::{Activity, ActivityKind, ApiCall, Trace};
+
+    fn launched(name: &str, corr: i64, start: i64, end: i64) -> Activity {
+        Activity {
+            kind: ActivityKind::Kernel,
+            name: name.into(),
+            device: 0,
+            stream: 7,
+            start,
+            end,
+            correlation: Some(corr),
+            copy: None,
+            collective: None,
+            bytes: None,
+        }
+    }
+
+    fn call(corr: i64, start: i64, end: i64) -> ApiCall {
+        ApiCall {
+            name: "cudaLaunchKernel".into(),
+            thread: Some(1),
+            start,
+            end,
+            correlation: Some(corr),
+            sync_recorded: false,
+        }
+    }
+
+    /// The cells of `t`'s rows.
+    fn cells(t: &Table) -> Vec<Vec<String>> {
+        t.row_iter()
+            .map(|r| r.cell_iter().map(comfy_table::Cell::content).collect())
+            .collect()
+    }
+
+    const UNKNOWN: &str = "unknown (overflow)";
+
+    #[test]
+    fn no_figure_is_printed_from_a_total_past_64_bits() {
+        // review D10: one kernel over i64::MIN..i64::MAX (the nsys export of the reliability
+        // review) printed mean 2049638230.412184821 s, share 100.0 % and the others 0.0 %,
+        // idle 0 ns (0.0%) of an unknown span, and launch means of unknown sums.
+        let trace = Trace {
+            activities: vec![
+                launched("wide", 1, i64::MIN, i64::MAX),
+                launched("small", 2, 300, 400),
+            ],
+            calls: vec![call(1, 100, 200), call(2, 250, 260)],
+            ..Trace::default()
+        };
+        let a = audit(&trace, "d10", &AuditOptions::default());
+        let k = cells(&kernels_table(&a, DEFAULT_TOP));
+        let k: Vec<&[String]> = k.iter().map(|r| &r[4..]).collect();
+        assert_eq!(
+            k,
+            [
+                [UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN].as_slice(),
+                ["100 ns", "100 ns", "100 ns", "100 ns", UNKNOWN].as_slice(),
+            ]
+        );
+        assert_eq!(
+            cells(&breakdown_table(&a)),
+            [["gpu0", UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN]]
+        );
+        let idle = views::idle_text(&a);
+        assert!(
+            idle.contains(&format!("| gpu0-s7 | {UNKNOWN} | {UNKNOWN} | 0 ns ")),
+            "{idle}"
+        );
+        let launch = views::launch_text(&a);
+        // (all): 2 launches; mean call (100 + 10) / 2 = 55 ns; max delay 300 − 260 = 40 ns.
+        assert!(
+            launch.contains(&format!(
+                "| (all)  | 2        | 55 ns     | {UNKNOWN} | {UNKNOWN} | 40 ns "
+            )),
+            "{launch}"
+        );
+        // The delay of `wide`, i64::MIN − 200, is kept exact: no saturated i64::MIN.
+        let wide_row = a.launches.kernels.iter().find(|r| r.name == "wide");
+        assert_eq!(
+            wide_row.and_then(|r| r.sums.max_launch_delay_ns),
+            Some(i128::from(i64::MIN) - 200)
+        );
+        assert!(
+            launch.contains(&format!(
+                "| wide   | 1        | 100 ns    | {UNKNOWN} | {UNKNOWN} | {UNKNOWN} "
+            )),
+            "{launch}"
+        );
+    }
+
+    #[test]
+    fn figures_inside_64_bits_are_printed() {
+        let trace = Trace {
+            activities: vec![launched("a", 1, 0, 30), launched("b", 2, 10, 50)],
+            calls: vec![call(1, -20, -10), call(2, -5, 0)],
+            ..Trace::default()
+        };
+        let a = audit(&trace, "d10", &AuditOptions::default());
+        // busy = [0, 50) = 50 ns: b 40/50 = 80.0 %, a 30/50 = 60.0 %.
+        let k = cells(&kernels_table(&a, DEFAULT_TOP));
+        let k: Vec<&[String]> = k.iter().map(|r| &r[4..]).collect();
+        assert_eq!(
+            k,
+            [
+                ["40 ns", "40 ns", "40 ns", "40 ns", "80.0%"].as_slice(),
+                ["30 ns", "30 ns", "30 ns", "30 ns", "60.0%"].as_slice(),
+            ]
+        );
+        assert_eq!(
+            cells(&breakdown_table(&a)),
+            [["gpu0", "50 ns", "50 ns", "0 ns", "0 ns", "0 ns", "0.0%"]]
+        );
+    }
 }

@@ -3,6 +3,7 @@
 
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
 
+use super::derived;
 use crate::audit::index::percent;
 use crate::audit::launch::{LaunchSums, LONG_DELAY_ABOVE_NS, SHORT_CALL_AT_MOST_NS};
 use crate::audit::Audit;
@@ -37,14 +38,17 @@ pub fn idle_text(audit: &Audit) -> String {
         "gaps h/k/o",
     ]);
     for r in &audit.idle {
+        // idle = span − busy: unknown when either is (review D10), as the breakdown's is.
         t.add_row(vec![
             r.stream.clone(),
             wide(r.span_ns),
-            format!(
-                "{} ({})",
-                wide(r.idle_ns()),
-                percent(r.idle_ns(), r.span_ns)
-            ),
+            derived(&[r.span_ns, r.busy_ns, r.idle_ns()], || {
+                format!(
+                    "{} ({})",
+                    wide(r.idle_ns()),
+                    percent(r.idle_ns(), r.span_ns)
+                )
+            }),
             wide(r.host_wait_ns),
             wide(r.kernel_wait_ns),
             wide(r.other_ns),
@@ -98,9 +102,10 @@ pub fn queue_text(audit: &Audit) -> String {
 }
 
 fn launch_cells(name: String, s: &LaunchSums) -> Vec<String> {
+    // A mean of a sum past 64-bit ns is unknown, as the sum is (review D10).
     let mean = |total: i128| {
         let n = i128::from(s.count.max(1));
-        wide((2 * total + n) / (2 * n))
+        derived(&[total], || wide((2 * total + n) / (2 * n)))
     };
     vec![
         name,
@@ -108,8 +113,7 @@ fn launch_cells(name: String, s: &LaunchSums) -> Vec<String> {
         mean(s.call_ns),
         mean(s.gpu_ns),
         mean(s.launch_delay_ns),
-        s.max_launch_delay_ns
-            .map_or_else(|| "-".to_owned(), |d| Nanos::new(d).to_string()),
+        s.max_launch_delay_ns.map_or_else(|| "-".to_owned(), wide),
         s.short.to_string(),
         s.long_calls.to_string(),
         s.long_delays.to_string(),
@@ -156,6 +160,12 @@ pub fn launch_text(audit: &Audit) -> String {
     )
 }
 
+/// `1.234 GB/s` from whole MB/s over `total_ns`: `unknown (overflow)` when that total does not
+/// fit in 64-bit ns (review D10).
+fn mean_rate(mb: Option<u128>, total_ns: i128) -> String {
+    derived(&[total_ns], || rate(mb))
+}
+
 /// `1.234 GB/s` from whole MB/s.
 fn rate(mb: Option<u128>) -> String {
     mb.map_or_else(
@@ -189,7 +199,7 @@ pub fn bandwidth_text(audit: &Audit) -> String {
                 .map_or_else(|| "unknown".to_owned(), |n| n.to_string()),
             wide(b.total_ns),
             wide(b.busy_ns),
-            rate(b.mb_per_s),
+            mean_rate(b.mb_per_s, b.total_ns),
             rate(b.peak_copy_mb_per_s),
         ]);
         if let Some(w) = &b.unknown_why {
