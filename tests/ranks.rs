@@ -392,6 +392,7 @@ fn per_rank_summaries_equal_the_merged_case_summary() {
             expect,
             keep_cases: true,
             progress: false,
+            audits: false,
         };
         let mut m = import_ranks_with(&files, &ImportOptions::default(), how).unwrap();
         let all = summarize_all(&mut m, expect, true).unwrap();

@@ -35,6 +35,7 @@ fuzz_target!(|data: &[u8]| {
         expect: true,
         keep_cases: true,
         progress: false,
+        audits: false,
     };
     let mut multi = match import_ranks_with(&files, &ImportOptions::default(), how) {
         Ok(m) => m,

@@ -155,10 +155,13 @@ pub fn load(
         let files = listing.files.clone();
         // Every phase is exported: the ranks' cases are kept and merged (memory grows with
         // the ranks, as the output does).
+        // Each rank's audit is made in its import pass from the model it records, so no
+        // file is read twice (issue 23, "one pass").
         let how = RankOptions {
             expect: false,
             keep_cases: true,
             progress: true,
+            audits: true,
         };
         let mut multi = import_ranks_declared(&files, &options, how, &declared)?;
         crate::import::folder::refuse_unranked(paths, &listing, &multi)?;
@@ -173,12 +176,20 @@ pub fn load(
         imported.notes.extend(skipped.iter().cloned());
         let audits = multi
             .ranks
-            .iter()
+            .iter_mut()
             .map(|r| {
-                Ok((
-                    Some(i64::from(r.rank)),
-                    audit_of(Path::new(&r.file), &options)?,
-                ))
+                let audit = match r.audit.take() {
+                    Some(made) => made?,
+                    None => {
+                        return Err(Refusal {
+                            message: format!(
+                                "error[internal]: rank {}'s audit was not made in its import pass; please report this",
+                                r.rank
+                            ),
+                        })
+                    }
+                };
+                Ok((Some(i64::from(r.rank)), audit))
             })
             .collect::<Result<Vec<_>, Refusal>>()?;
         return Ok(Input {

@@ -1,6 +1,7 @@
 //! `worksheet audit DIR`: a folder of ranks' traces audited rank by rank, then across ranks.
 //!
-//! Each rank's trace gets the audit `worksheet audit FILE` gives it; the cross-rank part is the
+//! Each rank's trace gets the audit `worksheet audit FILE` gives it, made in the rank's import
+//! pass from the model that pass records (each file is read once); the cross-rank part is the
 //! `straggler` finding of the multi-rank import (`import::ranks::folder`, the one computation
 //! `import DIR`, `report DIR` and the Parquet `findings` table use), with the same
 //! `--clocks-within` declarations. JSON: `worksheet-audit-ranks` v1 (schemas/).
@@ -10,10 +11,10 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::{AuditArgs, AuditError, AuditFormat, AuditOutcome};
-use crate::audit::{audit, render, Audit, AuditOptions, Severity};
+use crate::audit::{render, Audit, Severity};
 use crate::error::InputError;
-use crate::import::ranks::folder::{import_folder, provenance_entry};
-use crate::import::{read_audit_trace, ImportOptions};
+use crate::import::ranks::folder::{import_folder_audited, provenance_entry};
+use crate::import::ImportOptions;
 
 /// One rank's audit.
 #[derive(Serialize)]
@@ -58,19 +59,20 @@ pub fn run(args: &AuditArgs, out: &mut dyn Write) -> Result<AuditOutcome, AuditE
     let options = ImportOptions {
         round_sub_ns: args.round_sub_ns,
     };
-    let folder = import_folder(
+    // Each rank's audit is made in its import pass, from the model that pass records: every
+    // file is read once (issue 23, "one pass").
+    let mut folder = import_folder_audited(
         std::slice::from_ref(&args.input),
         &args.clocks_within,
         &options,
     )?;
     let mut ranks = Vec::with_capacity(folder.files.len());
-    for (rank, path) in &folder.files {
-        let trace = read_audit_trace(path, &options)?;
-        let file = path.display().to_string();
+    let audits = std::mem::take(&mut folder.audits);
+    for ((rank, path), audit) in folder.files.iter().zip(audits) {
         ranks.push(RankAudit {
             rank: *rank,
-            audit: audit(&trace, &file, &AuditOptions::default()),
-            file,
+            audit: audit?,
+            file: path.display().to_string(),
         });
     }
     let straggler_fails = |f: Severity| {

@@ -56,6 +56,7 @@ pub fn run(
         expect: args.expect,
         keep_cases: args.output.is_some(),
         progress: true,
+        audits: false,
     };
     let declared = args
         .clocks_within

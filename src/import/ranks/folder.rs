@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use super::listing::Listing;
 use super::{declare, import_ranks_declared, summarize_all, MultiRank, RankOptions, RanksSummary};
+use crate::audit::Audit;
 use crate::case::raw::RawCase;
 use crate::import::{ImportError, ImportOptions};
 
@@ -41,6 +42,9 @@ pub struct Folder {
     pub ranks: RanksSummary,
     /// Each rank and its file, in rank order.
     pub files: Vec<(u32, PathBuf)>,
+    /// Each rank's audit (or why its model could not be read), in the order of `files`;
+    /// empty unless [`import_folder_audited`] asked for them.
+    pub audits: Vec<Result<Audit, ImportError>>,
     /// The import's notes and every folder entry not read.
     pub notes: Vec<String>,
 }
@@ -56,6 +60,29 @@ pub fn import_folder(
     clocks_within: &[String],
     options: &ImportOptions,
 ) -> Result<Folder, ImportError> {
+    import_folder_with(paths, clocks_within, options, false)
+}
+
+/// [`import_folder`], with each rank's audit ([`Folder::audits`], `worksheet audit DIR`'s)
+/// made in the rank's import pass from the model it records: each file is read once.
+///
+/// # Errors
+/// What [`import_folder`] returns.
+pub fn import_folder_audited(
+    paths: &[PathBuf],
+    clocks_within: &[String],
+    options: &ImportOptions,
+) -> Result<Folder, ImportError> {
+    import_folder_with(paths, clocks_within, options, true)
+}
+
+/// [`import_folder`], with the ranks' audits when `audits`.
+fn import_folder_with(
+    paths: &[PathBuf],
+    clocks_within: &[String],
+    options: &ImportOptions,
+    audits: bool,
+) -> Result<Folder, ImportError> {
     let listing = super::listing::list(paths)?;
     let declared = clocks_within
         .iter()
@@ -65,6 +92,7 @@ pub fn import_folder(
         expect: false,
         keep_cases: true,
         progress: false,
+        audits,
     };
     let mut multi = import_ranks_declared(&listing.files, options, how, &declared)?;
     refuse_unranked(paths, &listing, &multi)?;
@@ -72,6 +100,11 @@ pub fn import_folder(
         .ranks
         .iter()
         .map(|r| (r.rank, PathBuf::from(&r.file)))
+        .collect();
+    let audits = multi
+        .ranks
+        .iter_mut()
+        .filter_map(|r| r.audit.take())
         .collect();
     let mut notes = multi.notes.clone();
     notes.extend(listing.notes());
@@ -94,6 +127,7 @@ pub fn import_folder(
         merged,
         ranks: summaries.ranks,
         files,
+        audits,
         notes,
     })
 }

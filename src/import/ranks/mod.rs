@@ -81,6 +81,9 @@ pub struct RankTrace {
     pub rows: Result<RankRows, CaseError>,
     /// The rank's prefixed case, only when [`RankOptions::keep_cases`] asked for it.
     pub case: Option<RawCase>,
+    /// The rank's audit from its import's pass (or why its model could not be read), only
+    /// when [`RankOptions::audits`] asked for it.
+    pub audit: Option<Result<crate::audit::Audit, ImportError>>,
 }
 
 /// The evidence relating two ranks' clocks.
@@ -442,6 +445,7 @@ fn rank_traces(
                 provenance: p.provenance,
                 rows: p.rows,
                 case: p.case,
+                audit: p.audit,
             },
             p.clocks,
         ));

@@ -14,20 +14,26 @@
 //!
 //! ```text
 //! file ─import─▶ rank case ─prefix r<k>.─▶ validate ─▶ evaluate ─▶ RankRows ┐  (case dropped)
-//!      └─rank_facts─▶ collectives, rank ─────────────────────────────────────┴▶ RankPart
+//!      └─recorded model─▶ rank_facts: collectives, rank ─────────────────────┤  (model dropped)
+//!                       └▶ audit (with RankOptions::audits) ─────────────────┴▶ RankPart
 //! ```
+//!
+//! With [`RankOptions::audits`] (`worksheet audit DIR`, `worksheet export DIR`) the rank's
+//! audit is made from the model while the pass holds it, so no file is read twice (issue 23,
+//! "one pass"); the audit is kept, the model is not, so memory stays bounded by the ranks in
+//! flight.
 
 use std::path::{Path, PathBuf};
 
 use super::read::{rank_facts, rank_facts_recorded, RankFacts};
 use super::size::{self, SectionSizes};
-use crate::audit::Breakdown;
+use crate::audit::{Audit, AuditOptions, Breakdown};
 use crate::case::raw::{RawCase, RawClock};
 use crate::case::Case;
 use crate::case::{validate, CaseError};
 use crate::engine::evaluate;
 use crate::import::summary::{embed_expectations, phase_intervals, rows_of, Rows};
-use crate::import::{import_path_with, ImportError, ImportOptions, Imported};
+use crate::import::{import_path_with, read_audit_trace, ImportError, ImportOptions, Imported};
 use crate::interval::analyze_numbers;
 
 /// What a multi-rank import keeps of each rank.
@@ -41,6 +47,10 @@ pub struct RankOptions {
     pub keep_cases: bool,
     /// Show a progress bar of the files read on standard error (only when it is a terminal).
     pub progress: bool,
+    /// Audit each rank from the model its import's pass recorded ([`RankPart::audit`]), for
+    /// `worksheet audit DIR` and `worksheet export DIR`: the file is not read again. The
+    /// audit is kept, not the model (small beside it); off for `import DIR`.
+    pub audits: bool,
 }
 
 /// What the summary prints of one rank, from the engine's answers on the rank's case.
@@ -79,6 +89,9 @@ pub struct RankPart {
     /// The prefixed case (with expectations when asked), only with
     /// [`RankOptions::keep_cases`].
     pub case: Option<RawCase>,
+    /// The rank's audit (`worksheet audit FILE`'s), or why its model could not be read, only
+    /// with [`RankOptions::audits`].
+    pub audit: Option<Result<Audit, ImportError>>,
 }
 
 /// Keys whose values are ids or references to ids in a case (prefixed per rank).
@@ -261,11 +274,24 @@ pub fn read_rank(
         )
         .in_file(path.display().to_string()));
     }
-    let facts = match recorded {
-        Some(Ok(trace)) => rank_facts_recorded(&trace, &imported.case),
+    let file = path.display().to_string();
+    let audit_of = |trace: &crate::trace::model::Trace| {
+        crate::audit::audit(trace, &file, &AuditOptions::default())
+    };
+    let (facts, audit) = match recorded {
+        // The model is dropped here: only what the rank keeps of it (its collectives, and
+        // with `how.audits` its audit) outlives this pass.
+        Some(Ok(trace)) => (
+            rank_facts_recorded(&trace, &imported.case),
+            how.audits.then(|| Ok(audit_of(&trace))),
+        ),
         // The audit's model could not be made (a host range only it reads overflows): the
-        // collectives are read from the file again.
-        _ => rank_facts(path, &imported.case)?,
+        // collectives, and the audit, are read from the file again, as `audit FILE` reads it.
+        _ => (
+            rank_facts(path, &imported.case)?,
+            how.audits
+                .then(|| read_audit_trace(path, options).map(|trace| audit_of(&trace))),
+        ),
     };
     let rank = forced.or(facts.rank).unwrap_or(position);
     let Imported {
@@ -284,6 +310,7 @@ pub fn read_rank(
         provenance,
         rows,
         case,
+        audit,
     })
 }
 
@@ -381,6 +408,7 @@ mod tests {
                 expect: false,
                 keep_cases: true,
                 progress: false,
+                audits: false,
             },
         )
         .expect("imports");
