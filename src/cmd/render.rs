@@ -121,17 +121,7 @@ pub fn run(args: &RenderArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         refuse_existing(path, args.force)?;
     }
     let file = args.file.display();
-    let window = match &args.window {
-        Some(text) => Some(
-            crate::render::layout::Window::parse(text, args.clock.clone()).map_err(|m| {
-                Failure {
-                    message: format!("{file}: error[bad-window]: --window {m}"),
-                    code: EXIT_INPUT,
-                }
-            })?,
-        ),
-        None => None,
-    };
+    let window = window_of(&args.file, args.window.as_deref(), args.clock.clone())?;
     let (case, _) = crate::import::input::load_input(&args.file)?;
     let timeline = crate::render::layout::layout(
         &case,
@@ -174,6 +164,23 @@ pub fn run(args: &RenderArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         None => out.write_all(&bytes)?,
     }
     Ok(EXIT_OK)
+}
+
+/// `--window TEXT` (with `--clock`) of `render` and `report` for the input `file`: exit 2,
+/// `bad-window`, naming the file, when it does not parse.
+pub(crate) fn window_of(
+    file: &std::path::Path,
+    window: Option<&str>,
+    clock: Option<String>,
+) -> Result<Option<crate::render::layout::Window>, Failure> {
+    window
+        .map(|text| {
+            crate::render::layout::Window::parse(text, clock).map_err(|m| Failure {
+                message: format!("{}: error[bad-window]: --window {m}", file.display()),
+                code: EXIT_INPUT,
+            })
+        })
+        .transpose()
 }
 
 #[cfg(test)]

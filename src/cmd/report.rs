@@ -71,17 +71,7 @@ pub fn run(args: &ReportArgs, _out: &mut dyn Write) -> Result<u8, Failure> {
     }
     refuse_existing(&args.output, args.force)?;
     let file = args.input.display();
-    let window = match &args.window {
-        Some(text) => Some(
-            crate::render::layout::Window::parse(text, args.clock.clone()).map_err(|m| {
-                Failure {
-                    message: format!("{file}: error[bad-window]: --window {m}"),
-                    code: EXIT_INPUT,
-                }
-            })?,
-        ),
-        None => None,
-    };
+    let window = super::render::window_of(&args.input, args.window.as_deref(), args.clock.clone())?;
     let (case, source) =
         crate::import::input::load_input_declared(&args.input, &args.clocks_within)?;
     if let Some(w) = &window {
