@@ -216,6 +216,9 @@ pub struct Walk {
     /// Folders that could not be listed (`io`), links back into the walk (`symlink-loop`)
     /// and given paths that do not exist (`io`), each with its path as the file.
     pub errors: Vec<InputError>,
+    /// Folders given in `paths` in which nothing wanted was found and nothing failed: a
+    /// command that must not pass on "0 files" words them with [`no_wanted_file`].
+    pub empty: Vec<PathBuf>,
 }
 
 #[cfg(unix)]
@@ -232,7 +235,8 @@ fn identity(_meta: &Metadata) -> (u64, u64) {
 /// Lists the files under `paths` that `wanted` accepts: a path given as a file is taken as
 /// it is, folders are walked recursively in sorted order. Symbolic links are followed, but
 /// no folder (by device and inode) is entered twice, so the walk always ends; a link back to
-/// a folder on the current path is reported once as `symlink-loop`.
+/// a folder on the current path is reported once as `symlink-loop`. A folder given in which
+/// nothing wanted is found, and nothing failed, is listed in [`Walk::empty`].
 pub fn walk(paths: &[PathBuf], wanted: &dyn Fn(&Path) -> bool) -> Walk {
     let mut out = Walk::default();
     let mut seen = HashSet::new();
@@ -244,7 +248,11 @@ pub fn walk(paths: &[PathBuf], wanted: &dyn Fn(&Path) -> bool) -> Walk {
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_dir() => {
                 let mut stack = Vec::new();
+                let (files, errors) = (out.files.len(), out.errors.len());
                 walk_dir(path, &meta, wanted, &mut seen, &mut stack, &mut out);
+                if out.files.len() == files && out.errors.len() == errors {
+                    out.empty.push(path.clone());
+                }
             }
             Ok(_) => out.files.push(path.clone()),
             Err(e) => out.errors.push(
@@ -254,6 +262,29 @@ pub fn walk(paths: &[PathBuf], wanted: &dyn Fn(&Path) -> bool) -> Walk {
         }
     }
     out
+}
+
+/// The field path of an error about a folder as a whole (no field of a file is at fault).
+pub const FOLDER_PATH: &str = "(folder)";
+
+/// The error for a folder given where files were `expected` that holds none of them
+/// ([`Walk::empty`]).
+pub fn no_wanted_file(dir: &Path, expected: &str) -> InputError {
+    let entries = std::fs::read_dir(dir).map(Iterator::count).unwrap_or(0);
+    let held = match entries {
+        0 => "the folder is empty".to_owned(),
+        1 => "it holds 1 other entry".to_owned(),
+        n => format!("it holds {n} other entries"),
+    };
+    InputError::new(
+        FOLDER_PATH,
+        "bad-value",
+        format!(
+            "the folder `{}` holds no file to read: expected {expected} in it or in a folder below it; {held}",
+            dir.display()
+        ),
+    )
+    .in_file(dir.display().to_string())
 }
 
 fn walk_dir(

@@ -318,3 +318,37 @@ fn check_of_a_trace_without_expect_says_what_it_needs() {
     assert_eq!(code, 2);
     assert!(stderr.contains("error[bad-syntax]"), "{stderr}");
 }
+
+/// `check` of a folder that holds no case file is an input error naming the folder and what
+/// was expected (exit 2), not a pass of "0 cases"; next to a folder of cases it is reported
+/// and the cases are still checked.
+#[test]
+fn check_of_a_folder_without_cases_is_an_input_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let e = empty.to_str().unwrap();
+    let (code, stdout, stderr) = run(&["check", e]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("(0 cases, 0 checks, 1 input errors)"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stderr.trim_end(),
+        format!("{e}: (folder): error[bad-value]: the folder `{e}` holds no file to read: expected a case file (`*.json` or `*.json.gz`) in it or in a folder below it; the folder is empty")
+    );
+    std::fs::write(empty.join("notes.txt"), "not a case").unwrap();
+    let (_, alone, _) = run(&["check", "fixtures"]);
+    let (code, stdout, stderr) = run(&["check", "fixtures", e]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert_eq!(
+        stdout.replace(" 1 input errors)", " 0 input errors)"),
+        alone,
+        "the fixtures are still checked"
+    );
+    assert!(
+        stderr.ends_with("in it or in a folder below it; it holds 1 other entry\n"),
+        "{stderr}"
+    );
+}

@@ -98,11 +98,25 @@ impl CheckReport {
 /// The first of the walk's errors: `io` when a path does not exist or a folder cannot be
 /// read, `symlink-loop` for a link back into the walk. [`check_paths`] reports them all.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CaseError> {
-    let walk = crate::input::walk(paths, &is_case_file_name);
+    let walk = case_walk(paths);
     match walk.errors.into_iter().next() {
         Some(e) => Err(e),
         None => Ok(walk.files),
     }
+}
+
+/// What `check` reads in a folder (the words of the error for a folder without one).
+pub(crate) const CASE_FILES: &str = "a case file (`*.json` or `*.json.gz`)";
+
+/// The case files under `paths` ([`crate::input::walk`]), where a folder given that holds
+/// none is an error (`bad-value`): `check EMPTYDIR` is not a pass of "0 cases".
+pub(crate) fn case_walk(paths: &[PathBuf]) -> crate::input::Walk {
+    let mut walk = crate::input::walk(paths, &is_case_file_name);
+    for dir in std::mem::take(&mut walk.empty) {
+        walk.errors
+            .push(crate::input::no_wanted_file(&dir, CASE_FILES));
+    }
+    walk
 }
 
 /// Whether a file found in a folder is read as a case: `*.json` or `*.json.gz`.
@@ -120,7 +134,7 @@ fn is_case_file_name(path: &Path) -> bool {
 /// [`CheckReport::errors`], and every other file is still checked.
 pub fn check_paths(paths: &[PathBuf]) -> Result<CheckReport, CaseError> {
     let mut report = CheckReport::default();
-    let walk = crate::input::walk(paths, &is_case_file_name);
+    let walk = case_walk(paths);
     report.errors.extend(walk.errors);
     for file in walk.files {
         match check_file(&file) {

@@ -22,7 +22,7 @@ use comfy_table::{Cell, Table};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
-use super::{check_file, is_case_file_name, CaseCheck, CheckReport};
+use super::{case_walk, check_file, CaseCheck, CheckReport};
 use crate::case::CaseError;
 use crate::escape::printable;
 use crate::table::{fitted, glue, new_table, word_cell};
@@ -84,7 +84,7 @@ pub fn check_to(
     format: CheckFormat,
     out: &mut dyn Write,
 ) -> io::Result<CheckTotals> {
-    let walk = crate::input::walk(paths, &is_case_file_name);
+    let walk = case_walk(paths);
     let mut cases = walk.files.iter().map(|file| check_file(file));
     write_checks(&mut cases, walk.errors, format, out)
 }

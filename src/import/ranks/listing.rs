@@ -159,7 +159,7 @@ pub fn list_any(paths: &[PathBuf]) -> Result<Listing, ImportError> {
 }
 
 /// The field path of an error about a folder's entries as a whole (no field of a file).
-pub(crate) const FOLDER_PATH: &str = "(folder)";
+pub(crate) use crate::input::FOLDER_PATH;
 
 /// The error for one folder given where a trace was expected that holds none: it names the
 /// folder, what was expected there, and every entry not read, with the reason.
