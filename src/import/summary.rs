@@ -159,7 +159,7 @@ pub fn summarize(imported: &Imported, expect: bool) -> Result<Summary, CaseError
 
 /// [`summarize`], taking the import: the case is validated by value (not copied unless
 /// `expect` needs it after validation), and its JSON text is made only when `keep_json`
-/// asks for it (`-o`); otherwise only its size is counted, without building the text.
+/// asks for it; otherwise only its size is counted, without building the text.
 ///
 /// # Errors
 /// [`CaseError`] when the imported case does not validate (an importer bug).
@@ -168,6 +168,26 @@ pub fn summarize_owned(
     expect: bool,
     keep_json: bool,
 ) -> Result<Summary, CaseError> {
+    let (mut summary, json) = summarize_writing(imported, expect, |raw| {
+        let (json, bytes) = json_of(raw, keep_json);
+        (bytes, json)
+    })?;
+    summary.case_json = json;
+    Ok(summary)
+}
+
+/// [`summarize_owned`], handing the case as `-o` writes it (with expectations when asked) to
+/// `write` once, before it is validated and dropped: `write` streams it where it goes and
+/// returns its size in bytes of JSON text ([`CaseSize::json_bytes`]) and what it made (`T`,
+/// returned beside the summary). [`Summary::case_json`] stays empty.
+///
+/// # Errors
+/// [`CaseError`] when the imported case does not validate (an importer bug).
+pub fn summarize_writing<T>(
+    imported: Imported,
+    expect: bool,
+    write: impl FnOnce(&RawCase) -> (usize, T),
+) -> Result<(Summary, T), CaseError> {
     let Imported {
         case: raw,
         format,
@@ -176,19 +196,19 @@ pub fn summarize_owned(
         ..
     } = imported;
     let name = raw.name.clone().unwrap_or_default();
-    let (case, report, case_json, json_bytes) = if expect {
+    let (case, report, (json_bytes, written)) = if expect {
         // The answers go into the case file, so the raw case outlives validation.
         let case = validate(raw.clone(), &name)?;
         let report = evaluate(&case);
         let mut raw = raw;
         embed_expectations(&mut raw, &report);
-        let (json, bytes) = json_of(&raw, keep_json);
-        (case, report, json, bytes)
+        let written = write(&raw);
+        (case, report, written)
     } else {
-        let (json, bytes) = json_of(&raw, keep_json);
+        let written = write(&raw);
         let case = validate(raw, &name)?;
         let report = evaluate(&case);
-        (case, report, json, bytes)
+        (case, report, written)
     };
     let Rows {
         sets,
@@ -197,7 +217,7 @@ pub fn summarize_owned(
         completion,
     } = rows_of(&case, &report);
     let clock = clock_line(&case);
-    Ok(Summary {
+    let summary = Summary {
         case: name,
         format,
         clock,
@@ -214,9 +234,10 @@ pub fn summarize_owned(
             json_bytes,
         },
         written: None,
-        case_json,
+        case_json: String::new(),
         audit: None,
-    })
+    };
+    Ok((summary, written))
 }
 
 /// The summary's clock line: one clock per traced process, all listed (two processes are
