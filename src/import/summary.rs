@@ -126,7 +126,8 @@ pub struct Summary {
     pub size: CaseSize,
     /// Where the case was written and how many bytes (absent: not written).
     pub written: Option<(String, u64)>,
-    /// The case's pretty JSON text (with expectations when asked), as `-o` writes it.
+    /// The case's pretty JSON text (with expectations when asked), the bytes `-o` writes:
+    /// kept by [`summarize`]; empty from [`summarize_writing`] (`import -o` streams the case).
     #[serde(skip)]
     pub case_json: String,
     /// The audit of the same trace (`worksheet audit`): its findings print under the summary.
