@@ -82,9 +82,9 @@ pub fn is_stream_target(path: &Path) -> bool {
     }
 }
 
-/// Writes `bytes` into the device or FIFO at `path`. The open does not wait for a reader:
-/// a FIFO nobody reads is `ENXIO` at once; after the open, writes block as usual.
-fn write_stream(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Opens the device or FIFO at `path` for writing. The open does not wait for a reader: a
+/// FIFO nobody reads is `ENXIO` at once; after the open, writes block as usual.
+fn open_stream(path: &Path) -> io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true);
     #[cfg(unix)]
@@ -92,7 +92,7 @@ fn write_stream(path: &Path, bytes: &[u8]) -> io::Result<()> {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_NONBLOCK);
     }
-    let mut file = options.open(path).map_err(|e| {
+    let file = options.open(path).map_err(|e| {
         #[cfg(unix)]
         if e.raw_os_error() == Some(libc::ENXIO) {
             return io::Error::other(
@@ -111,8 +111,7 @@ fn write_stream(path: &Path, bytes: &[u8]) -> io::Result<()> {
             return Err(io::Error::last_os_error());
         }
     }
-    file.write_all(bytes)?;
-    file.flush()
+    Ok(file)
 }
 
 /// The prefix of this process's temporary files: `.worksheet-PID-`.
@@ -166,26 +165,199 @@ fn process_runs(_pid: i32) -> bool {
 /// # Errors
 /// A [`Refusal`] (exit 2 at the command line) naming the path.
 pub fn write_output(path: &Path, bytes: &[u8], force: bool) -> Result<(), Refusal> {
-    let fail = |what: String| Refusal {
-        message: format!(
-            "{}: error[io]: cannot write the file: {what}",
-            path.display()
-        ),
-    };
+    write_output_with(path, force, |w| w.write_all(bytes)).map(|_| ())
+}
+
+/// [`write_output`] of what `write` writes, streamed: the bytes go through a buffer into the
+/// temporary file (or standard output, or the device) as they are made, never held whole.
+/// The same rules hold: renamed into place only when `write` succeeds (on an error the
+/// temporary file is removed and nothing is replaced), never over a file without `force`.
+/// Returns the number of bytes written.
+///
+/// # Errors
+/// A [`Refusal`] (exit 2 at the command line) naming the path, also when `write` fails.
+pub fn write_output_with(
+    path: &Path,
+    force: bool,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<u64, Refusal> {
+    stage_output(path, force, write)?.commit()
+}
+
+/// Output written but not yet in place: for a file, the complete temporary file beside it,
+/// renamed over `path` by [`Staged::commit`] and removed when dropped uncommitted. Standard
+/// output and devices are written at once (nothing to stage).
+#[derive(Debug)]
+#[must_use = "a staged output is removed unless committed"]
+pub struct Staged {
+    /// Bytes written.
+    bytes: u64,
+    /// The temporary file and its target, for a file.
+    file: Option<(tempfile::NamedTempFile, PathBuf, bool)>,
+}
+
+impl Staged {
+    /// The number of bytes written.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Renames the temporary file into place (see [`write_output`] for the rules) and returns
+    /// the number of bytes written.
+    ///
+    /// # Errors
+    /// A [`Refusal`]: the file appeared meanwhile without `force` (`exists`), or the rename failed.
+    pub fn commit(self) -> Result<u64, Refusal> {
+        let Some((tmp, path, force)) = self.file else {
+            return Ok(self.bytes);
+        };
+        if force {
+            tmp.persist(&path)
+                .map_err(|e| io_refusal(&path, &e.error))?;
+        } else {
+            tmp.persist_noclobber(&path).map_err(|e| {
+                if e.error.kind() == io::ErrorKind::AlreadyExists {
+                    Refusal {
+                        message: format!(
+                            "{}: error[exists]: the file exists; pass --force to overwrite it",
+                            path.display()
+                        ),
+                    }
+                } else {
+                    io_refusal(&path, &e.error)
+                }
+            })?;
+        }
+        Ok(self.bytes)
+    }
+}
+
+/// `PATH: error[io]: cannot write the file: WHY`.
+fn io_refusal(path: &Path, e: &dyn std::fmt::Display) -> Refusal {
+    Refusal {
+        message: format!("{}: error[io]: cannot write the file: {e}", path.display()),
+    }
+}
+
+/// A writer that counts the bytes it passes on.
+#[derive(Debug)]
+pub struct Counting<W> {
+    /// Where the bytes go.
+    inner: W,
+    /// Bytes passed on so far.
+    count: u64,
+}
+
+impl<W: Write> Counting<W> {
+    /// Counts what goes to `inner`.
+    pub fn new(inner: W) -> Self {
+        Counting { inner, count: 0 }
+    }
+
+    /// Bytes passed on so far.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The inner writer.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Standard output whose reader may stop early (`| head`), which is not an error: once the
+/// pipe is broken, the rest is discarded as if written (so the count is the whole output's).
+struct ReaderGone<W> {
+    /// Standard output.
+    inner: W,
+    /// Whether the reader has gone.
+    gone: bool,
+}
+
+impl<W: Write> Write for ReaderGone<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.gone {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.gone = true;
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.gone {
+            return Ok(());
+        }
+        match self.inner.flush() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.gone = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+/// The buffer between a streamed writer and its file.
+const BUFFER: usize = 1 << 16;
+
+/// Writes through a buffer and a byte count into `sink`; flushes it.
+fn counted(
+    sink: impl Write,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<u64> {
+    let mut w = Counting::new(io::BufWriter::with_capacity(BUFFER, sink));
+    write(&mut w)?;
+    w.flush()?;
+    Ok(w.count())
+}
+
+/// The first half of [`write_output_with`]: everything but the rename. A file's bytes are
+/// in a complete, synced temporary file in `path`'s folder when this returns; the caller
+/// decides whether to [`Staged::commit`] it (a dropped [`Staged`] removes it). Standard
+/// output and devices are written at once.
+///
+/// # Errors
+/// A [`Refusal`] (exit 2 at the command line) naming the path, also when `write` fails.
+pub fn stage_output(
+    path: &Path,
+    force: bool,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<Staged, Refusal> {
     if is_stdout(path) {
         let stdout = io::stdout();
-        let mut lock = stdout.lock();
-        return match lock.write_all(bytes).and_then(|()| lock.flush()) {
-            Ok(()) => Ok(()),
-            // A reader that stopped early (`| head`) is not an error.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        let reader_gone = ReaderGone {
+            inner: stdout.lock(),
+            gone: false,
+        };
+        return match counted(reader_gone, write) {
+            Ok(bytes) => Ok(Staged { bytes, file: None }),
             Err(e) => Err(Refusal {
                 message: format!("-: error[io]: cannot write to standard output: {e}"),
             }),
         };
     }
     if is_stream_target(path) {
-        return write_stream(path, bytes).map_err(|e| fail(e.to_string()));
+        let bytes = open_stream(path)
+            .and_then(|file| counted(file, write))
+            .map_err(|e| io_refusal(path, &e))?;
+        return Ok(Staged { bytes, file: None });
     }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -202,26 +374,15 @@ pub fn write_output(path: &Path, bytes: &[u8], force: bool) -> Result<(), Refusa
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut tmp = builder.tempfile_in(&dir).map_err(|e| fail(e.to_string()))?;
-    tmp.write_all(bytes).map_err(|e| fail(e.to_string()))?;
-    tmp.as_file().sync_all().map_err(|e| fail(e.to_string()))?;
-    if force {
-        tmp.persist(path).map_err(|e| fail(e.error.to_string()))?;
-    } else {
-        tmp.persist_noclobber(path).map_err(|e| {
-            if e.error.kind() == io::ErrorKind::AlreadyExists {
-                Refusal {
-                    message: format!(
-                        "{}: error[exists]: the file exists; pass --force to overwrite it",
-                        path.display()
-                    ),
-                }
-            } else {
-                fail(e.error.to_string())
-            }
-        })?;
-    }
-    Ok(())
+    let fail = |e: io::Error| io_refusal(path, &e);
+    let mut tmp = builder.tempfile_in(&dir).map_err(fail)?;
+    // On an error `tmp` is dropped here, and the temporary file with it.
+    let bytes = counted(tmp.as_file_mut(), write).map_err(fail)?;
+    tmp.as_file().sync_all().map_err(fail)?;
+    Ok(Staged {
+        bytes,
+        file: Some((tmp, path.to_path_buf(), force)),
+    })
 }
 
 /// Gzip-compresses `bytes` (default level): a `.gz` output's bytes.
@@ -289,6 +450,48 @@ mod tests {
         assert_eq!(reader.join().unwrap(), b"through the pipe");
         use std::os::unix::fs::FileTypeExt;
         assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    }
+
+    /// A streamed write that fails replaces nothing and leaves no temporary file; one that
+    /// succeeds counts its bytes.
+    #[test]
+    fn a_failed_streamed_write_leaves_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.json");
+        write_output(&p, b"old", false).unwrap();
+        let err = write_output_with(&p, true, |w| {
+            w.write_all(&[b'x'; 200_000])?;
+            Err(io::Error::other("the model ran out"))
+        })
+        .unwrap_err();
+        assert_eq!(
+            err.message,
+            format!(
+                "{}: error[io]: cannot write the file: the model ran out",
+                p.display()
+            )
+        );
+        assert_eq!(std::fs::read(&p).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let n = write_output_with(&p, true, |w| {
+            for _ in 0..100_000 {
+                w.write_all(b"ab")?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(n, 200_000);
+        assert_eq!(std::fs::read(&p).unwrap(), b"ab".repeat(100_000));
+        // Without force, the existing file is refused before anything is written.
+        let mut called = false;
+        let err = write_output_with(&p, false, |_| {
+            called = true;
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(err.message.contains("error[exists]"), "{}", err.message);
+        assert!(!called);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

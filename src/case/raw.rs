@@ -568,4 +568,14 @@ impl RawCase {
         text.push('\n');
         text
     }
+
+    /// Writes [`Self::to_json_pretty`]'s text into `w` as it is serialised: the same bytes,
+    /// never held whole (`worksheet import -o` streams a large case this way).
+    ///
+    /// # Errors
+    /// What `w` fails with.
+    pub fn write_json_pretty(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(&mut *w, self)?;
+        w.write_all(b"\n")
+    }
 }

@@ -80,7 +80,7 @@ use std::path::Path;
 use crate::case::raw::RawCase;
 use crate::trace::kineto::tap::{EventTap, NoTap};
 
-pub use summary::{summarize, summarize_owned, Summary};
+pub use summary::{summarize, summarize_owned, summarize_writing, Summary};
 
 pub use crate::trace::detect;
 pub use crate::trace::open::read_audit_trace;

@@ -126,7 +126,8 @@ pub struct Summary {
     pub size: CaseSize,
     /// Where the case was written and how many bytes (absent: not written).
     pub written: Option<(String, u64)>,
-    /// The case's pretty JSON text (with expectations when asked), as `-o` writes it.
+    /// The case's pretty JSON text (with expectations when asked), the bytes `-o` writes:
+    /// kept by [`summarize`]; empty from [`summarize_writing`] (`import -o` streams the case).
     #[serde(skip)]
     pub case_json: String,
     /// The audit of the same trace (`worksheet audit`): its findings print under the summary.
@@ -159,7 +160,7 @@ pub fn summarize(imported: &Imported, expect: bool) -> Result<Summary, CaseError
 
 /// [`summarize`], taking the import: the case is validated by value (not copied unless
 /// `expect` needs it after validation), and its JSON text is made only when `keep_json`
-/// asks for it (`-o`); otherwise only its size is counted, without building the text.
+/// asks for it; otherwise only its size is counted, without building the text.
 ///
 /// # Errors
 /// [`CaseError`] when the imported case does not validate (an importer bug).
@@ -168,6 +169,26 @@ pub fn summarize_owned(
     expect: bool,
     keep_json: bool,
 ) -> Result<Summary, CaseError> {
+    let (mut summary, json) = summarize_writing(imported, expect, |raw| {
+        let (json, bytes) = json_of(raw, keep_json);
+        (bytes, json)
+    })?;
+    summary.case_json = json;
+    Ok(summary)
+}
+
+/// [`summarize_owned`], handing the case as `-o` writes it (with expectations when asked) to
+/// `write` once, before it is validated and dropped: `write` streams it where it goes and
+/// returns its size in bytes of JSON text ([`CaseSize::json_bytes`]) and what it made (`T`,
+/// returned beside the summary). [`Summary::case_json`] stays empty.
+///
+/// # Errors
+/// [`CaseError`] when the imported case does not validate (an importer bug).
+pub fn summarize_writing<T>(
+    imported: Imported,
+    expect: bool,
+    write: impl FnOnce(&RawCase) -> (usize, T),
+) -> Result<(Summary, T), CaseError> {
     let Imported {
         case: raw,
         format,
@@ -176,19 +197,19 @@ pub fn summarize_owned(
         ..
     } = imported;
     let name = raw.name.clone().unwrap_or_default();
-    let (case, report, case_json, json_bytes) = if expect {
+    let (case, report, (json_bytes, written)) = if expect {
         // The answers go into the case file, so the raw case outlives validation.
         let case = validate(raw.clone(), &name)?;
         let report = evaluate(&case);
         let mut raw = raw;
         embed_expectations(&mut raw, &report);
-        let (json, bytes) = json_of(&raw, keep_json);
-        (case, report, json, bytes)
+        let written = write(&raw);
+        (case, report, written)
     } else {
-        let (json, bytes) = json_of(&raw, keep_json);
+        let written = write(&raw);
         let case = validate(raw, &name)?;
         let report = evaluate(&case);
-        (case, report, json, bytes)
+        (case, report, written)
     };
     let Rows {
         sets,
@@ -197,7 +218,7 @@ pub fn summarize_owned(
         completion,
     } = rows_of(&case, &report);
     let clock = clock_line(&case);
-    Ok(Summary {
+    let summary = Summary {
         case: name,
         format,
         clock,
@@ -214,9 +235,10 @@ pub fn summarize_owned(
             json_bytes,
         },
         written: None,
-        case_json,
+        case_json: String::new(),
         audit: None,
-    })
+    };
+    Ok((summary, written))
 }
 
 /// The summary's clock line: one clock per traced process, all listed (two processes are

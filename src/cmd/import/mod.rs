@@ -3,6 +3,7 @@
 //! several traces or a folder. The meaning of a trace (the case it becomes) is `crate::import`'s.
 
 pub mod ranks;
+mod write;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,9 +13,9 @@ use clap::{Args, ValueEnum};
 use crate::cmd::exit::{Failure, EXIT_INPUT, EXIT_OK};
 use crate::import::{
     audit_imported, import_path_tapped, import_path_with, ranks as rank_import, summarize_owned,
-    ImportError, ImportOptions, Imported,
+    summarize_writing, ImportError, ImportOptions, Imported, Summary,
 };
-use crate::output::{gzip, refuse_existing, write_output};
+use crate::output::refuse_existing;
 use crate::peer::hta::HtaTap;
 
 /// Output format of the summary `import` prints.
@@ -138,23 +139,23 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         None => None,
     };
     let audit = audit_imported(&mut imported, &file, &options, trace)?;
-    let mut summary = summarize_owned(imported, args.expect, args.output.is_some()).map_err(|e| Failure {
+    let internal = |e: crate::case::CaseError| {
+        Failure {
         message: format!(
             "{}: error[internal]: the imported case does not validate ({e}); please report this with the trace",
             file.display()
         ),
         code: EXIT_INPUT,
-    })?;
-    summary.audit = Some(audit);
-    if let Some(path) = &args.output {
-        let bytes = if path.to_string_lossy().ends_with(".gz") {
-            gzip(summary.case_json.as_bytes())
-        } else {
-            std::mem::take(&mut summary.case_json).into_bytes()
-        };
-        write_output(path, &bytes, args.force)?;
-        summary.written = Some((path.display().to_string(), bytes.len() as u64));
     }
+    };
+    let mut summary = match &args.output {
+        Some(path) => write_and_summarize(imported, args, path).map_err(|e| match e {
+            Stop::Internal(e) => internal(e),
+            Stop::Refused(r) => r.into(),
+        })?,
+        None => summarize_owned(imported, args.expect, false).map_err(internal)?,
+    };
+    summary.audit = Some(audit);
     match args.format {
         SummaryFormat::Text => {
             out.write_all(summary.to_text().as_bytes())?;
@@ -185,4 +186,35 @@ fn compat_hta(
     tap: HtaTap,
 ) -> Result<crate::peer::hta::HtaCompat, ImportError> {
     crate::peer::hta::compat_of(path, imported.format.starts_with("nsys"), options, tap)
+}
+
+/// Why [`write_and_summarize`] stopped.
+enum Stop {
+    /// The imported case does not validate (an importer bug).
+    Internal(crate::case::CaseError),
+    /// The output could not be written.
+    Refused(crate::error::Refusal),
+}
+
+/// The summary of `imported`, with its case streamed to `path` while it is summarised (the
+/// case's JSON text is never held whole): staged in a temporary file before the case is
+/// validated, and renamed into place only once it validates.
+fn write_and_summarize(
+    imported: Imported,
+    args: &ImportArgs,
+    path: &Path,
+) -> Result<Summary, Stop> {
+    let (mut summary, staged) = summarize_writing(imported, args.expect, |raw| {
+        match write::stage_case(path, args.force, raw) {
+            Ok((staged, json_bytes)) => (
+                usize::try_from(json_bytes).unwrap_or(usize::MAX),
+                Ok(staged),
+            ),
+            Err(refusal) => (0, Err(refusal)),
+        }
+    })
+    .map_err(Stop::Internal)?;
+    let bytes = staged.and_then(|s| s.commit()).map_err(Stop::Refused)?;
+    summary.written = Some((path.display().to_string(), bytes));
+    Ok(summary)
 }

@@ -2,8 +2,9 @@
 //! and written like a single trace's (the case with `-o`, expectations with `--expect`).
 //!
 //! Without `-o` each rank's case is dropped once the rank is summarised, so memory is bounded
-//! by the traces in flight; with `-o` the merged case is the product, kept whole and written
-//! at once, and memory grows with its size (BENCHMARKS.md, "Many ranks").
+//! by the traces in flight; with `-o` the merged case is the product, kept whole and streamed
+//! into the file (its text is never held whole), and memory grows with its size
+//! (BENCHMARKS.md, "Many ranks").
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -16,8 +17,6 @@ use crate::import::ranks::{
     declare, import_ranks_declared, summarize_all, RankOptions, RanksSummary, Summaries,
 };
 use crate::import::{ImportError, ImportOptions, Summary};
-use crate::output::gzip;
-use crate::output::write_output;
 
 /// Everything a multi-rank import prints: the engine's per-rank tables and the ranks' part.
 #[derive(Serialize)]
@@ -86,16 +85,11 @@ pub fn run(
                 .to_owned(),
             code: EXIT_INPUT,
         })?;
-        // The product itself: the whole merged case in memory (it grows with the ranks).
-        let text = merged.to_json_pretty();
+        // The product itself: the whole merged case in memory (it grows with the ranks),
+        // streamed into the file.
+        let bytes = super::write::write_case(path, args.force, &merged)?;
         drop(merged);
-        let bytes = if path.to_string_lossy().ends_with(".gz") {
-            gzip(text.as_bytes())
-        } else {
-            text.into_bytes()
-        };
-        write_output(path, &bytes, args.force)?;
-        summary.written = Some((path.display().to_string(), bytes.len() as u64));
+        summary.written = Some((path.display().to_string(), bytes));
     }
     match args.format {
         SummaryFormat::Text => {
