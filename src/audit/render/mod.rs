@@ -406,6 +406,7 @@ mod tests {
             start,
             end,
             correlation: Some(corr),
+            external: None,
             copy: None,
             collective: None,
             bytes: None,
@@ -419,6 +420,7 @@ mod tests {
             start,
             end,
             correlation: Some(corr),
+            external: None,
             sync_recorded: false,
         }
     }
