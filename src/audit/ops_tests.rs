@@ -99,6 +99,19 @@ fn hand_made() -> String {
     format!(r#"{{"traceEvents":[{}]}}"#, events.join(",\n"))
 }
 
+/// A row's name, whether recorded, kernels, launches, total, mean, min, max and share.
+type Summary<'r> = (
+    &'r str,
+    bool,
+    u64,
+    u64,
+    i128,
+    Option<i128>,
+    i128,
+    i128,
+    Option<i64>,
+);
+
 fn hand_trace() -> Trace {
     read_trace(&hand_made(), &ReadOptions::default()).unwrap()
 }
@@ -154,17 +167,7 @@ fn the_hand_made_trace_gives_the_rows_worked_out_by_hand() {
             unknown_why: None,
         }
     );
-    let summary: Vec<(
-        &str,
-        bool,
-        u64,
-        u64,
-        i128,
-        Option<i128>,
-        i128,
-        i128,
-        Option<i64>,
-    )> = rows
+    let summary: Vec<Summary> = rows
         .iter()
         .map(|r| {
             (
