@@ -151,7 +151,7 @@ pub fn audit(trace: &Trace, input: &str, _options: &AuditOptions) -> Audit {
             .cmp(&a.severity)
             .then(rank(a.code).cmp(&rank(b.code)))
     });
-    let (op_rows, op_links) = ops::op_rows(trace);
+    let (op_rows, op_links) = ops::op_rows(&index);
     Audit {
         format: FORMAT_NAME,
         version: FORMAT_VERSION,

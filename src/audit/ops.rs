@@ -36,11 +36,12 @@
 //! [`NO_OP`], and [`OpLinks::unknown_why`] says why. Rows are sorted by total, largest first
 //! (ties: device, name). Cost: O(n log n) in kernels, calls and ops.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::trace::model::{ActivityKind, ApiCall, CpuOp, Trace};
+use super::index::Index;
+use crate::trace::model::{ActivityKind, ApiCall, CpuOp};
 
 /// The name of the row that holds the kernels whose launching op is not recorded.
 pub const NO_OP: &str = "(no recorded op)";
@@ -169,8 +170,10 @@ struct Acc {
     names: BTreeMap<String, (u64, i128)>,
 }
 
-/// The op view of `trace`: its rows, largest total first, and how its kernels were joined.
-pub fn op_rows(trace: &Trace) -> (Vec<OpRow>, OpLinks) {
+/// The op view of the indexed trace: its rows, largest total first, and how its kernels were
+/// joined (a kernel's launch call is the index's: the first call with its correlation).
+pub fn op_rows(index: &Index<'_>) -> (Vec<OpRow>, OpLinks) {
+    let trace = index.trace;
     let mut links = OpLinks::default();
     if trace.source != "kineto" {
         links.unknown_why = Some(format!(
@@ -182,21 +185,16 @@ pub fn op_rows(trace: &Trace) -> (Vec<OpRow>, OpLinks) {
             }
         ));
     }
-    let mut calls: HashMap<i64, &ApiCall> = HashMap::new();
-    for c in &trace.calls {
-        if let Some(corr) = c.correlation {
-            calls.entry(corr).or_insert(c);
-        }
-    }
     let mut busy: BTreeMap<i64, Vec<(i64, i64)>> = BTreeMap::new();
     let mut rows: BTreeMap<(i64, Option<&str>), Acc> = BTreeMap::new();
-    for a in trace
+    let kernels = trace
         .activities
         .iter()
-        .filter(|a| a.kind == ActivityKind::Kernel)
-    {
+        .zip(&index.launch)
+        .filter(|(a, _)| a.kind == ActivityKind::Kernel);
+    for (a, launch) in kernels {
         busy.entry(a.device).or_default().push((a.start, a.end));
-        let call = a.correlation.and_then(|c| calls.get(&c).copied());
+        let call = launch.map(|c| &trace.calls[c]);
         let op = match call {
             None => Err(Miss::NoLaunchCall),
             Some(call) => match (a.external, call.external) {

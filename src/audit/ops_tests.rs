@@ -5,6 +5,7 @@ use std::io::Read;
 
 use super::*;
 use crate::trace::kineto::lenient::read_trace;
+use crate::trace::model::Trace;
 use crate::trace::ReadOptions;
 
 /// A complete event of category `cat`, `ts` and `dur` in µs, with `args`.
@@ -154,7 +155,7 @@ fn the_reader_keeps_only_the_ops_a_call_names() {
 
 #[test]
 fn the_hand_made_trace_gives_the_rows_worked_out_by_hand() {
-    let (rows, links) = op_rows(&hand_trace());
+    let (rows, links) = op_rows(&Index::new(&hand_trace()));
     assert_eq!(
         links,
         OpLinks {
@@ -250,7 +251,7 @@ fn a_trace_without_host_ops_says_the_link_is_not_recorded() {
     for c in &mut t.calls {
         c.external = None;
     }
-    let (rows, links) = op_rows(&t);
+    let (rows, links) = op_rows(&Index::new(&t));
     assert_eq!(rows.len(), 1);
     assert_eq!((rows[0].name.as_str(), rows[0].kernels), (NO_OP, 11));
     assert_eq!(links.no_external_id, 10);
@@ -268,7 +269,7 @@ fn a_total_past_64_bit_ns_makes_the_mean_and_share_unknown() {
         a.start = i64::MIN;
         a.end = i64::MAX;
     }
-    let (rows, _) = op_rows(&t);
+    let (rows, _) = op_rows(&Index::new(&t));
     let addmm = rows.iter().find(|r| r.name == "aten::addmm").unwrap();
     assert_eq!(
         addmm.total_ns,
@@ -322,7 +323,7 @@ fn on_every_real_trace_the_rows_add_up_to_its_kernels() {
             .iter()
             .map(|a| i128::from(a.end) - i128::from(a.start))
             .sum();
-        let (rows, links) = op_rows(t);
+        let (rows, links) = op_rows(&Index::new(t));
         assert_eq!(
             rows.iter().map(|r| r.kernels).sum::<u64>(),
             kernels.len() as u64,

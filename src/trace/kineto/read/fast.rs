@@ -95,7 +95,10 @@ fn ignored(st: &mut State<'_>, head: &EventHead<'_>, index: usize) -> Result<Tak
 /// to file, `None` when the visitors must read it (a time that is not an exact ns or not a
 /// number: they word, count or round it).
 fn op(st: &mut State<'_>, head: &EventHead<'_>) -> Option<Option<AuditEvent>> {
-    let Some(external) = head.args.and_then(op_external) else {
+    // `scan_event` refuses any `\` escape, so a key `External id` / `external id` is here
+    // only as its plain text: without that text there is no id, and no need to parse.
+    let named = |args: &&[u8]| memchr::memmem::find(args, b"xternal id\"").is_some();
+    let Some(external) = head.args.filter(named).and_then(op_external) else {
         return Some(None);
     };
     let (Some(ts), Some(dur)) = (head.ts, head.dur) else {
