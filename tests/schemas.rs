@@ -670,3 +670,65 @@ fn audit_json_carries_the_hta_views() {
     // 225,065,752 bytes / 9,346,285 ns = 24.0807... GB/s.
     assert_eq!(htod["mb_per_s"], 24_081);
 }
+
+/// The audit's op → kernels view is in its JSON with real values: on a trace that records
+/// the link (numbers read off the JSON by a script joining kernel → launch call → cpu_op),
+/// and as unknown, with its reason, on an Nsight Systems export.
+#[test]
+fn audit_json_carries_the_op_view() {
+    let kineto = run(&[
+        "audit",
+        "tests/data/traces/nccl_data.json.gz",
+        "--format",
+        "json",
+    ]);
+    validate("audit", &kineto);
+    let ops = kineto["ops"].as_array().unwrap();
+    assert_eq!(ops.len(), 23);
+    let first = &ops[0];
+    assert_eq!(
+        (
+            &first["name"],
+            &first["device"],
+            &first["kernels"],
+            &first["launches"],
+            &first["total_ns"],
+            &first["mean_ns"],
+            &first["min_ns"],
+            &first["max_ns"],
+        ),
+        (
+            &Value::from("record_param_comms"),
+            &Value::from("gpu0"),
+            &Value::from(21),
+            &Value::from(21),
+            &Value::from(46_876_493),
+            &Value::from(2_232_214),
+            &Value::from(7_648),
+            &Value::from(5_993_392),
+        )
+    );
+    assert_eq!(first["top_kernels"][0]["count"], 15);
+    assert_eq!(first["top_kernels"][0]["total_ns"], 46_762_159);
+    assert_eq!(ops[1]["name"], "aten::convolution_backward");
+    assert_eq!(ops[1]["kernels"], 891);
+    assert_eq!(kineto["op_links"]["linked"], 2_700);
+    let kernels: u64 = ops.iter().map(|r| r["kernels"].as_u64().unwrap()).sum();
+    assert_eq!(kernels, 2_700);
+    let nsys = run(&[
+        "audit",
+        "tests/data/nsys/perlmutter-cloverleaf-cuda.sqlite",
+        "--format",
+        "json",
+    ]);
+    validate("audit", &nsys);
+    assert!(nsys["op_links"]["unknown_why"]
+        .as_str()
+        .unwrap()
+        .starts_with("not recorded: a Nsight Systems input"));
+    assert!(nsys["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["name"] == "(no recorded op)" && r["recorded"] == false));
+}

@@ -111,6 +111,7 @@ mod tests {
             start,
             end,
             correlation: None,
+            external: None,
             copy: None,
             collective: None,
             bytes: None,

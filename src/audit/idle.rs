@@ -140,6 +140,7 @@ mod tests {
                 start,
                 end,
                 correlation: launch.map(|_| k as i64),
+                external: None,
                 copy: None,
                 collective: None,
                 bytes: None,
@@ -151,6 +152,7 @@ mod tests {
                     start: at,
                     end: at + 5,
                     correlation: Some(k as i64),
+                    external: None,
                     sync_recorded: false,
                 });
             }

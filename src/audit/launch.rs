@@ -148,6 +148,7 @@ mod tests {
             start: call.0,
             end: call.1,
             correlation: Some(corr),
+            external: None,
             sync_recorded: false,
         });
         t.activities.push(Activity {
@@ -158,6 +159,7 @@ mod tests {
             start: act.0,
             end: act.1,
             correlation: Some(corr),
+            external: None,
             copy: None,
             collective: None,
             bytes: None,
@@ -176,6 +178,7 @@ mod tests {
         // A copy with no launch call in the trace.
         t.activities.push(Activity {
             correlation: None,
+            external: None,
             ..t.activities[0].clone()
         });
         let l = launches(&Index::new(&t));

@@ -14,6 +14,8 @@
 //!   span exactly;
 //! - a **kernel breakdown** ([`kernels`]): count, total, mean, min, max and share of busy time
 //!   per device, stream and name;
+//! - an **op → kernels view** ([`ops`]): per launching host op (as the trace records the link:
+//!   correlation → launch call → External id → `cpu_op`) and device, the kernels it launched;
 //! - HTA's other first-page views, exact (`docs/hta-views.md`): the **idle-time breakdown**
 //!   per stream by cause ([`idle`]), the **queue length** per stream ([`queue`]), the
 //!   **launch statistics** ([`launch`]) and the **memory bandwidth** by kind ([`bandwidth`]).
@@ -39,6 +41,7 @@ pub mod index;
 pub mod integrity;
 pub mod kernels;
 pub mod launch;
+pub mod ops;
 pub mod queue;
 pub mod ranges;
 pub mod render;
@@ -85,6 +88,11 @@ pub struct Audit {
     /// The kernel breakdown: every GPU activity in one row per device, stream and name,
     /// largest total first ([`kernels`]).
     pub kernels: Vec<KernelRow>,
+    /// The op → kernels view: every kernel in one row per launching op name and device
+    /// (or the row `(no recorded op)`), largest total first ([`ops`]).
+    pub ops: Vec<ops::OpRow>,
+    /// How the kernels were joined to their ops ([`ops::OpLinks`]).
+    pub op_links: ops::OpLinks,
     /// The idle-time breakdown per stream, by HTA's causes ([`idle`]).
     pub idle: Vec<idle::IdleRow>,
     /// The queue length per stream ([`queue`]).
@@ -143,6 +151,7 @@ pub fn audit(trace: &Trace, input: &str, _options: &AuditOptions) -> Audit {
             .cmp(&a.severity)
             .then(rank(a.code).cmp(&rank(b.code)))
     });
+    let (op_rows, op_links) = ops::op_rows(&index);
     Audit {
         format: FORMAT_NAME,
         version: FORMAT_VERSION,
@@ -153,6 +162,8 @@ pub fn audit(trace: &Trace, input: &str, _options: &AuditOptions) -> Audit {
         steady_state: steady,
         breakdown: breakdown::breakdowns(&index),
         kernels: kernels::kernel_rows(trace),
+        ops: op_rows,
+        op_links,
         idle: idle::idle_rows(&index),
         queues: queue::queue_rows(&index),
         launches: launch::launches(&index),

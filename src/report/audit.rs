@@ -1,5 +1,5 @@
-//! The audit's findings, per-step table, kernel table and HTA views as a section of the HTML
-//! report.
+//! The audit's findings, per-step table, kernel table, op → kernels table and HTA views as a
+//! section of the HTML report.
 //!
 //! The section is drawn from the audit's JSON (`worksheet audit --format json`), which
 //! `worksheet import` also writes into the case it makes (`provenance.audit`). So the page of
@@ -25,6 +25,7 @@ pub fn section(audit: &Value) -> Section {
     findings_table(findings, &mut html);
     steps_table(steps, &mut html);
     kernels_table(list("kernels"), &mut html);
+    super::audit_views::ops_table(audit, &mut html);
     super::audit_views::views(audit, &mut html);
     Section {
         id: "audit".into(),

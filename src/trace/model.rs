@@ -107,6 +107,10 @@ pub struct Activity {
     /// The correlation id that joins it to the host call that launched it (Nsight Systems:
     /// the process id in the high 32 bits, since CUPTI numbers correlations per process).
     pub correlation: Option<i64>,
+    /// Kineto: the activity's own `args."External id"` (2021: `"external id"`), where it is an
+    /// integer; the op view reads the launch call's instead and uses this one only to see
+    /// that the two agree ([`CpuOp`]).
+    pub external: Option<i64>,
     /// Copies: the direction.
     pub copy: Option<CopyDirection>,
     /// Collective kernels: the process group and collective the trace names (Kineto's
@@ -175,9 +179,46 @@ pub struct ApiCall {
     pub end: i64,
     /// Correlation id.
     pub correlation: Option<i64>,
+    /// Kineto: the call's `args."External id"` (2021: `"external id"`), where it is an
+    /// integer: the External id of the host op the profiler linked the call to ([`CpuOp`]).
+    pub external: Option<i64>,
     /// Whether a sync row (`cuda_sync`, CUPTI synchronization) records what this call joined
     /// or waited for.
     pub sync_recorded: bool,
+}
+
+/// A host op (Kineto `cpu_op`, 2021 `Operator`) that a runtime or driver call names by its
+/// External id: the op the profiler recorded as launching that call. Only the ops some call
+/// names are kept ([`keep_named_ops`]).
+///
+/// Some traces copy the correlation into the calls' External id (HTA's `df_index_resolver`,
+/// `sampled_rank-*`, the alexnet `benchmark_result`): such an id may name an unrelated op by
+/// chance, which the op view catches because that op's span does not hold the call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CpuOp {
+    /// Its `args."External id"` (2021: `"external id"`).
+    pub external: i64,
+    /// The op's name (`aten::addmm`).
+    #[serde(serialize_with = "name_text")]
+    pub name: Name,
+    /// Start, ns.
+    pub start: i64,
+    /// End, ns (`>= start`).
+    pub end: i64,
+}
+
+/// The ops of `ops` whose External id some call of `calls` names, sorted by (External id,
+/// start, end, name): the same list whatever order a reader met them in.
+pub fn keep_named_ops(mut ops: Vec<CpuOp>, calls: &[ApiCall]) -> Vec<CpuOp> {
+    let mut named: Vec<i64> = calls.iter().filter_map(|c| c.external).collect();
+    named.sort_unstable();
+    named.dedup();
+    ops.retain(|op| named.binary_search(&op.external).is_ok());
+    ops.sort_by(|a, b| {
+        (a.external, a.start, a.end, &*a.name).cmp(&(b.external, b.start, b.end, &*b.name))
+    });
+    ops.shrink_to_fit();
+    ops
 }
 
 /// What a host range is.
@@ -309,6 +350,9 @@ pub struct Trace {
     pub notes: Vec<String>,
     /// The GPUs, as the trace describes them (empty when it does not).
     pub devices: Vec<Device>,
+    /// The host ops that calls name by their External id ([`CpuOp`]; Kineto only), sorted
+    /// by External id.
+    pub ops: Vec<CpuOp>,
 }
 
 /// A call name without per-thread-stream and version suffixes (`_ptsz`, `_v2`, `_v7000`).
@@ -408,6 +452,7 @@ impl Trace {
                 start: p.interval.start().as_i64(),
                 end: p.interval.end().as_i64(),
                 correlation: None,
+                external: None,
                 copy: None,
                 collective: None,
                 bytes: None,
@@ -431,6 +476,7 @@ impl Trace {
                     start: at.as_i64(),
                     end: at.as_i64(),
                     correlation: None,
+                    external: None,
                     sync_recorded: true,
                 });
             }

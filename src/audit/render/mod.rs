@@ -1,5 +1,6 @@
 //! The audit as text, Markdown or JSON: pure functions returning `String`.
 
+pub mod ops;
 pub mod views;
 
 use comfy_table::{presets::ASCII_MARKDOWN, Table};
@@ -326,6 +327,10 @@ pub fn to_text_top(audit: &Audit, top: usize) -> String {
         s.push('\n');
         s.push_str(&kernels_text(audit, top));
     }
+    if !audit.ops.is_empty() {
+        s.push('\n');
+        s.push_str(&ops::ops_text(audit, top));
+    }
     s.push_str(&views::views_text(audit));
     for n in &audit.notes {
         s.push_str(&fit_lines(&format!("note: {n}\n")));
@@ -378,6 +383,10 @@ pub fn to_markdown(audit: &Audit) -> String {
         s.push_str("\n## Kernels\n\n");
         s.push_str(&kernels_text(audit, DEFAULT_TOP));
     }
+    if !audit.ops.is_empty() {
+        s.push_str("\n## Ops → kernels\n\n");
+        s.push_str(&ops::ops_text(audit, DEFAULT_TOP));
+    }
     let views = views::views_text(audit);
     if !views.is_empty() {
         s.push_str("\n## HTA's other views, exact\n");
@@ -406,6 +415,7 @@ mod tests {
             start,
             end,
             correlation: Some(corr),
+            external: None,
             copy: None,
             collective: None,
             bytes: None,
@@ -419,6 +429,7 @@ mod tests {
             start,
             end,
             correlation: Some(corr),
+            external: None,
             sync_recorded: false,
         }
     }

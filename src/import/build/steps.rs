@@ -167,6 +167,7 @@ mod tests {
             start,
             end: start + 50,
             correlation: Some(corr),
+            external: None,
             copy: None,
             collective: None,
             bytes: None,
@@ -177,6 +178,7 @@ mod tests {
             start,
             end: start + 5,
             correlation: Some(corr),
+            external: None,
             sync_recorded: false,
         };
         let step = |n: u32, start: i64, end: i64| Step {

@@ -13,15 +13,15 @@
 
 use serde_json::value::RawValue;
 
-use super::neutral::copy_direction;
+use super::neutral::{copy_direction, is_op_category, op_external, LooseId};
 use super::number::parse_with_path;
 use super::read::stream_of_tid;
 use super::split::{Piece, Pieces};
 use super::{exact_number, Result, WorkKind};
 use crate::error::InputError as ImportError;
 use crate::trace::model::{
-    Activity, ActivityKind, ApiCall, CollectiveArgs, Device, HostRange, Problem, ProblemKind,
-    RangeKind, Step, Trace,
+    keep_named_ops, Activity, ActivityKind, ApiCall, CollectiveArgs, CpuOp, Device, HostRange,
+    Problem, ProblemKind, RangeKind, Step, Trace,
 };
 use crate::trace::ReadOptions as ImportOptions;
 
@@ -62,6 +62,18 @@ struct EventArgs {
     /// Copies and sets: `bytes` (any JSON value; only a non-negative integer is used).
     #[serde(default)]
     bytes: Option<serde_json::Value>,
+    /// The External id (`"External id"`; 2021: `"external id"`).
+    #[serde(rename = "External id", default)]
+    external_upper: LooseId,
+    #[serde(rename = "external id", default)]
+    external_lower: LooseId,
+}
+
+impl EventArgs {
+    /// The External id, as the streaming reader reads it.
+    fn external(&self) -> Option<i64> {
+        self.external_upper.0.or(self.external_lower.0)
+    }
 }
 
 /// A JSON integer, or `None` for anything else.
@@ -169,6 +181,8 @@ struct What<'h> {
     is_call: bool,
     is_step: bool,
     is_scalar: bool,
+    /// A host op (`cpu_op`, `Operator`): its External id, where `args` give one.
+    op_external: Option<i64>,
 }
 
 impl<'h> What<'h> {
@@ -186,6 +200,16 @@ impl<'h> What<'h> {
             is_call: matches!(cat, "cuda_runtime" | "cuda_driver" | "Runtime" | "Driver"),
             is_step: name.starts_with("ProfilerStep#"),
             is_scalar: matches!(name, "aten::item" | "aten::_local_scalar_dense"),
+            op_external: None,
+        };
+        let is_op = is_op_category(cat);
+        let what = What {
+            op_external: if is_op {
+                head.args.and_then(|a| op_external(a.get().as_bytes()))
+            } else {
+                None
+            },
+            ..what
         };
         let wanted = what.work.is_some()
             || what.is_call
@@ -193,7 +217,7 @@ impl<'h> What<'h> {
             || cat == "Trace"
             || cat == "user_annotation"
             || (cat == "gpu_user_annotation" && what.is_step)
-            || (matches!(cat, "cpu_op" | "Operator") && (what.is_step || what.is_scalar));
+            || (is_op && (what.is_step || what.is_scalar || what.op_external.is_some()));
         wanted.then_some(what)
     }
 
@@ -316,12 +340,23 @@ impl<'o> Lenient<'o> {
     /// Files a well-formed event: the window, an activity, a call, a sync row, a step or a
     /// host range.
     fn file(&mut self, head: &Head, what: &What, at: String, (ts, start, end): (i64, i64, i64)) {
+        let (cat, name) = (what.cat, what.name);
+        if let Some(external) = what.op_external {
+            self.trace.ops.push(CpuOp {
+                external,
+                name: name.into(),
+                start,
+                end,
+            });
+            if !(what.is_step || what.is_scalar) {
+                return;
+            }
+        }
         let args: EventArgs = match head.args {
             Some(a) => serde_json::from_str(a.get()).unwrap_or_default(),
             None => EventArgs::default(),
         };
         let thread = head.tid.and_then(int_of);
-        let (cat, name) = (what.cat, what.name);
         let trace = &mut self.trace;
         if cat == "Trace" {
             trace.window = Some(match trace.window {
@@ -337,6 +372,7 @@ impl<'o> Lenient<'o> {
                 start,
                 end,
                 correlation: args.correlation,
+                external: args.external(),
                 sync_recorded: false,
             });
         } else if cat == "cuda_sync" {
@@ -410,6 +446,7 @@ impl<'o> Lenient<'o> {
             start,
             end,
             correlation: args.correlation,
+            external: args.external(),
             collective: (kind == WorkKind::Kernel)
                 .then(|| {
                     CollectiveArgs::of(args.process_group.clone(), args.collective_name.clone())
@@ -441,6 +478,7 @@ impl<'o> Lenient<'o> {
         }
         trace.steps.sort_by_key(|s| (s.start, s.end));
         trace.gpu_steps.sort_by_key(|s| (s.start, s.end));
+        trace.ops = keep_named_ops(std::mem::take(&mut trace.ops), &trace.calls);
         if unreadable > 0 {
             trace.notes.push(format!(
                 "{unreadable} host range(s) with a time that is not an exact ns (or overflows) are left out"

@@ -62,6 +62,8 @@ pub(crate) struct GpuWork {
     pub(crate) start: i64,
     pub(crate) end: i64,
     pub(crate) correlation: Option<i64>,
+    /// `args."External id"`, where an integer.
+    pub(crate) external: Option<i64>,
     pub(crate) collective: Option<Box<crate::trace::model::CollectiveArgs>>,
     /// Copies and sets: `args.bytes`, where given.
     pub(crate) bytes: Option<u64>,

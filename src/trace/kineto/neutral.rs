@@ -15,10 +15,15 @@
 //! reader. Such an error is kept apart ([`AuditRead::error`]) and only surfaces once the
 //! import itself has succeeded, where the audit used to fail after it.
 
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
 use super::{GpuWork, WorkKind};
 use crate::trace::model::{
-    Activity, ActivityKind, ApiCall, CopyDirection, HostRange, Names, Problem, ProblemKind,
-    RangeKind, Step, Trace,
+    keep_named_ops, Activity, ActivityKind, ApiCall, CopyDirection, CpuOp, HostRange, Name,
+    Problem, ProblemKind, RangeKind, Step, Trace,
 };
 use crate::{error::InputError as ImportError, trace::ReadOptions as ImportOptions};
 
@@ -31,6 +36,84 @@ pub(crate) enum AuditOnly {
     Step,
     /// An annotation or a scalar read on the host.
     Range(RangeKind),
+    /// Any other host op (`cpu_op`, 2021 `Operator`): kept as a [`CpuOp`] when its `args`
+    /// give an External id.
+    Op,
+}
+
+/// Whether events of category `cat` are host ops, whose External id the op view reads.
+pub(crate) fn is_op_category(cat: &str) -> bool {
+    matches!(cat, "cpu_op" | "Operator")
+}
+
+/// An `args."External id"` value: an integer, or nothing. Any other value (a string, a
+/// float, an object) is skipped, never an error, so the field can never make an event's
+/// `args` unreadable.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LooseId(pub(crate) Option<i64>);
+
+impl<'de> Deserialize<'de> for LooseId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LooseId;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<LooseId, E> {
+                Ok(LooseId(Some(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<LooseId, E> {
+                Ok(LooseId(i64::try_from(v).ok()))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<LooseId, E> {
+                Ok(LooseId(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<LooseId, E> {
+                Ok(LooseId(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<LooseId, E> {
+                Ok(LooseId(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<LooseId, E> {
+                Ok(LooseId(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<LooseId, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(LooseId(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LooseId, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(LooseId(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The External id of an event's `args`: `"External id"`, else the 2021 spelling
+/// `"external id"` (an integer; anything else is no id).
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+pub(crate) struct ExternalId {
+    #[serde(rename = "External id", default)]
+    upper: LooseId,
+    #[serde(rename = "external id", default)]
+    lower: LooseId,
+}
+
+impl ExternalId {
+    /// The id, where one is given.
+    pub(crate) fn get(self) -> Option<i64> {
+        self.upper.0.or(self.lower.0)
+    }
+}
+
+/// The External id of a host op from its `args` text: `None` when the text is not an object
+/// the reader can read, or names no integer id. The one reading every Kineto path uses.
+pub(crate) fn op_external(args: &[u8]) -> Option<i64> {
+    serde_json::from_slice::<ExternalId>(args)
+        .ok()
+        .and_then(ExternalId::get)
 }
 
 /// Whether the audit reads a complete (`ph: X`) event of category `cat`, named `name`, that
@@ -52,9 +135,9 @@ pub(crate) fn audit_only(cat: &str, name: Option<&str>) -> Option<AuditOnly> {
         "Trace" => Some(AuditOnly::Window),
         "user_annotation" => range(name.unwrap_or("")),
         "cpu_op" | "Operator" => match name {
-            None => Some(AuditOnly::Step),
+            None => Some(AuditOnly::Op),
             Some(n) if is_step(n) || is_scalar(n) => range(n),
-            Some(_) => None,
+            Some(_) => Some(AuditOnly::Op),
         },
         _ => None,
     }
@@ -76,6 +159,9 @@ pub(crate) struct AuditRead {
     pub(crate) gpu_steps: Vec<Step>,
     /// Annotations and scalar reads.
     pub(crate) ranges: Vec<HostRange>,
+    /// Host ops with an External id, in file order (only those a call names are kept at the
+    /// end).
+    pub(crate) ops: Vec<CpuOp>,
     /// The profiler's window.
     pub(crate) window: Option<(i64, i64)>,
     /// Negative durations and zero timestamps, in file order.
@@ -90,7 +176,9 @@ pub(crate) struct AuditRead {
 /// An event only the audit reads, with its times as read (before the base is added).
 pub(crate) struct AuditEvent {
     pub(crate) what: AuditOnly,
-    pub(crate) name: String,
+    pub(crate) name: Name,
+    /// Host ops: the External id of its `args` ([`op_external`]).
+    pub(crate) external: Option<i64>,
     pub(crate) thread: Option<i64>,
     pub(crate) ts: i64,
     pub(crate) dur: i64,
@@ -119,13 +207,7 @@ pub(crate) fn audit_times(
 impl AuditRead {
     /// Files an event only the audit reads, placed on the clock (`base` + `ts`); `at` is its
     /// JSON path.
-    pub(crate) fn place(
-        &mut self,
-        e: AuditEvent,
-        names: &mut Names,
-        at: &dyn Fn() -> String,
-        base: Option<i64>,
-    ) {
+    pub(crate) fn place(&mut self, e: AuditEvent, at: &dyn Fn() -> String, base: Option<i64>) {
         if self.error.is_some() {
             return;
         }
@@ -144,7 +226,7 @@ impl AuditRead {
             self.problems.push(Problem {
                 kind: ProblemKind::NegativeDuration,
                 at: at(),
-                name: names.get(&e.name),
+                name: e.name,
                 start,
                 duration: e.dur,
             });
@@ -155,7 +237,16 @@ impl AuditRead {
             return;
         };
         let thread = e.thread;
+        if let Some(external) = e.external {
+            self.ops.push(CpuOp {
+                external,
+                name: Name::clone(&e.name),
+                start,
+                end,
+            });
+        }
         match e.what {
+            AuditOnly::Op => {}
             AuditOnly::Window => {
                 self.window = Some(match self.window {
                     Some((a, b)) => (a.min(start), b.max(end)),
@@ -163,14 +254,14 @@ impl AuditRead {
                 });
             }
             AuditOnly::Step => self.steps.push(Step {
-                name: names.get(&e.name),
+                name: e.name,
                 start,
                 end,
                 thread,
             }),
             AuditOnly::Range(kind) => self.ranges.push(HostRange {
                 kind,
-                name: names.get(&e.name),
+                name: e.name,
                 thread,
                 start,
                 end,
@@ -219,6 +310,7 @@ fn activity(w: &GpuWork) -> Activity {
         start: w.start,
         end: w.end,
         correlation: w.correlation,
+        external: w.external,
         collective: w.collective.clone(),
         bytes: w.bytes,
     }
@@ -256,6 +348,7 @@ pub(crate) fn finish(
             audit.unreadable
         ));
     }
+    let ops = keep_named_ops(audit.ops, &audit.calls);
     // Every GPU event the importer kept names its device and stream (it refuses one that
     // does not), so the lenient reader's "no device or stream" note never applies here.
     Ok(Trace {
@@ -271,6 +364,7 @@ pub(crate) fn finish(
         notes,
         // Filled by the caller from the top level (`deviceProperties`).
         devices: Vec::new(),
+        ops,
     })
 }
 

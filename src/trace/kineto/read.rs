@@ -27,7 +27,10 @@ use serde::de::{self, Deserializer, IgnoredAny};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::neutral::{audit_only, audit_times, is_step_name, AuditEvent};
+use super::neutral::{
+    audit_only, audit_times, is_op_category, is_step_name, op_external, AuditEvent, AuditOnly,
+    LooseId,
+};
 use super::number::{classify, exact_number_at, parse_with_path};
 use super::{Annotation, GpuWork, HostCall, Read, SyncRow, WorkKind};
 use crate::trace::model::{ApiCall, CollectiveArgs, Name, Names, Step};
@@ -71,6 +74,18 @@ pub(crate) struct EventArgs {
     /// `args` unreadable; only a non-negative integer is used).
     #[serde(default)]
     bytes: Option<serde_json::Value>,
+    /// Calls and GPU work: the External id (`"External id"`; 2021: `"external id"`).
+    #[serde(rename = "External id", default)]
+    external_upper: LooseId,
+    #[serde(rename = "external id", default)]
+    external_lower: LooseId,
+}
+
+impl EventArgs {
+    /// The External id, as [`super::neutral::ExternalId::get`] reads it.
+    fn external(&self) -> Option<i64> {
+        self.external_upper.0.or(self.external_lower.0)
+    }
 }
 
 /// What the build step gets: the events read, the top level, the base time.
@@ -217,6 +232,14 @@ impl Fields {
     }
 
     /// Whether what was seen so far already says neither the importer nor the audit reads
+    /// the event's `args` (the audit reads a host op's, for its External id).
+    fn args_unread(&self) -> bool {
+        self.known_ignored()
+            && !(self.ph.get().is_none_or(|p| p == "X")
+                && self.cat.get().is_some_and(is_op_category))
+    }
+
+    /// Whether what was seen so far already says neither the importer nor the audit reads
     /// the event's times ([`super::audit`]: a few host events only the audit reads).
     fn times_unread(&self) -> bool {
         self.known_ignored()
@@ -293,6 +316,8 @@ struct Held {
     ts: i64,
     dur: i64,
     correlation: Option<i64>,
+    /// `args."External id"` (calls and GPU work).
+    external: Option<i64>,
     /// Copies and sets: `args.bytes`, where it is a non-negative integer.
     bytes: Option<u64>,
     /// What sync rows and collective kernels add (boxed: most events are neither).
@@ -311,6 +336,7 @@ impl Held {
     /// `e`, held: its name through `names`.
     fn of(e: KeptEvent, names: &mut Names) -> Held {
         let args = e.args;
+        let external = args.external();
         let (device, stream) = match e.kind {
             Kept::Call => (e.pid, args.stream.or(e.tid)),
             Kept::Sync => (args.device.or(e.pid), args.stream),
@@ -346,6 +372,7 @@ impl Held {
             ts: e.ts,
             dur: e.dur,
             correlation: args.correlation,
+            external,
             bytes: match e.kind {
                 Kept::Work(WorkKind::Memcpy | WorkKind::Memset) => {
                     args.bytes.as_ref().and_then(serde_json::Value::as_u64)
@@ -633,13 +660,23 @@ impl<'o> State<'o> {
         let Some(what) = audit_only(f.cat.get().unwrap_or(""), Some(name)) else {
             return;
         };
+        let external = match &f.args {
+            Some(args) if is_op_category(f.cat.get().unwrap_or("")) => {
+                op_external(args.get().as_bytes())
+            }
+            _ => None,
+        };
+        if what == AuditOnly::Op && external.is_none() {
+            return;
+        }
         match audit_times(f.ts.as_deref(), f.dur.as_deref(), self.options) {
             Err(()) => self.read.audit.unreadable += 1,
             Ok(None) => {}
             Ok(Some((ts, dur))) => {
                 let event = AuditEvent {
                     what,
-                    name: name.to_owned(),
+                    name: self.read.names.get(name),
+                    external,
                     thread: f.thread,
                     ts,
                     dur,
@@ -686,7 +723,7 @@ fn place(read: &mut Read, p: Pending, events_path: &str, base: Option<i64>) -> R
         Pending::Kept(p) => p,
         Pending::Audit(index, event) => {
             let at = || event_path(events_path, index);
-            read.audit.place(event, &mut read.names, &at, base);
+            read.audit.place(event, &at, base);
             return Ok(());
         }
     };
@@ -768,6 +805,7 @@ fn work_of(
         start,
         end,
         correlation: p.correlation,
+        external: p.external,
         collective: p.rare.and_then(|r| r.collective),
         bytes: p.bytes,
     })
@@ -815,6 +853,7 @@ fn place_call(read: &mut Read, p: Held, (start, end): (i64, i64)) {
         start,
         end,
         correlation,
+        external: p.external,
         sync_recorded: false,
     });
     match correlation {

@@ -89,6 +89,7 @@ pub(crate) fn from_export(export: &mut read::Export) -> Result<Trace, NsysError>
                 start: row.start,
                 end: row.end,
                 correlation: Some(process_correlation(row.key.proc.pid(), row.correlation)),
+                external: None,
                 collective: None,
                 bytes: row.bytes.and_then(|b| u64::try_from(b).ok()),
             });
@@ -110,6 +111,7 @@ pub(crate) fn from_export(export: &mut read::Export) -> Result<Trace, NsysError>
             start,
             end,
             correlation: Some(correlation),
+            external: None,
             sync_recorded: synced.contains(&correlation),
         });
     }

@@ -13,7 +13,7 @@
 
 use super::{kept, EventArgs, Kept, KeptEvent, Pending, State, Text};
 use crate::error::InputError as ImportError;
-use crate::trace::kineto::neutral::audit_only;
+use crate::trace::kineto::neutral::{audit_only, op_external, AuditEvent, AuditOnly};
 use crate::trace::scan::{scan_event, EventHead, Time, TimeText};
 
 /// What [`take_scanned`] did with an event.
@@ -43,7 +43,7 @@ pub(super) fn take_scanned(
     let cat = head.cat.unwrap_or("");
     let kind = kept(cat).filter(|_| head.ph == Some("X"));
     let Some((cat, kind)) = kind else {
-        return Ok(ignored(st, &head));
+        return ignored(st, &head, index);
     };
     let Some(kept_event) = kept_of(st, &head, index, cat, kind) else {
         return Ok(Taken::Unsure);
@@ -64,17 +64,59 @@ pub(super) fn take_scanned(
 }
 
 /// An event the importer does not keep: counted under its category, unless the audit reads
-/// it (then the visitors take it).
-fn ignored(st: &mut State<'_>, head: &EventHead<'_>) -> Taken {
-    if head.ph == Some("X")
-        && audit_only(head.cat.unwrap_or(""), Some(head.name.unwrap_or(""))).is_some()
-    {
-        return Taken::Unsure;
+/// it (then the visitors take it; a plain host op is taken here, see [`op`]).
+///
+/// # Errors
+/// Only from filing a host op on the clock.
+fn ignored(st: &mut State<'_>, head: &EventHead<'_>, index: usize) -> Result<Taken, ImportError> {
+    let mut op_event = None;
+    if head.ph == Some("X") {
+        let name = head.name.unwrap_or("");
+        match audit_only(head.cat.unwrap_or(""), Some(name)) {
+            None => {}
+            Some(AuditOnly::Op) => match op(st, head) {
+                Some(event) => op_event = event,
+                None => return Ok(Taken::Unsure),
+            },
+            Some(_) => return Ok(Taken::Unsure),
+        }
     }
     set_text(&mut st.fields.ph, head.ph);
     set_text(&mut st.fields.cat, head.cat);
     st.count_ignored();
-    Taken::Done
+    if let Some(event) = op_event {
+        st.file(Pending::Audit(index, event))?;
+    }
+    Ok(Taken::Done)
+}
+
+/// A plain host op (neither a step nor a scalar read) as the visitors would file it:
+/// `Some(None)` when it is not filed (no External id, or no `ts` / `dur`), `Some(Some(_))`
+/// to file, `None` when the visitors must read it (a time that is not an exact ns or not a
+/// number: they word, count or round it).
+fn op(st: &mut State<'_>, head: &EventHead<'_>) -> Option<Option<AuditEvent>> {
+    // `scan_event` refuses any `\` escape, so a key `External id` / `external id` is here
+    // only as its plain text: without that text there is no id, and no need to parse.
+    let named = |args: &&[u8]| memchr::memmem::find(args, b"xternal id\"").is_some();
+    let Some(external) = head.args.filter(named).and_then(op_external) else {
+        return Some(None);
+    };
+    let (Some(ts), Some(dur)) = (head.ts, head.dur) else {
+        return Some(None);
+    };
+    let exact = |t: TimeText<'_>| match t.scaled(3) {
+        Time::Exact(v) => Some(v),
+        Time::Rounded(_) | Time::Overflow | Time::NotANumber => None,
+    };
+    let (ts, dur) = (exact(ts)?, exact(dur)?);
+    Some(Some(AuditEvent {
+        what: AuditOnly::Op,
+        name: st.read.names.get(head.name.unwrap_or("")),
+        external: Some(external),
+        thread: head.thread,
+        ts,
+        dur,
+    }))
 }
 
 fn set_text(text: &mut Text, value: Option<&str>) {

@@ -251,7 +251,7 @@ impl<'de> Visitor<'de> for Event<'_, '_> {
                     first_time::<A::Error>(&mut f.seen, bit, name)?;
                     st.field = Some(name);
                     let unread = match key {
-                        Field::Args => f.known_ignored(),
+                        Field::Args => f.args_unread(),
                         _ => f.times_unread(),
                     };
                     if unread {
