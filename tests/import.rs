@@ -725,3 +725,44 @@ fn a_synchronous_device_to_host_copy_is_a_wait_on_its_stream() {
         "unknown (wait-misses-work)"
     );
 }
+
+/// The op → kernels view in `import`: the text prints `audit`'s table (the same rows, the
+/// same link line) after the kernel table, and the JSON carries the audit's `ops` and
+/// `op_links` as `audit --format json` does.
+#[test]
+fn import_prints_and_carries_the_audits_op_view() {
+    let trace = "tests/data/traces/nccl_data.json.gz";
+    let run = |args: &[&str]| {
+        let out = worksheet().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let import_text = run(&["import", trace]);
+    let audit_text = run(&["audit", trace]);
+    let block = |text: &str| {
+        let from = text.find("op → kernels (").expect("an op table");
+        let to = from + text[from..].find("op links: ").unwrap();
+        let end = to + text[to..].find('\n').unwrap();
+        text[from..end].to_owned()
+    };
+    assert_eq!(block(&import_text), block(&audit_text));
+    // After the kernel table, with its ten largest rows of 23 and every kernel linked.
+    assert!(
+        import_text.find("kernels (10 of 72").unwrap()
+            < import_text.find("op → kernels (").unwrap()
+    );
+    assert!(import_text.contains("op → kernels (10 of 23 rows by total;"));
+    assert!(
+        import_text.contains("op links: 2700 of 2700 kernels joined to the op that launched them")
+    );
+    let import: serde_json::Value =
+        serde_json::from_str(&run(&["import", trace, "--format", "json"])).unwrap();
+    let audit: serde_json::Value =
+        serde_json::from_str(&run(&["audit", trace, "--format", "json"])).unwrap();
+    assert_eq!(import["audit"]["ops"], audit["ops"]);
+    assert_eq!(import["audit"]["op_links"], audit["op_links"]);
+    let first = &import["audit"]["ops"][0];
+    assert_eq!(first["name"], "record_param_comms");
+    assert_eq!(first["kernels"], 21);
+    assert_eq!(first["total_ns"], 46_876_493);
+}

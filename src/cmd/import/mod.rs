@@ -159,6 +159,7 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     match args.format {
         SummaryFormat::Text => {
             out.write_all(summary.to_text().as_bytes())?;
+            out.write_all(ops_text(&summary).as_bytes())?;
             if let Some(hta) = &hta {
                 out.write_all(hta.to_text().as_bytes())?;
             }
@@ -176,6 +177,21 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
         }
     }
     Ok(EXIT_OK)
+}
+
+/// The audit's op → kernels view, as `worksheet audit` prints it (the same renderer and the
+/// same [`crate::audit::render::DEFAULT_TOP`] rows): it follows the summary's kernel table;
+/// empty when the audit did not run or found no kernels.
+fn ops_text(summary: &Summary) -> String {
+    let Some(audit) = &summary.audit else {
+        return String::new();
+    };
+    let ops = crate::audit::render::ops::ops_text(audit, crate::audit::render::DEFAULT_TOP);
+    if ops.is_empty() {
+        return ops;
+    }
+    // Names come from the trace: escape terminal controls, as the summary does.
+    format!("\n{}", crate::escape::printable(&ops))
 }
 
 /// `--compat hta`: HTA reads Kineto traces only.
