@@ -56,13 +56,18 @@ kernels = duckdb.sql(f"""
 SELECT rank, stream, name, count, total_ns FROM read_parquet('{d}/kernels.parquet')
 ORDER BY rank, stream, name
 """).fetchall()
+ops = duckdb.sql(f"""
+SELECT rank, name, recorded, device, kernels, launches, total_ns, mean_ns, min_ns, max_ns,
+       share_of_busy_permille, top_kernel, top_kernel_count, top_kernel_total_ns
+FROM read_parquet('{d}/ops.parquet') ORDER BY rank, total_ns DESC, device, name
+""").fetchall()
 meta = duckdb.sql(f"""
 SELECT DISTINCT decode(key), decode(value) FROM parquet_kv_metadata('{d}/*.parquet')
 WHERE decode(key) IN ('format', 'version') ORDER BY 1
 """).fetchall()
 print(json.dumps({"busy": busy, "stragglers": stragglers, "summary": summary,
                   "findings": findings, "steps": steps, "kernels": kernels,
-                  "meta": meta}))
+                  "ops": ops, "meta": meta}))
 "#;
 
 /// The Python that has DuckDB, or why there is none.
@@ -180,7 +185,7 @@ fn duckdb_busy_time_and_stragglers_agree_with_worksheet() {
 
     assert_eq!(
         sql["meta"],
-        serde_json::json!([["format", "worksheet-parquet"], ["version", "4"]])
+        serde_json::json!([["format", "worksheet-parquet"], ["version", "5"]])
     );
     findings_and_steps_agree_with_audit(&sql);
     assert_eq!(
@@ -188,6 +193,7 @@ fn duckdb_busy_time_and_stragglers_agree_with_worksheet() {
         Value::Array(audit_kernels()),
         "kernels per rank"
     );
+    assert_eq!(sql["ops"], Value::Array(audit_ops()), "ops per rank");
 }
 
 /// `worksheet audit --format json`'s `kernels` of each rank's file, as
@@ -218,7 +224,7 @@ fn audit_kernels() -> Vec<Value> {
 
 /// Without DuckDB too: `kernels.parquet`, read back with the `parquet` crate, holds
 /// `worksheet audit`'s kernel rows of each rank, with exact counts and totals, and carries
-/// schema version 4.
+/// schema version 5.
 #[test]
 fn the_kernels_table_read_back_equals_audits_kernels() {
     use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -241,7 +247,7 @@ fn the_kernels_table_read_back_equals_audits_kernels() {
         .iter()
         .map(|kv| (kv.key.clone(), kv.value.clone()))
         .collect();
-    assert_eq!(meta["version"].as_deref(), Some("4"));
+    assert_eq!(meta["version"].as_deref(), Some("5"));
     assert_eq!(meta["table"].as_deref(), Some("kernels"));
     let mut got: Vec<Value> = Vec::new();
     for row in reader.get_row_iter(None).unwrap() {
@@ -286,6 +292,114 @@ fn the_kernels_table_read_back_equals_audits_kernels() {
             .sum()
     };
     assert_eq!((total(0), total(1)), (14_778_782, 11_727_934));
+}
+
+/// `worksheet audit --format json`'s `ops` of each rank's file, in its order (rank, then
+/// largest total first), as the `ops` table's columns: `[rank, name, recorded (0/1), device,
+/// kernels, launches, total_ns, mean_ns, min_ns, max_ns, share_of_busy_permille, top_kernel,
+/// top_kernel_count, top_kernel_total_ns]`.
+fn audit_ops() -> Vec<Value> {
+    let mut rows = Vec::new();
+    for rank in [0_i64, 1] {
+        let audit = audit_json(&format!("{RANKS}/rank{rank}.json.gz"));
+        for o in audit["ops"].as_array().unwrap() {
+            let top = &o["top_kernels"][0];
+            rows.push(serde_json::json!([
+                rank,
+                o["name"],
+                i64::from(o["recorded"].as_bool().unwrap()),
+                o["device"],
+                o["kernels"],
+                o["launches"],
+                o["total_ns"],
+                o["mean_ns"],
+                o["min_ns"],
+                o["max_ns"],
+                o["share_of_busy_permille"],
+                top["name"],
+                top["count"],
+                top["total_ns"]
+            ]));
+        }
+    }
+    rows
+}
+
+/// Without DuckDB too: `ops.parquet`, read back with the `parquet` crate, holds `worksheet
+/// audit`'s op rows of each rank, every column, in the audit's order; its kernels add up to
+/// the audit's `op_links` (88 and 105 kernels, copies and sets not counted: rank 1 has one
+/// kernel without a launch call, in its `(no recorded op)` row).
+#[test]
+fn the_ops_table_read_back_equals_audits_ops() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    Command::cargo_bin("worksheet")
+        .unwrap()
+        .args(["export", RANKS, "--parquet"])
+        .arg(&tables)
+        .assert()
+        .success();
+    let reader =
+        SerializedFileReader::new(std::fs::File::open(tables.join("ops.parquet")).unwrap())
+            .unwrap();
+    let meta: BTreeMap<String, Option<String>> = reader
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .unwrap()
+        .iter()
+        .map(|kv| (kv.key.clone(), kv.value.clone()))
+        .collect();
+    assert_eq!(meta["version"].as_deref(), Some("5"));
+    assert_eq!(meta["table"].as_deref(), Some("ops"));
+    let mut got: Vec<Value> = Vec::new();
+    for row in reader.get_row_iter(None).unwrap() {
+        let cells: Vec<Value> = row
+            .unwrap()
+            .get_column_iter()
+            .map(|(name, field)| match field {
+                Field::Long(v) => Value::from(*v),
+                Field::Str(v) => Value::from(v.as_str()),
+                Field::Null => Value::Null,
+                other => panic!("`{name}`: {other:?}"),
+            })
+            .collect();
+        got.push(Value::Array(cells));
+    }
+    let want = audit_ops();
+    assert_eq!(got, want);
+    // The real rows: rank 0's largest is the all-reduces' op, rank 1's the matmuls'.
+    assert_eq!(want.len(), 9);
+    assert_eq!(
+        want[0],
+        serde_json::json!([
+            0,
+            "record_param_comms",
+            1,
+            "gpu0",
+            40,
+            40,
+            8_760_402,
+            219_010,
+            3937,
+            2_151_140,
+            595,
+            "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+            40,
+            8_760_402
+        ])
+    );
+    assert_eq!(want[8][1], "(no recorded op)");
+    assert_eq!(want[8][2], 0);
+    let kernels = |r: i64| -> i64 {
+        got.iter()
+            .filter(|o| o[0] == r)
+            .map(|o| o[4].as_i64().unwrap())
+            .sum()
+    };
+    assert_eq!((kernels(0), kernels(1)), (88, 105));
 }
 
 /// `worksheet audit FILE --format json` of one rank's trace.

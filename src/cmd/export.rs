@@ -16,7 +16,7 @@ use crate::output::refuse_existing;
     after_help = "Examples:\n  worksheet export tests/data/traces/nccl_data.json.gz --parquet tables/\n  \
 worksheet export tests/data/ranks --parquet job/ --force\n  \
 worksheet export tests/data/traces/nccl_data.json.gz --perfetto nccl.json\n\n\
-Tables (docs/parquet.md): phases, steps, collectives, relations, findings, summary, kernels.\n\
+Tables (docs/parquet.md): phases, steps, collectives, relations, findings, summary, kernels, ops.\n\
 Perfetto (docs/perfetto.md): a Chrome trace-event JSON file for ui.perfetto.dev.\n\
 Exit codes: 0 written, 2 malformed input, an existing file without --force, or a build without the `parquet` feature."
 )]

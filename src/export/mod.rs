@@ -23,7 +23,7 @@ pub use tables::{build, Column, Input, Table, Values};
 /// The value of the `format` key in every file's key-value metadata.
 pub const FORMAT: &str = "worksheet-parquet";
 /// The schema version (the `version` key); raised on any change to a table's columns.
-pub const VERSION: &str = "4";
+pub const VERSION: &str = "5";
 
 /// The files a folder gets: `<table>.parquet`.
 pub fn table_path(dir: &Path, table: &str) -> PathBuf {

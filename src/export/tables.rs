@@ -13,11 +13,12 @@ use crate::error::Refusal;
 use crate::import::ranks::summary::{from_report, RanksSummary, Split};
 use crate::import::ranks::{declare, import_ranks_declared, is_multi, MultiRank, RankOptions};
 use crate::import::{import_path_with, read_audit_trace, summarize, ImportOptions, Imported};
-use crate::trace::model::WorkClass;
 use crate::verdict::Verdict;
 
+mod breakdowns;
+
 /// The tables, in the order they are written.
-pub const NAMES: [&str; 7] = [
+pub const NAMES: [&str; 8] = [
     "phases",
     "steps",
     "collectives",
@@ -25,6 +26,7 @@ pub const NAMES: [&str; 7] = [
     "findings",
     "summary",
     "kernels",
+    "ops",
 ];
 
 /// One column's values; `None` is a null.
@@ -311,7 +313,8 @@ pub fn build(input: &Input) -> Result<Vec<Table>, Refusal> {
         relations(&case, input)?,
         findings(input, ranks.as_ref())?,
         summary(input)?,
-        kernels(input)?,
+        breakdowns::kernels(input)?,
+        breakdowns::ops(input)?,
     ])
 }
 
@@ -649,55 +652,6 @@ fn summary(input: &Input) -> Result<Table, Refusal> {
         ]);
     }
     Ok(t)
-}
-
-/// The kernel breakdown `worksheet audit` prints (`kernels` in its JSON), per input file:
-/// one row per device, stream and activity name, in the audit's order (largest total first).
-fn kernels(input: &Input) -> Result<Table, Refusal> {
-    use Kind::{Int, Text};
-    let mut t = Table::new(
-        "kernels",
-        &[
-            ("rank", Int, true),
-            ("name", Text, false),
-            ("class", Text, false),
-            ("device", Text, false),
-            ("stream", Text, false),
-            ("count", Int, false),
-            ("total_ns", Int, false),
-            ("mean_ns", Int, true),
-            ("min_ns", Int, false),
-            ("max_ns", Int, false),
-            ("share_of_busy_permille", Int, true),
-        ],
-    );
-    for (rank, audit) in &input.audits {
-        for k in &audit.kernels {
-            t.push(vec![
-                Cell::I(*rank),
-                Cell::S(Some(k.name.clone())),
-                Cell::S(Some(class_word(k.class).to_owned())),
-                Cell::S(Some(k.device.clone())),
-                Cell::S(Some(k.stream.clone())),
-                Cell::I(Some(ns(i128::from(k.count))?)),
-                Cell::I(Some(ns(k.total_ns)?)),
-                Cell::I(k.mean_ns.map(ns).transpose()?),
-                Cell::I(Some(ns(k.min_ns)?)),
-                Cell::I(Some(ns(k.max_ns)?)),
-                Cell::I(k.share_of_busy_permille),
-            ]);
-        }
-    }
-    Ok(t)
-}
-
-/// The word `worksheet audit --format json` writes for a class of work.
-fn class_word(class: WorkClass) -> &'static str {
-    match class {
-        WorkClass::Compute => "compute",
-        WorkClass::Communication => "communication",
-        WorkClass::Memory => "memory",
-    }
 }
 
 #[cfg(test)]
