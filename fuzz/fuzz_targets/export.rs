@@ -56,6 +56,7 @@ fuzz_target!(|data: &[u8]| {
     let args = ExportArgs {
         inputs: vec![path],
         parquet: Some(dir.clone()),
+        csv: None,
         perfetto: None,
         force: true,
         round_sub_ns: false,

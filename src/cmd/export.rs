@@ -15,12 +15,14 @@ use crate::output::refuse_existing;
 #[command(
     after_help = "Examples:\n  worksheet export tests/data/traces/nccl_data.json.gz --parquet tables/\n  \
 worksheet export tests/data/ranks --parquet job/ --force\n  \
+worksheet export tests/data/traces/nccl_data.json.gz --csv tables/\n  \
 worksheet export tests/data/traces/nccl_data.json.gz --perfetto nccl.json\n\n\
-Tables (docs/parquet.md): phases, steps, collectives, relations, findings, summary, kernels, ops.\n\
+Tables (docs/parquet.md): phases, steps, collectives, relations, findings, summary, kernels, ops;\n\
+--csv writes the same tables as `<table>.csv` (docs/parquet.md#csv), without the `parquet` feature.\n\
 Perfetto (docs/perfetto.md): a Chrome trace-event JSON file for ui.perfetto.dev.\n\
 Exit codes: 0 written, 2 malformed input, an existing file without --force, or a build without the `parquet` feature."
 )]
-#[command(group(clap::ArgGroup::new("to").required(true).multiple(true).args(["parquet", "perfetto"])))]
+#[command(group(clap::ArgGroup::new("to").required(true).multiple(true).args(["parquet", "csv", "perfetto"])))]
 pub struct ExportArgs {
     /// What to export: a Kineto trace, several (ranks of one job), a folder of rank traces
     /// (as `worksheet import` takes them), or a case file.
@@ -29,6 +31,10 @@ pub struct ExportArgs {
     /// Write Parquet tables into this folder (created when missing), one file per table.
     #[arg(long, value_name = "DIR")]
     pub parquet: Option<PathBuf>,
+    /// Write the same tables as CSV into this folder (created when missing), one
+    /// `<table>.csv` per table (may be the `--parquet` folder).
+    #[arg(long, value_name = "DIR")]
+    pub csv: Option<PathBuf>,
     /// Write a Chrome trace-event JSON file that ui.perfetto.dev opens (`-`: standard output).
     #[arg(long, value_name = "FILE")]
     pub perfetto: Option<PathBuf>,
@@ -93,6 +99,11 @@ fn refuse_before_work(args: &ExportArgs) -> Result<(), Failure> {
             refuse_existing(&crate::export::table_path(dir, name), args.force)?;
         }
     }
+    if let Some(dir) = args.csv.as_ref().filter(|d| d.is_dir()) {
+        for name in crate::export::tables::NAMES {
+            refuse_existing(&crate::export::csv::table_path(dir, name), args.force)?;
+        }
+    }
     if let Some(path) = &args.perfetto {
         refuse_existing(path, args.force)?;
     }
@@ -114,6 +125,9 @@ fn write(
     };
     if let Some(dir) = &args.parquet {
         crate::export::write_parquet(dir, tables, args.force, out)?;
+    }
+    if let Some(dir) = &args.csv {
+        crate::export::csv::write_csv(dir, tables, args.force, out)?;
     }
     if let Some(path) = &args.perfetto {
         let text = crate::export::perfetto::trace_json(input, tables)?;

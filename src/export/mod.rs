@@ -6,8 +6,9 @@
 //! arrow). The schema is versioned and documented in `docs/parquet.md`; every file carries
 //! `format` / `version` key-value metadata. Each file is written atomically through
 //! [`crate::output`], and none is replaced without `--force` (all are checked before any
-//! is written).
+//! is written). `--csv DIR` writes the same tables as CSV ([`csv`]), without the feature.
 
+pub mod csv;
 #[cfg(feature = "parquet")]
 mod parquet;
 pub mod perfetto;
