@@ -18,7 +18,7 @@ worksheet export tests/data/ranks --parquet job/ --force\n  \
 worksheet export tests/data/traces/nccl_data.json.gz --csv tables/\n  \
 worksheet export tests/data/traces/nccl_data.json.gz --perfetto nccl.json\n\n\
 Tables (docs/parquet.md): phases, steps, collectives, relations, findings, summary, kernels, ops;\n\
---csv writes the same tables as `<table>.csv` (docs/parquet.md#csv), without the `parquet` feature.\n\
+--csv writes the same tables as `<table>.csv` (docs/parquet.md, CSV), without the `parquet` feature.\n\
 Perfetto (docs/perfetto.md): a Chrome trace-event JSON file for ui.perfetto.dev.\n\
 Exit codes: 0 written, 2 malformed input, an existing file without --force, or a build without the `parquet` feature."
 )]
