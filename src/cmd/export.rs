@@ -17,11 +17,15 @@ use crate::output::refuse_existing;
 worksheet export tests/data/ranks --parquet job/ --force\n  \
 worksheet export tests/data/traces/nccl_data.json.gz --csv tables/\n  \
 worksheet export tests/data/traces/nccl_data.json.gz --perfetto nccl.json\n\n\
-Tables (docs/parquet.md): phases, steps, collectives, relations, findings, summary, kernels, ops;\n\
---csv writes the same tables as `<table>.csv` (docs/parquet.md, CSV), without the `parquet` feature.\n\
+Tables (docs/parquet.md): phases, steps, collectives, relations, findings,\n\
+summary, kernels, ops, as `<table>.parquet`, or with --csv as `<table>.csv`\n\
+(which needs no `parquet` feature).\n\
 Perfetto (docs/perfetto.md): a Chrome trace-event JSON file for ui.perfetto.dev.\n\
 Exit codes: 0 written, 2 malformed input, an existing file without --force, or a build without the `parquet` feature."
 )]
+#[command(override_usage = "worksheet export [OPTIONS] <INPUT>... --parquet <DIR>\n       \
+worksheet export [OPTIONS] <INPUT>... --csv <DIR>\n       \
+worksheet export [OPTIONS] <INPUT>... --perfetto <FILE>")]
 #[command(group(clap::ArgGroup::new("to").required(true).multiple(true).args(["parquet", "csv", "perfetto"])))]
 pub struct ExportArgs {
     /// What to export: a Kineto trace, several (ranks of one job), a folder of rank traces
