@@ -23,9 +23,11 @@ summary, kernels, ops, as `<table>.parquet`, or with --csv as `<table>.csv`\n\
 Perfetto (docs/perfetto.md): a Chrome trace-event JSON file for ui.perfetto.dev.\n\
 Exit codes: 0 written, 2 malformed input, an existing file without --force, or a build without the `parquet` feature."
 )]
-#[command(override_usage = "worksheet export [OPTIONS] <INPUT>... --parquet <DIR>\n       \
+#[command(
+    override_usage = "worksheet export [OPTIONS] <INPUT>... --parquet <DIR>\n       \
 worksheet export [OPTIONS] <INPUT>... --csv <DIR>\n       \
-worksheet export [OPTIONS] <INPUT>... --perfetto <FILE>")]
+worksheet export [OPTIONS] <INPUT>... --perfetto <FILE>"
+)]
 #[command(group(clap::ArgGroup::new("to").required(true).multiple(true).args(["parquet", "csv", "perfetto"])))]
 pub struct ExportArgs {
     /// What to export: a Kineto trace, several (ranks of one job), a folder of rank traces
