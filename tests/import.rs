@@ -766,3 +766,55 @@ fn import_prints_and_carries_the_audits_op_view() {
     assert_eq!(first["kernels"], 21);
     assert_eq!(first["total_ns"], 46_876_493);
 }
+
+/// `import --top N` shows N kernel rows and N op rows, as `audit --top N` does; the default
+/// is the audit's 10.
+#[test]
+fn import_top_sets_the_kernel_and_op_rows_shown() {
+    let run = |args: &[&str]| {
+        let out = assert_cmd::Command::cargo_bin("worksheet")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let nccl = "tests/data/traces/nccl_data.json.gz";
+    let top2 = run(&["import", nccl, "--top", "2"]);
+    assert!(top2.contains("\nkernels (2 of 72 by total;"), "{top2}");
+    assert!(
+        top2.contains("… and 70 more row(s): 3285 activities, 105.806705 ms in all"),
+        "{top2}"
+    );
+    assert!(
+        top2.contains("\nop → kernels (2 of 23 rows by total;"),
+        "{top2}"
+    );
+    assert!(
+        top2.contains("… and 21 more row(s): 1788 kernels, 76.517495 ms in all"),
+        "{top2}"
+    );
+    let default = run(&["import", nccl]);
+    assert!(
+        default.contains("\nkernels (10 of 72 by total;"),
+        "{default}"
+    );
+    assert!(
+        default.contains("\nop → kernels (10 of 23 rows by total;"),
+        "{default}"
+    );
+    let audit = run(&["audit", nccl, "--top", "2"]);
+    let ops_of = |text: &str| {
+        text[text.find("op → kernels (").unwrap()..]
+            .lines()
+            .take(6)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        ops_of(&top2),
+        ops_of(&audit),
+        "the same op rows as audit --top 2"
+    );
+}

@@ -567,8 +567,14 @@ fn prose(text: &str) -> String {
 }
 
 impl Summary {
-    /// The summary as text: tables for people.
+    /// The summary as text: tables for people, with the audit's top
+    /// [`crate::audit::render::DEFAULT_TOP`] kernels.
     pub fn to_text(&self) -> String {
+        self.to_text_top(crate::audit::render::DEFAULT_TOP)
+    }
+
+    /// [`Self::to_text`] with the audit's `top` kernels (`worksheet import --top N`).
+    pub fn to_text_top(&self, top: usize) -> String {
         let mut s = String::new();
         s.push_str(&format!(
             "{}\n",
@@ -581,7 +587,7 @@ impl Summary {
         self.completion_text(&mut s);
         self.facts_and_notes_text(&mut s);
         self.size_text(&mut s);
-        self.audit_text(&mut s);
+        self.audit_text(&mut s, top);
         // Names (kernels, calls, streams) come from the trace: escape terminal controls.
         crate::escape::printable(&s).into_owned()
     }
@@ -715,8 +721,8 @@ impl Summary {
         ));
     }
 
-    /// The audit's findings and top kernels, when it ran.
-    fn audit_text(&self, out: &mut String) {
+    /// The audit's findings and its `top` kernels, when it ran.
+    fn audit_text(&self, out: &mut String, top: usize) {
         if let Some(audit) = &self.audit {
             out.push_str(&format!("\n{}\n", prose("audit (`worksheet audit` prints the step table and the breakdown too; docs/findings.md explains each code)")));
             // Each line wrapped at the terminal's width, its continuation indented two past
@@ -728,8 +734,7 @@ impl Summary {
                     crate::table::wrap_prose(line, &format!("{lead}  "))
                 ));
             }
-            let kernels =
-                crate::audit::render::kernels_text(audit, crate::audit::render::DEFAULT_TOP);
+            let kernels = crate::audit::render::kernels_text(audit, top);
             if !kernels.is_empty() {
                 out.push('\n');
                 out.push_str(&kernels);

@@ -81,6 +81,10 @@ pub struct ImportArgs {
     /// standard error is a terminal).
     #[arg(long, short)]
     pub quiet: bool,
+    /// How many kernel and op rows the text view shows (largest total first; JSON has them
+    /// all), as `worksheet audit --top`.
+    #[arg(long, value_name = "N", default_value_t = crate::audit::render::DEFAULT_TOP)]
+    pub top: usize,
 }
 
 /// Peers whose numbers `--compat` reproduces.
@@ -158,8 +162,8 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     summary.audit = Some(audit);
     match args.format {
         SummaryFormat::Text => {
-            out.write_all(summary.to_text().as_bytes())?;
-            out.write_all(ops_text(&summary).as_bytes())?;
+            out.write_all(summary.to_text_top(args.top).as_bytes())?;
+            out.write_all(ops_text(&summary, args.top).as_bytes())?;
             if let Some(hta) = &hta {
                 out.write_all(hta.to_text().as_bytes())?;
             }
@@ -179,14 +183,14 @@ pub fn run(args: &ImportArgs, out: &mut dyn Write) -> Result<u8, Failure> {
     Ok(EXIT_OK)
 }
 
-/// The audit's op → kernels view, as `worksheet audit` prints it (the same renderer and the
-/// same [`crate::audit::render::DEFAULT_TOP`] rows): it follows the summary's kernel table;
-/// empty when the audit did not run or found no kernels.
-fn ops_text(summary: &Summary) -> String {
+/// The audit's op → kernels view, as `worksheet audit --top TOP` prints it (the same
+/// renderer and rows): it follows the summary's kernel table; empty when the audit did not
+/// run or found no kernels.
+fn ops_text(summary: &Summary, top: usize) -> String {
     let Some(audit) = &summary.audit else {
         return String::new();
     };
-    let ops = crate::audit::render::ops::ops_text(audit, crate::audit::render::DEFAULT_TOP);
+    let ops = crate::audit::render::ops::ops_text(audit, top);
     if ops.is_empty() {
         return ops;
     }

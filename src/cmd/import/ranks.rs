@@ -93,7 +93,7 @@ pub fn run(
     }
     match args.format {
         SummaryFormat::Text => {
-            out.write_all(summary.to_text().as_bytes())?;
+            out.write_all(summary.to_text_top(args.top).as_bytes())?;
             out.write_all(b"\n")?;
             out.write_all(crate::escape::printable(&ranks.to_text()).as_bytes())?;
         }
