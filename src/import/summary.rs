@@ -179,7 +179,7 @@ pub fn summarize_owned(
 
 /// [`summarize_owned`], handing the case as `-o` writes it (with expectations when asked) to
 /// `write` once, before it is validated and dropped: `write` streams it where it goes and
-/// returns its size in bytes of JSON text ([`CaseSize::json_bytes`]) and what it made (`T`,
+/// returns its size in bytes of JSON text (`CaseSize::json_bytes`) and what it made (`T`,
 /// returned beside the summary). [`Summary::case_json`] stays empty.
 ///
 /// # Errors
