@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Table, Values};
-use crate::error::{Refusal, Stopped};
+use crate::error::Stopped;
 
 /// The files a folder gets: `<table>.csv`.
 pub fn table_path(dir: &Path, table: &str) -> PathBuf {
@@ -103,24 +103,10 @@ pub fn write_csv(
     force: bool,
     out: &mut dyn Write,
 ) -> Result<(), Stopped> {
-    std::fs::create_dir_all(dir).map_err(|e| Refusal {
-        message: format!(
-            "{}: error[io]: cannot create the folder: {e}",
-            dir.display()
-        ),
-    })?;
-    for t in tables {
-        let path = table_path(dir, t.name);
-        let bytes = crate::output::write_output_with(&path, force, |w| encode_into(t, w))?;
-        writeln!(
-            out,
-            "{}: {} row(s), {} byte(s)",
-            path.display(),
-            t.rows(),
-            bytes
-        )?;
-    }
-    Ok(())
+    super::write_tables(dir, tables, out, table_path, |t, path| {
+        let bytes = crate::output::write_output_with(path, force, |w| encode_into(t, w))?;
+        Ok(bytes)
+    })
 }
 
 #[cfg(test)]

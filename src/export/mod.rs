@@ -43,6 +43,23 @@ pub fn write_parquet(
     force: bool,
     out: &mut dyn Write,
 ) -> Result<(), Stopped> {
+    write_tables(dir, tables, out, table_path, |t, path| {
+        let bytes = encode(t)?;
+        crate::output::write_output(path, &bytes, force)?;
+        Ok(bytes.len() as u64)
+    })
+}
+
+/// Writes each table to `path_of(dir, name)` with `write_one` (which returns the bytes
+/// written), creating `dir` when missing, and a line per file on `out`: the one loop of
+/// [`write_parquet`] and [`csv::write_csv`].
+pub(crate) fn write_tables(
+    dir: &Path,
+    tables: &[Table],
+    out: &mut dyn Write,
+    path_of: fn(&Path, &str) -> PathBuf,
+    mut write_one: impl FnMut(&Table, &Path) -> Result<u64, Stopped>,
+) -> Result<(), Stopped> {
     std::fs::create_dir_all(dir).map_err(|e| Refusal {
         message: format!(
             "{}: error[io]: cannot create the folder: {e}",
@@ -50,15 +67,14 @@ pub fn write_parquet(
         ),
     })?;
     for t in tables {
-        let path = table_path(dir, t.name);
-        let bytes = encode(t)?;
-        crate::output::write_output(&path, &bytes, force)?;
+        let path = path_of(dir, t.name);
+        let bytes = write_one(t, &path)?;
         writeln!(
             out,
             "{}: {} row(s), {} byte(s)",
             path.display(),
             t.rows(),
-            bytes.len()
+            bytes
         )?;
     }
     Ok(())
