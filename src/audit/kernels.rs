@@ -65,34 +65,64 @@ pub struct KernelRow {
 
 /// Whether a total is known: the engine answers `unknown (overflow)` for a duration that does
 /// not fit in `i64` nanoseconds, and so does every figure computed from one.
-fn known(ns: i128) -> bool {
+pub(crate) fn known(ns: i128) -> bool {
     i64::try_from(ns).is_ok()
 }
 
-/// Fills `row`'s mean and share from its total and its device's `busy` time, each only when
-/// every total it is computed from is known; otherwise says why in `unknown_why`.
-fn derive_mean_and_share(row: &mut KernelRow, busy: Option<i128>) {
-    let count = i128::from(row.count.max(1));
-    let total = row.total_ns;
+/// A row's mean and share of busy time, each only when every total it is computed from is
+/// known (review D10), and why not otherwise: the one rule of the kernel and op tables.
+pub(crate) struct MeanAndShare {
+    /// `total / count`, rounded to the nearest ns (halves up).
+    pub(crate) mean_ns: Option<i128>,
+    /// `total` over the busy time, in tenths of a percent, rounded half up.
+    pub(crate) share_of_busy_permille: Option<i64>,
+    /// Why the mean or the share is unknown, when one is.
+    pub(crate) unknown_why: Option<String>,
+}
+
+/// [`MeanAndShare`] of a row of `count` items summing to `total` ns, on a device whose busy
+/// time (named `busy_name` in the reason, e.g. "gpu0's busy time") is `busy`.
+pub(crate) fn mean_and_share(
+    total: i128,
+    count: u64,
+    busy: Option<i128>,
+    busy_name: &str,
+) -> MeanAndShare {
+    let count = i128::from(count.max(1));
     let overflow = crate::verdict::Reason::Overflow;
-    let busy_unknown = busy.is_some_and(|b| !known(b));
-    row.unknown_why = if !known(total) {
+    let unknown_why = if !known(total) {
         Some(format!(
             "{overflow}: the row's total ({total} ns) does not fit in 64-bit ns, so neither does what is computed from it"
         ))
-    } else if busy_unknown {
+    } else if busy.is_some_and(|b| !known(b)) {
         Some(format!(
-            "{overflow}: {}'s busy time ({} ns) does not fit in 64-bit ns, so no share of it is known",
-            row.device,
+            "{overflow}: {busy_name} ({} ns) does not fit in 64-bit ns, so no share of it is known",
             busy.unwrap_or_default()
         ))
     } else {
         None
     };
-    row.mean_ns = known(total).then(|| (2 * total + count) / (2 * count));
-    row.share_of_busy_permille = busy
-        .filter(|&b| b > 0 && known(b) && known(total))
-        .and_then(|b| i64::try_from((total * 2000 + b) / (2 * b)).ok());
+    MeanAndShare {
+        mean_ns: known(total).then(|| (2 * total + count) / (2 * count)),
+        share_of_busy_permille: busy
+            .filter(|&b| b > 0 && known(b) && known(total))
+            .and_then(|b| i64::try_from((total * 2000 + b) / (2 * b)).ok()),
+        unknown_why,
+    }
+}
+
+/// Fills `row`'s mean and share from its total and its device's `busy` time
+/// ([`mean_and_share`]).
+fn derive_mean_and_share(row: &mut KernelRow, busy: Option<i128>) {
+    let derived = mean_and_share(
+        row.total_ns,
+        row.count,
+        busy,
+        &format!("{}'s busy time", row.device),
+    );
+    row.mean_ns = derived.mean_ns;
+    row.share_of_busy_permille = derived.share_of_busy_permille;
+    row.unknown_why = derived.unknown_why;
 }
 
 /// The kernel table of `trace`, every activity in one row, largest total first.

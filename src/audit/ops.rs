@@ -255,11 +255,6 @@ pub fn op_rows(index: &Index<'_>) -> (Vec<OpRow>, OpLinks) {
     (out, links)
 }
 
-/// Whether a total is known (fits in 64-bit ns).
-fn known(ns: i128) -> bool {
-    i64::try_from(ns).is_ok()
-}
-
 /// The finished row of `acc`, on `device` whose kernel busy time is `busy`.
 fn row_of(device: i64, name: Option<&str>, mut acc: Acc, busy: Option<i128>) -> OpRow {
     acc.launches.sort_unstable();
@@ -281,20 +276,12 @@ fn row_of(device: i64, name: Option<&str>, mut acc: Acc, busy: Option<i128>) -> 
     top.truncate(TOP_KERNELS);
     let device = format!("gpu{device}");
     let total = acc.total;
-    let count = i128::from(acc.kernels.max(1));
-    let overflow = crate::verdict::Reason::Overflow;
-    let unknown_why = if !known(total) {
-        Some(format!(
-            "{overflow}: the row's total ({total} ns) does not fit in 64-bit ns, so neither does what is computed from it"
-        ))
-    } else if busy.is_some_and(|b| !known(b)) {
-        Some(format!(
-            "{overflow}: {device}'s kernel busy time ({} ns) does not fit in 64-bit ns, so no share of it is known",
-            busy.unwrap_or_default()
-        ))
-    } else {
-        None
-    };
+    let derived = super::kernels::mean_and_share(
+        total,
+        acc.kernels,
+        busy,
+        &format!("{device}'s kernel busy time"),
+    );
     OpRow {
         name: name.unwrap_or(NO_OP).to_owned(),
         recorded: name.is_some(),
@@ -302,13 +289,11 @@ fn row_of(device: i64, name: Option<&str>, mut acc: Acc, busy: Option<i128>) -> 
         kernels: acc.kernels,
         launches: acc.launches.len() as u64,
         total_ns: total,
-        mean_ns: known(total).then(|| (2 * total + count) / (2 * count)),
+        mean_ns: derived.mean_ns,
         min_ns: acc.min,
         max_ns: acc.max,
-        share_of_busy_permille: busy
-            .filter(|&b| b > 0 && known(b) && known(total))
-            .and_then(|b| i64::try_from((total * 2000 + b) / (2 * b)).ok()),
-        unknown_why,
+        share_of_busy_permille: derived.share_of_busy_permille,
+        unknown_why: derived.unknown_why,
         top_kernels: top,
     }
 }
