@@ -99,8 +99,9 @@ without the `cuda` feature, no libcuda or NVRTC, no device) or the device failed
     /// Turn a PyTorch profiler (Kineto) trace (plain or .json.gz) or an Nsight Systems SQLite
     /// export into a case, and print its interval algebra per stream and device.
     Import(crate::cmd::import::ImportArgs),
-    /// Write a trace's or several ranks' phases, collectives, clock relations and summary
-    /// numbers as Parquet tables for an existing engine, or as a Perfetto (Chrome trace) file.
+    /// Write a trace's or several ranks' phases, collectives, clock relations, summary
+    /// numbers, kernel and op tables as Parquet or CSV tables for an existing engine, or as a
+    /// Perfetto (Chrome trace) file.
     Export(crate::cmd::export::ExportArgs),
     /// Compare two runs (captures, lab reports, cases, imported traces): same, faster,
     /// slower or ambiguous per measurement, with the change and the noise.

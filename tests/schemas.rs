@@ -21,17 +21,59 @@ fn run(args: &[&str]) -> Value {
 }
 
 fn validate(kind: &str, value: &Value) {
-    let path = format!("schemas/worksheet-{kind}.schema.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(value)
-        .take(5)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
+    let errors = output_errors(kind, value);
     assert!(errors.is_empty(), "{kind}: {errors:#?}");
     assert_eq!(value["format"], format!("worksheet-{kind}"));
     assert_eq!(value["version"], 1);
+}
+
+/// The first errors of `value` against `schemas/worksheet-<kind>.schema.json`, with every
+/// schema of `schemas/` registered under its `$id`, so that a `$ref` to another report's
+/// schema (the import's `audit` is a `worksheet-audit` report) is checked, not skipped.
+fn output_errors(kind: &str, value: &Value) -> Vec<String> {
+    let path = format!("schemas/worksheet-{kind}.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut schemas = jsonschema::Registry::new();
+    for entry in std::fs::read_dir("schemas").unwrap() {
+        let other: Value =
+            serde_json::from_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap()).unwrap();
+        if let Some(id) = other["$id"].as_str().map(str::to_owned) {
+            schemas = schemas
+                .add(id, jsonschema::Resource::from_contents(other))
+                .unwrap();
+        }
+    }
+    let registry = schemas.prepare().unwrap();
+    let validator = jsonschema::options()
+        .with_registry(&registry)
+        .build(&schema)
+        .unwrap_or_else(|e| panic!("{kind}: the schema does not compile: {e}"));
+    validator
+        .iter_errors(value)
+        .take(5)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect()
+}
+
+/// The import's `audit` is checked against the audit's schema through the `$ref`: an audit
+/// without its `findings` (required by the audit's schema, not named by the import's) fails
+/// the import's schema at `/audit`.
+#[test]
+fn the_imports_audit_is_checked_against_the_audit_schema() {
+    let mut import = run(&[
+        "import",
+        "tests/data/traces/nccl_data.json.gz",
+        "--format",
+        "json",
+    ]);
+    assert!(import["audit"]["kernels"].is_array(), "{}", import["audit"]);
+    validate("import", &import);
+    import["audit"].as_object_mut().unwrap().remove("findings");
+    let errors = output_errors("import", &import);
+    assert!(
+        errors.iter().any(|e| e.ends_with(" at /audit")),
+        "{errors:#?}"
+    );
 }
 
 #[test]
