@@ -817,7 +817,7 @@ fn a_host_range_with_sub_ns_digits_is_left_out_not_an_error() {
     let a = k.audit();
     assert_eq!(
         a.notes,
-        ["1 host range(s) with a time that is not an exact ns (or overflows) are left out"]
+        ["1 host range(s) without an exact ns time (missing, not a number, below 1 ns or overflowing) are left out"]
     );
     k.events.push(
         r#"{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1000.0001,"dur":1,"args":{"device":0,"stream":7}}"#
@@ -825,6 +825,75 @@ fn a_host_range_with_sub_ns_digits_is_left_out_not_an_error() {
     );
     let err = read_trace(&k.text(), &ImportOptions::default()).unwrap_err();
     assert_eq!(err.code, "inexact-value");
+}
+
+/// Reliability rerun F1: a kernel, runtime call or copy whose `ts` or `dur` is missing, null or
+/// not a number was left out of the audit without a word (`import` refuses the trace). The
+/// audit now refuses it as the importer does: the same code, path and words.
+#[test]
+fn a_kernel_or_call_without_a_number_for_a_time_is_refused_as_the_importer_refuses_it() {
+    let cases = [
+        (
+            r#"{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":2000,"dur":"123","args":{"device":0,"stream":7}}"#,
+            "traceEvents[2].dur",
+            "wrong-type",
+            "expected a number of microseconds",
+        ),
+        (
+            r#"{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":2000,"dur":true,"args":{"device":0,"stream":7}}"#,
+            "traceEvents[2].dur",
+            "wrong-type",
+            "expected a number of microseconds",
+        ),
+        (
+            r#"{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":0,"tid":7,"ts":2000,"dur":null,"args":{"device":0,"stream":7}}"#,
+            "traceEvents[2].dur",
+            "missing-field",
+            "a complete (`ph: X`) `gpu_memcpy` event needs `dur`",
+        ),
+        (
+            r#"{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":0,"tid":1,"dur":3,"args":{"correlation":9}}"#,
+            "traceEvents[2].ts",
+            "missing-field",
+            "a `cuda_runtime` event needs `ts`",
+        ),
+        (
+            r#"{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":0,"tid":1,"ts":"abc","dur":3}"#,
+            "traceEvents[2].ts",
+            "wrong-type",
+            "expected a number of microseconds",
+        ),
+    ];
+    for (event, path, code, words) in cases {
+        let mut k = K::default();
+        k.kernel("k", 7, 1_000, 1_010, 5);
+        k.events.push(event.to_owned());
+        let err = read_trace(&k.text(), &ImportOptions::default()).unwrap_err();
+        assert_eq!(
+            (err.path.as_str(), err.code, err.message.as_str()),
+            (path, code, words),
+            "{event}"
+        );
+    }
+}
+
+/// A host range (audit-only) without a number for a time is left out and counted in the
+/// note, never silently.
+#[test]
+fn a_host_range_without_a_number_for_a_time_is_counted_not_skipped() {
+    let mut k = K::default();
+    k.kernel("k", 7, 1_000, 1_010, 5);
+    k.events.push(
+        r#"{"ph":"X","cat":"user_annotation","name":"phase","pid":0,"tid":1,"ts":"abc","dur":1}"#
+            .to_owned(),
+    );
+    k.events.push(
+        r#"{"ph":"X","cat":"user_annotation","name":"phase","pid":0,"tid":1,"ts":1000}"#.to_owned(),
+    );
+    assert_eq!(
+        k.audit().notes,
+        ["2 host range(s) without an exact ns time (missing, not a number, below 1 ns or overflowing) are left out"]
+    );
 }
 
 mod generated {

@@ -266,7 +266,7 @@ impl<'o> Lenient<'o> {
         let Some(what) = What::of(&head) else {
             return Ok(());
         };
-        let Some((ts, start, dur)) = self.times(&head, &at, what.imported_too())? else {
+        let Some((ts, start, dur)) = self.times(&head, &at, &what)? else {
             return Ok(());
         };
         if dur < 0 {
@@ -290,38 +290,20 @@ impl<'o> Lenient<'o> {
         Ok(())
     }
 
-    /// `(ts, start, dur)` of an event: `None` when it has no time, or (an event only the
-    /// audit reads) when a time is not an exact ns, counted. Events the importer reads fail
-    /// here as they fail there; host ranges and the window, which the importer skips, are
-    /// left out and counted instead, so that `import` never refuses a trace because of what
-    /// only the audit reads.
-    fn times(
-        &mut self,
-        head: &Head,
-        at: &str,
-        imported_too: bool,
-    ) -> Result<Option<(i64, i64, i64)>> {
-        let (Some(ts), Some(dur)) = (head.ts, head.dur) else {
-            return Ok(None);
-        };
+    /// `(ts, start, dur)` of an event. Events the importer reads fail here as they fail there
+    /// (a `ts` or `dur` missing, not a number, below 1 ns or overflowing: the importer's code,
+    /// path and words); host ranges and the window, which the importer skips, are left out and
+    /// counted instead (`None`), so that `import` never refuses a trace because of what only
+    /// the audit reads, and no event is left out without a word.
+    fn times(&mut self, head: &Head, at: &str, what: &What) -> Result<Option<(i64, i64, i64)>> {
         let mut rounded = 0;
-        let options = self.options;
-        let times =
-            exact_number(ts, 3, &format!("{at}.ts"), options, &mut rounded).and_then(|ts| {
-                Ok((
-                    ts,
-                    exact_number(dur, 3, &format!("{at}.dur"), options, &mut rounded)?,
-                ))
-            });
-        let (Some(ts), Some(dur)) = (match times {
+        let (ts, dur) = match exact_times(head, at, what.cat, self.options, &mut rounded) {
             Ok(t) => t,
-            Err(e) if imported_too => return Err(e),
+            Err(e) if what.imported_too() => return Err(e),
             Err(_) => {
                 self.unreadable += 1;
                 return Ok(None);
             }
-        }) else {
-            return Ok(None);
         };
         let start = match self.base {
             Some(b) => b.checked_add(ts),
@@ -481,7 +463,7 @@ impl<'o> Lenient<'o> {
         trace.ops = keep_named_ops(std::mem::take(&mut trace.ops), &trace.calls);
         if unreadable > 0 {
             trace.notes.push(format!(
-                "{unreadable} host range(s) with a time that is not an exact ns (or overflows) are left out"
+                "{unreadable} host range(s) without an exact ns time (missing, not a number, below 1 ns or overflowing) are left out"
             ));
         }
         if no_stream > 0 {
@@ -491,6 +473,39 @@ impl<'o> Lenient<'o> {
         }
         trace
     }
+}
+
+/// `ts` and `dur` of a complete event, in ns as read (before the base is added), with the
+/// importer's errors (`read.rs`, `kept_times`): `missing-field` for a time that is absent or
+/// null, `wrong-type` for one that is not a number, and the exact reading's `inexact-value`
+/// or `overflow`.
+fn exact_times(
+    head: &Head,
+    at: &str,
+    cat: &str,
+    options: &ImportOptions,
+    rounded: &mut u64,
+) -> Result<(i64, i64)> {
+    let ts = exact_time(head.ts, &format!("{at}.ts"), options, rounded, || {
+        format!("a `{cat}` event needs `ts`")
+    })?;
+    let dur = exact_time(head.dur, &format!("{at}.dur"), options, rounded, || {
+        format!("a complete (`ph: X`) `{cat}` event needs `dur`")
+    })?;
+    Ok((ts, dur))
+}
+
+/// One time of [`exact_times`] at `path`; `missing` words its absence.
+fn exact_time(
+    raw: Option<&RawValue>,
+    path: &str,
+    options: &ImportOptions,
+    rounded: &mut u64,
+    missing: impl FnOnce() -> String,
+) -> Result<i64> {
+    let raw = raw.ok_or_else(|| ImportError::new(path, "missing-field", missing()))?;
+    exact_number(raw, 3, path, options, rounded)?
+        .ok_or_else(|| ImportError::new(path, "wrong-type", "expected a number of microseconds"))
 }
 
 /// What one streamed pass of the lenient reader ([`read_trace_pieces`]) found.

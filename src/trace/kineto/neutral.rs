@@ -184,16 +184,16 @@ pub(crate) struct AuditEvent {
     pub(crate) dur: i64,
 }
 
-/// The times of an event only the audit reads: `Ok(None)` when it has none, or they are not
-/// numbers (the event is skipped); `Err(())` when a time is not an exact ns or overflows
-/// (the event is counted as unreadable), as [`super::trace::read_trace`] does.
+/// The times of an event only the audit reads: `Err(())` when a time is missing, not a
+/// number, not an exact ns or overflows (the event is counted as unreadable), as
+/// [`super::trace::read_trace`] does.
 pub(crate) fn audit_times(
     ts: Option<&serde_json::value::RawValue>,
     dur: Option<&serde_json::value::RawValue>,
     options: &ImportOptions,
-) -> std::result::Result<Option<(i64, i64)>, ()> {
+) -> std::result::Result<(i64, i64), ()> {
     let (Some(ts), Some(dur)) = (ts, dur) else {
-        return Ok(None);
+        return Err(());
     };
     let mut rounded = 0;
     let no_path = || String::new();
@@ -201,7 +201,7 @@ pub(crate) fn audit_times(
         super::number::exact_number_at(ts, 3, &no_path, options, &mut rounded).map_err(|_| ())?;
     let dur =
         super::number::exact_number_at(dur, 3, &no_path, options, &mut rounded).map_err(|_| ())?;
-    Ok(ts.zip(dur))
+    ts.zip(dur).ok_or(())
 }
 
 impl AuditRead {
@@ -344,7 +344,7 @@ pub(crate) fn finish(
     let mut notes = Vec::new();
     if audit.unreadable > 0 {
         notes.push(format!(
-            "{} host range(s) with a time that is not an exact ns (or overflows) are left out",
+            "{} host range(s) without an exact ns time (missing, not a number, below 1 ns or overflowing) are left out",
             audit.unreadable
         ));
     }

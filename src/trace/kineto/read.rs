@@ -671,8 +671,7 @@ impl<'o> State<'o> {
         }
         match audit_times(f.ts.as_deref(), f.dur.as_deref(), self.options) {
             Err(()) => self.read.audit.unreadable += 1,
-            Ok(None) => {}
-            Ok(Some((ts, dur))) => {
+            Ok((ts, dur)) => {
                 let event = AuditEvent {
                     what,
                     name: self.read.names.get(name),
