@@ -216,7 +216,7 @@ fn several_runs_of_one_rank_in_a_folder_are_refused_listed() {
         let (code, stdout, stderr) = run(&[command, two.to_str().unwrap()]);
         assert_eq!(code, 2, "{command}: {stdout}");
         assert!(
-            stderr.contains("error[bad-value]: the folder holds 2 traces, and 2 of them say(s) no rank (no distributedInfo.rank): several runs of one rank are not a job"),
+            stderr.contains("error[bad-value]: the folder holds 2 traces, and 2 of them say(s) no rank (no distributedInfo.rank, or one that is not a whole number from 0 below 2^32): several runs of one rank are not a job"),
             "{command}: {stderr}"
         );
         assert!(stderr.contains("worker0.1623143089861.pt.trace.json.gz` (no rank)"));

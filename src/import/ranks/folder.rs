@@ -161,7 +161,7 @@ pub fn refuse_unranked(
         "distributedInfo.rank",
         "bad-value",
         format!(
-            "the folder holds {} traces, and {} of them say(s) no rank (no distributedInfo.rank): several runs of one rank are not a job. Give one trace, or name the files one by one to read them as ranks in argument order. The traces: {}",
+            "the folder holds {} traces, and {} of them say(s) no rank (no distributedInfo.rank, or one that is not a whole number from 0 below 2^32): several runs of one rank are not a job. Give one trace, or name the files one by one to read them as ranks in argument order. The traces: {}",
             listing.files.len(),
             unranked.len(),
             listing
