@@ -39,7 +39,8 @@ pub fn refuse_existing(path: &Path, force: bool) -> Result<(), Refusal> {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return Ok(());
     };
-    if !force {
+    // A folder (or a device) is named as what it is, with or without `--force`.
+    if !force && meta.is_file() {
         return Err(Refusal {
             message: format!(
                 "{}: error[exists]: the file exists; pass --force to overwrite it",
@@ -411,6 +412,26 @@ mod tests {
         let err = write_output(dir.path(), b"x", true).unwrap_err();
         assert!(err.message.contains("a folder"), "{}", err.message);
         assert_eq!(std::fs::read(&target).unwrap(), b"mine");
+    }
+
+    /// Reliability rerun: a folder given as the output was called "the file exists; pass
+    /// --force", and `--force` then refused it as a folder. Without `--force` it is named as
+    /// what it is at once; a regular file still asks for `--force`.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_is_named_as_a_folder_without_force_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = write_output(dir.path(), b"x", false).unwrap_err();
+        assert!(
+            err.message.contains("error[not-a-file]: this is a folder"),
+            "{}",
+            err.message
+        );
+        let file = dir.path().join("kept");
+        std::fs::write(&file, b"mine").unwrap();
+        let err = write_output(&file, b"x", false).unwrap_err();
+        assert!(err.message.contains("error[exists]"), "{}", err.message);
+        assert_eq!(std::fs::read(&file).unwrap(), b"mine");
     }
 
     #[cfg(unix)]

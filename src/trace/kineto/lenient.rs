@@ -138,6 +138,11 @@ fn top_level<'a>(text: &'a str, options: &ImportOptions) -> Result<TopLevel<'a>>
             let devices = devices_of(top.device_properties);
             Ok((events, "traceEvents", base, devices))
         }
+        None => Err(ImportError::new(
+            "$",
+            "bad-syntax",
+            "the file is empty; a PyTorch profiler (Kineto) trace is a JSON object or array",
+        )),
         _ => Err(ImportError::new(
             "$",
             "bad-syntax",
