@@ -1096,7 +1096,7 @@ fn event_syncs_without_an_earlier_record_are_notes_not_waits() {
         .case
         .program
         .iter()
-        .any(|op| matches!(op, RawOp::HostWait { .. } | RawOp::StreamWait { .. })));
+        .any(|op| matches!(op, RawOp::HostWait(_) | RawOp::StreamWait { .. })));
     let notes = import.facts.notes.join("\n");
     assert!(
         notes.contains("1 cudaEventSynchronize sync rows whose event cannot be tied"),

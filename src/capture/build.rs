@@ -19,8 +19,8 @@ use super::record::{
     Boundary, CaptureRecord, CrossStreamDemo, DriverAnswer, Group, Mode, Run, WaitScopeDemo,
 };
 use crate::case::raw::{
-    RawCase, RawClock, RawEvent, RawEventState, RawExpectDuration, RawExpectIntervals, RawOp,
-    RawPhase, RawQuestion, RawSeries, RawStream, RawTime,
+    RawCase, RawClock, RawEvent, RawEventState, RawExpectDuration, RawExpectIntervals, RawHostWait,
+    RawOp, RawPhase, RawQuestion, RawSeries, RawStream, RawTime,
 };
 use crate::stats::{SampleSet, Summary};
 use crate::units::Nanos;
@@ -116,7 +116,7 @@ pub(crate) fn launch(phase: String) -> RawOp {
 }
 
 pub(crate) fn host_wait_event(id: String, event: String, at: Nanos) -> RawOp {
-    RawOp::HostWait {
+    RawOp::HostWait(Box::new(RawHostWait {
         id,
         event: Some(event),
         stream: None,
@@ -125,11 +125,11 @@ pub(crate) fn host_wait_event(id: String, event: String, at: Nanos) -> RawOp {
         at: Some(t(at)),
         implicit: None,
         copy: None,
-    }
+    }))
 }
 
 pub(crate) fn host_wait_device(id: String, device: &str, at: Nanos) -> RawOp {
-    RawOp::HostWait {
+    RawOp::HostWait(Box::new(RawHostWait {
         id,
         event: None,
         stream: None,
@@ -138,7 +138,7 @@ pub(crate) fn host_wait_device(id: String, device: &str, at: Nanos) -> RawOp {
         at: Some(t(at)),
         implicit: None,
         copy: None,
-    }
+    }))
 }
 
 /// The provenance object every capture carries.

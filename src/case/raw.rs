@@ -257,34 +257,9 @@ pub enum RawOp {
         /// The event it waits for.
         event: String,
     },
-    /// The host blocks until a target completes.
-    HostWait {
-        /// Wait id.
-        id: String,
-        /// Target: an event ...
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        event: Option<String>,
-        /// ... or a stream ...
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        stream: Option<String>,
-        /// ... or a whole device.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        device: Option<String>,
-        /// Host clock of the return timestamp.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        clock: Option<String>,
-        /// When the wait returned.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        at: Option<RawTime>,
-        /// Set when the wait is a call that waits without being named a wait (a synchronous
-        /// copy): why it counts as one. Needs a `stream` target and the `copy`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        implicit: Option<RawImplicit>,
-        /// The copy's phase (launched earlier in the program, in the wait's stream), with
-        /// `implicit`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        copy: Option<String>,
-    },
+    /// The host blocks until a target completes (boxed: the variant is the largest, and a
+    /// program is mostly launches, which then cost what a launch needs).
+    HostWait(Box<RawHostWait>),
     /// A host timer starts.
     TimerStart {
         /// Timer id.
@@ -303,6 +278,37 @@ pub enum RawOp {
         /// Reading.
         at: RawTime,
     },
+}
+
+/// A host wait (`op: host-wait`): the host blocks until a target completes.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHostWait {
+    /// Wait id.
+    pub id: String,
+    /// Target: an event ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// ... or a stream ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<String>,
+    /// ... or a whole device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// Host clock of the return timestamp.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
+    /// When the wait returned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<RawTime>,
+    /// Set when the wait is a call that waits without being named a wait (a synchronous
+    /// copy): why it counts as one. Needs a `stream` target and the `copy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implicit: Option<RawImplicit>,
+    /// The copy's phase (launched earlier in the program, in the wait's stream), with
+    /// `implicit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy: Option<String>,
 }
 
 /// Repeated samples of one measurement.

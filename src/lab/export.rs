@@ -11,8 +11,8 @@ use serde_json::json;
 
 use super::executor::{caution_advice, Analysis, LabRun, Measure, RunRecord, RunStatus, Share};
 use crate::case::raw::{
-    RawCase, RawClock, RawEvent, RawEventState, RawExpectDuration, RawExpectIntervals, RawOp,
-    RawPhase, RawQuestion, RawSeries, RawSpanExpect, RawStream, RawTime,
+    RawCase, RawClock, RawEvent, RawEventState, RawExpectDuration, RawExpectIntervals, RawHostWait,
+    RawOp, RawPhase, RawQuestion, RawSeries, RawSpanExpect, RawStream, RawTime,
 };
 use crate::interval::{analyze as analyze_intervals, Interval};
 use crate::stats::{steady_state, Phase, SampleSet, SteadyStatePolicy};
@@ -211,7 +211,7 @@ fn add_run(case: &mut RawCase, r: &RunRecord) {
         },
         stop("submit", s.submit_return),
         start("wait", s.wait_start),
-        RawOp::HostWait {
+        RawOp::HostWait(Box::new(RawHostWait {
             id: format!("wait-for-{n}"),
             event: Some(format!("done-{n}")),
             stream: None,
@@ -220,7 +220,7 @@ fn add_run(case: &mut RawCase, r: &RunRecord) {
             at: Some(t(s.result_ready)),
             implicit: None,
             copy: None,
-        },
+        })),
         stop("wait", s.result_ready),
         stop("complete", s.result_ready),
     ]);

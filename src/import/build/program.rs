@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 
 use super::ns;
-use crate::case::raw::{RawClock, RawOp, RawQuestion};
+use crate::case::raw::{RawClock, RawHostWait, RawOp, RawQuestion};
 use crate::import::activity::{FinalSync, Op, Step, Stream, Target, Work};
 
 /// What the program refers to.
@@ -254,7 +254,7 @@ fn op_of(c: &Context, step: &Step) -> RawOp {
                 Target::Stream(s) => (None, Some(stream_id(*s)), None),
                 Target::Device(d) => (None, None, Some(c.devices[*d].clone())),
             };
-            RawOp::HostWait {
+            RawOp::HostWait(Box::new(RawHostWait {
                 id: id.clone(),
                 event,
                 stream,
@@ -263,7 +263,7 @@ fn op_of(c: &Context, step: &Step) -> RawOp {
                 at: Some(ns(*returned)),
                 implicit: implicit.map(|(kind, _)| kind),
                 copy: implicit.map(|(_, w)| c.work[w].phase.clone()),
-            }
+            }))
         }
     }
 }
