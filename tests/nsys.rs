@@ -189,7 +189,9 @@ fn with_completion(
         raw.questions.push(RawQuestion::HostCompletion {
             id: (*id).into(),
             timer: "t".into(),
-            work: work.clone(),
+            work: work
+                .as_ref()
+                .map(|w| w.iter().map(|p| p.as_str().into()).collect()),
             expect: None,
         });
     }
@@ -969,7 +971,7 @@ fn event_syncs_are_tied_to_the_latest_earlier_record_of_the_event() {
         raw.questions.push(RawQuestion::HostCompletion {
             id: id.into(),
             timer: "t".into(),
-            work: Some(work.into_iter().map(String::from).collect()),
+            work: Some(work.into_iter().map(Into::into).collect()),
             expect: None,
         });
     }

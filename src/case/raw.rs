@@ -16,6 +16,11 @@ pub enum RawTime {
     Number(serde_json::Number),
 }
 
+/// A phase's id where the case names it: its phase, the launches, the questions' lists. One
+/// shared text (an importer names each phase five times; a clone is a count, not a copy); it
+/// reads and writes as a plain JSON string.
+pub type PhaseId = std::sync::Arc<str>;
+
 /// The whole file.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -208,7 +213,7 @@ pub enum RawEventState {
 #[serde(deny_unknown_fields)]
 pub struct RawPhase {
     /// Phase id.
-    pub id: String,
+    pub id: PhaseId,
     /// Label for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -248,7 +253,7 @@ pub enum RawOp {
     /// Launch a phase's work in its stream.
     Launch {
         /// The phase.
-        phase: String,
+        phase: PhaseId,
     },
     /// Make a stream wait for an event recorded in (usually) another stream.
     StreamWait {
@@ -352,7 +357,7 @@ pub enum RawQuestion {
         timer: String,
         /// Phases claimed complete at the stop (default: launched between start and stop).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        work: Option<Vec<String>>,
+        work: Option<Vec<PhaseId>>,
         /// Expected answer.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<RawExpectDuration>,
@@ -412,7 +417,7 @@ pub enum RawQuestion {
         id: String,
         /// Phases in the set (default: all).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        phases: Option<Vec<String>>,
+        phases: Option<Vec<PhaseId>>,
         /// Expected results.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<RawExpectIntervals>,

@@ -183,7 +183,7 @@ fn add_run(case: &mut RawCase, r: &RunRecord) {
         at: None,
     });
     case.phases.push(RawPhase {
-        id: format!("job-{n}"),
+        id: format!("job-{n}").into(),
         label: Some(label),
         stream: Some(POOL_STREAM.into()),
         clock: None,
@@ -204,7 +204,7 @@ fn add_run(case: &mut RawCase, r: &RunRecord) {
         start("submit", s.submit_start),
         start("complete", s.submit_start),
         RawOp::Launch {
-            phase: format!("job-{n}"),
+            phase: format!("job-{n}").into(),
         },
         RawOp::Record {
             event: format!("done-{n}"),
@@ -232,7 +232,7 @@ fn add_run(case: &mut RawCase, r: &RunRecord) {
     case.questions.push(RawQuestion::HostCompletion {
         id: format!("completion-{n}"),
         timer: format!("complete-{n}"),
-        work: Some(vec![format!("job-{n}")]),
+        work: Some(vec![format!("job-{n}").into()]),
         expect: Some(known(Measure::Total.of(s))),
     });
 }

@@ -134,7 +134,7 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
         .iter()
         .enumerate()
         .map(|(p, &s)| RawPhase {
-            id: format!("p{p}"),
+            id: format!("p{p}").into(),
             label: None,
             stream: Some(stream_name(s)),
             clock: None,
@@ -220,7 +220,7 @@ fn push_launches(shape: &ProgramShape, position: usize, ops: &mut Vec<RawOp>) {
     for (p, &after) in shape.launch_after.iter().enumerate() {
         if after.min(shape.steps.len()) == position {
             ops.push(RawOp::Launch {
-                phase: format!("p{p}"),
+                phase: format!("p{p}").into(),
             });
             if let Some(kind) = shape.copies.get(p).copied().flatten() {
                 ops.push(RawOp::HostWait(Box::new(RawHostWait {

@@ -23,7 +23,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::audit::index::Index;
 use crate::audit::Audit;
-use crate::case::raw::{RawCase, RawMark, RawQuestion, RawTime, RawUnrecordedJoin};
+use crate::case::raw::{PhaseId, RawCase, RawMark, RawQuestion, RawTime, RawUnrecordedJoin};
 use crate::trace::model::{CallRole, Trace};
 use crate::units::Nanos;
 
@@ -100,7 +100,7 @@ fn unrecorded_joins(case: &RawCase, trace: &Trace, audit: &Audit) -> Vec<RawUnre
 /// For each of `trace.steps`, the ids of the work phases launched in it (sorted, no
 /// repeats): model activities whose launch call starts in the step, matched to phases by
 /// `(stream, start, end)`.
-fn launched_in_steps(case: &RawCase, spans: &[(i64, i64)], trace: &Trace) -> Vec<Vec<String>> {
+fn launched_in_steps(case: &RawCase, spans: &[(i64, i64)], trace: &Trace) -> Vec<Vec<PhaseId>> {
     if trace.steps.is_empty() {
         return Vec::new();
     }
@@ -110,18 +110,18 @@ fn launched_in_steps(case: &RawCase, spans: &[(i64, i64)], trace: &Trace) -> Vec
         .enumerate()
         .map(|(i, s)| (s.id.as_str(), i))
         .collect();
-    let mut phase_of: HashMap<(usize, i64, i64), Vec<&str>> = HashMap::new();
+    let mut phase_of: HashMap<(usize, i64, i64), Vec<&PhaseId>> = HashMap::new();
     for (p, &(start, end)) in case.phases.iter().zip(spans) {
         if let Some(&stream) = p.stream.as_deref().and_then(|s| stream_of.get(s)) {
             phase_of
                 .entry((stream, start, end))
                 .or_default()
-                .push(p.id.as_str());
+                .push(&p.id);
         }
     }
     let index = Index::new(trace);
     // (launch call start, phases of the activity it launched), in activity order.
-    let launches: Vec<(i64, &[&str])> = index
+    let launches: Vec<(i64, &[&PhaseId])> = index
         .launch
         .iter()
         .enumerate()
@@ -137,10 +137,10 @@ fn launched_in_steps(case: &RawCase, spans: &[(i64, i64)], trace: &Trace) -> Vec
         .steps
         .iter()
         .map(|step| {
-            let mut phases: Vec<String> = launches
+            let mut phases: Vec<PhaseId> = launches
                 .iter()
                 .filter(|(t, _)| *t >= step.start && *t < step.end)
-                .flat_map(|(_, ids)| ids.iter().map(|id| (*id).to_owned()))
+                .flat_map(|(_, ids)| ids.iter().map(|&id| id.clone()))
                 .collect();
             phases.sort();
             phases.dedup();
@@ -214,7 +214,7 @@ mod tests {
             .activities
             .iter()
             .map(|a| RawPhase {
-                id: format!("kernel-{}", a.correlation.unwrap_or(0)),
+                id: format!("kernel-{}", a.correlation.unwrap_or(0)).into(),
                 label: None,
                 stream: Some("gpu0-s7".to_owned()),
                 clock: None,
@@ -253,7 +253,10 @@ mod tests {
                     id,
                     phases: Some(p),
                     ..
-                } => Some((id.clone(), p.clone())),
+                } => Some((
+                    id.clone(),
+                    p.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+                )),
                 _ => None,
             })
             .collect();
