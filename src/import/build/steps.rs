@@ -97,6 +97,9 @@ fn unrecorded_joins(case: &RawCase, trace: &Trace, audit: &Audit) -> Vec<RawUnre
     joins
 }
 
+/// A work phase's `(stream index, start, end)`: how a model activity finds its phase.
+type PhaseKey = (usize, i64, i64);
+
 /// For each of `trace.steps`, the ids of the work phases launched in it (sorted, no
 /// repeats): model activities whose launch call starts in the step, matched to phases by
 /// `(stream, start, end)`.
@@ -110,18 +113,27 @@ fn launched_in_steps(case: &RawCase, spans: &[(i64, i64)], trace: &Trace) -> Vec
         .enumerate()
         .map(|(i, s)| (s.id.as_str(), i))
         .collect();
-    let mut phase_of: HashMap<(usize, i64, i64), Vec<&PhaseId>> = HashMap::new();
-    for (p, &(start, end)) in case.phases.iter().zip(spans) {
-        if let Some(&stream) = p.stream.as_deref().and_then(|s| stream_of.get(s)) {
-            phase_of
-                .entry((stream, start, end))
-                .or_default()
-                .push(&p.id);
-        }
-    }
+    // `(stream, start, end)` → the phases with those times, as one sorted list (not a map of
+    // small lists: almost every key has one phase). The sort is stable: a key's phases stay
+    // in the case's order.
+    let mut phase_of: Vec<(PhaseKey, &PhaseId)> = case
+        .phases
+        .iter()
+        .zip(spans)
+        .filter_map(|(p, &(start, end))| {
+            let stream = *p.stream.as_deref().and_then(|s| stream_of.get(s))?;
+            Some(((stream, start, end), &p.id))
+        })
+        .collect();
+    phase_of.sort_by_key(|&(key, _)| key);
+    let ids_of = |key: PhaseKey| {
+        let from = phase_of.partition_point(|&(k, _)| k < key);
+        let to = from + phase_of[from..].partition_point(|&(k, _)| k == key);
+        (from < to).then_some(&phase_of[from..to])
+    };
     let index = Index::new(trace);
     // (launch call start, phases of the activity it launched), in activity order.
-    let launches: Vec<(i64, &[&PhaseId])> = index
+    let launches: Vec<(i64, &[(PhaseKey, &PhaseId)])> = index
         .launch
         .iter()
         .enumerate()
@@ -129,8 +141,8 @@ fn launched_in_steps(case: &RawCase, spans: &[(i64, i64)], trace: &Trace) -> Vec
             let call = (*call)?;
             let act = &trace.activities[a];
             let stream = *stream_of.get(stream_id((act.device, act.stream)).as_str())?;
-            let ids = phase_of.get(&(stream, act.start, act.end))?;
-            Some((trace.calls[call].start, ids.as_slice()))
+            let ids = ids_of((stream, act.start, act.end))?;
+            Some((trace.calls[call].start, ids))
         })
         .collect();
     trace
@@ -140,7 +152,7 @@ fn launched_in_steps(case: &RawCase, spans: &[(i64, i64)], trace: &Trace) -> Vec
             let mut phases: Vec<PhaseId> = launches
                 .iter()
                 .filter(|(t, _)| *t >= step.start && *t < step.end)
-                .flat_map(|(_, ids)| ids.iter().map(|&id| id.clone()))
+                .flat_map(|(_, ids)| ids.iter().map(|&(_, id)| id.clone()))
                 .collect();
             phases.sort();
             phases.dedup();
