@@ -710,7 +710,7 @@ fn a_synchronous_device_to_host_copy_is_a_wait_on_its_stream() {
         raw.questions.push(RawQuestion::HostCompletion {
             id: id.into(),
             timer: "all-work".into(),
-            work: Some(work.into_iter().map(String::from).collect()),
+            work: Some(work.into_iter().map(Into::into).collect()),
             expect: None,
         });
     }

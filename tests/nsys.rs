@@ -189,7 +189,9 @@ fn with_completion(
         raw.questions.push(RawQuestion::HostCompletion {
             id: (*id).into(),
             timer: "t".into(),
-            work: work.clone(),
+            work: work
+                .as_ref()
+                .map(|w| w.iter().map(|p| p.as_str().into()).collect()),
             expect: None,
         });
     }
@@ -969,7 +971,7 @@ fn event_syncs_are_tied_to_the_latest_earlier_record_of_the_event() {
         raw.questions.push(RawQuestion::HostCompletion {
             id: id.into(),
             timer: "t".into(),
-            work: Some(work.into_iter().map(String::from).collect()),
+            work: Some(work.into_iter().map(Into::into).collect()),
             expect: None,
         });
     }
@@ -1096,7 +1098,7 @@ fn event_syncs_without_an_earlier_record_are_notes_not_waits() {
         .case
         .program
         .iter()
-        .any(|op| matches!(op, RawOp::HostWait { .. } | RawOp::StreamWait { .. })));
+        .any(|op| matches!(op, RawOp::HostWait(_) | RawOp::StreamWait { .. })));
     let notes = import.facts.notes.join("\n");
     assert!(
         notes.contains("1 cudaEventSynchronize sync rows whose event cannot be tied"),

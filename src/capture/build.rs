@@ -19,8 +19,8 @@ use super::record::{
     Boundary, CaptureRecord, CrossStreamDemo, DriverAnswer, Group, Mode, Run, WaitScopeDemo,
 };
 use crate::case::raw::{
-    RawCase, RawClock, RawEvent, RawEventState, RawExpectDuration, RawExpectIntervals, RawOp,
-    RawPhase, RawQuestion, RawSeries, RawStream, RawTime,
+    RawCase, RawClock, RawEvent, RawEventState, RawExpectDuration, RawExpectIntervals, RawHostWait,
+    RawOp, RawPhase, RawQuestion, RawSeries, RawStream, RawTime,
 };
 use crate::stats::{SampleSet, Summary};
 use crate::units::Nanos;
@@ -82,7 +82,7 @@ pub(crate) fn event(id: String, stream: &str, at: Option<Nanos>) -> RawEvent {
 
 pub(crate) fn phase(id: String, label: String, stream: &str, start: Nanos, end: Nanos) -> RawPhase {
     RawPhase {
-        id,
+        id: id.into(),
         label: Some(label),
         stream: Some(stream.into()),
         clock: None,
@@ -112,11 +112,13 @@ pub(crate) fn record(event: String) -> RawOp {
 }
 
 pub(crate) fn launch(phase: String) -> RawOp {
-    RawOp::Launch { phase }
+    RawOp::Launch {
+        phase: phase.into(),
+    }
 }
 
 pub(crate) fn host_wait_event(id: String, event: String, at: Nanos) -> RawOp {
-    RawOp::HostWait {
+    RawOp::HostWait(Box::new(RawHostWait {
         id,
         event: Some(event),
         stream: None,
@@ -125,11 +127,11 @@ pub(crate) fn host_wait_event(id: String, event: String, at: Nanos) -> RawOp {
         at: Some(t(at)),
         implicit: None,
         copy: None,
-    }
+    }))
 }
 
 pub(crate) fn host_wait_device(id: String, device: &str, at: Nanos) -> RawOp {
-    RawOp::HostWait {
+    RawOp::HostWait(Box::new(RawHostWait {
         id,
         event: None,
         stream: None,
@@ -138,7 +140,7 @@ pub(crate) fn host_wait_device(id: String, device: &str, at: Nanos) -> RawOp {
         at: Some(t(at)),
         implicit: None,
         copy: None,
-    }
+    }))
 }
 
 /// The provenance object every capture carries.
@@ -329,7 +331,7 @@ fn detailed_run(g: &Group, run: &Run, case: &mut RawCase) {
     ));
     if let Some((b0, b1)) = run.body {
         case.phases.push(RawPhase {
-            id: id("body"),
+            id: id("body").into(),
             label: Some(format!("kernel body by %globaltimer (asked {})", g.spin)),
             stream: None,
             clock: Some(GLOBALTIMER.into()),
@@ -380,7 +382,7 @@ fn detailed_run(g: &Group, run: &Run, case: &mut RawCase) {
     case.questions.push(RawQuestion::HostCompletion {
         id: id("host-completion"),
         timer: id("host-completion"),
-        work: Some(vec![id("kernel")]),
+        work: Some(vec![id("kernel").into()]),
         expect: known(h.completion()),
     });
 }
@@ -543,7 +545,7 @@ fn cross(demo: &CrossStreamDemo, p: &str, case: &mut RawCase) {
     });
     case.questions.push(RawQuestion::Intervals {
         id: id("kernels"),
-        phases: Some(vec![id("a-kernel"), id("b-kernel")]),
+        phases: Some(vec![id("a-kernel").into(), id("b-kernel").into()]),
         expect: Some(RawExpectIntervals {
             verdict: None,
             reason: None,

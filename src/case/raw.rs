@@ -16,6 +16,11 @@ pub enum RawTime {
     Number(serde_json::Number),
 }
 
+/// A phase's id where the case names it: its phase, the launches, the questions' lists. One
+/// shared text (an importer names each phase five times; a clone is a count, not a copy); it
+/// reads and writes as a plain JSON string.
+pub type PhaseId = std::sync::Arc<str>;
+
 /// The whole file.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -208,7 +213,7 @@ pub enum RawEventState {
 #[serde(deny_unknown_fields)]
 pub struct RawPhase {
     /// Phase id.
-    pub id: String,
+    pub id: PhaseId,
     /// Label for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -248,7 +253,7 @@ pub enum RawOp {
     /// Launch a phase's work in its stream.
     Launch {
         /// The phase.
-        phase: String,
+        phase: PhaseId,
     },
     /// Make a stream wait for an event recorded in (usually) another stream.
     StreamWait {
@@ -257,34 +262,9 @@ pub enum RawOp {
         /// The event it waits for.
         event: String,
     },
-    /// The host blocks until a target completes.
-    HostWait {
-        /// Wait id.
-        id: String,
-        /// Target: an event ...
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        event: Option<String>,
-        /// ... or a stream ...
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        stream: Option<String>,
-        /// ... or a whole device.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        device: Option<String>,
-        /// Host clock of the return timestamp.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        clock: Option<String>,
-        /// When the wait returned.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        at: Option<RawTime>,
-        /// Set when the wait is a call that waits without being named a wait (a synchronous
-        /// copy): why it counts as one. Needs a `stream` target and the `copy`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        implicit: Option<RawImplicit>,
-        /// The copy's phase (launched earlier in the program, in the wait's stream), with
-        /// `implicit`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        copy: Option<String>,
-    },
+    /// The host blocks until a target completes (boxed: the variant is the largest, and a
+    /// program is mostly launches, which then cost what a launch needs).
+    HostWait(Box<RawHostWait>),
     /// A host timer starts.
     TimerStart {
         /// Timer id.
@@ -303,6 +283,37 @@ pub enum RawOp {
         /// Reading.
         at: RawTime,
     },
+}
+
+/// A host wait (`op: host-wait`): the host blocks until a target completes.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHostWait {
+    /// Wait id.
+    pub id: String,
+    /// Target: an event ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// ... or a stream ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<String>,
+    /// ... or a whole device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// Host clock of the return timestamp.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
+    /// When the wait returned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<RawTime>,
+    /// Set when the wait is a call that waits without being named a wait (a synchronous
+    /// copy): why it counts as one. Needs a `stream` target and the `copy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implicit: Option<RawImplicit>,
+    /// The copy's phase (launched earlier in the program, in the wait's stream), with
+    /// `implicit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy: Option<String>,
 }
 
 /// Repeated samples of one measurement.
@@ -346,7 +357,7 @@ pub enum RawQuestion {
         timer: String,
         /// Phases claimed complete at the stop (default: launched between start and stop).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        work: Option<Vec<String>>,
+        work: Option<Vec<PhaseId>>,
         /// Expected answer.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<RawExpectDuration>,
@@ -406,7 +417,7 @@ pub enum RawQuestion {
         id: String,
         /// Phases in the set (default: all).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        phases: Option<Vec<String>>,
+        phases: Option<Vec<PhaseId>>,
         /// Expected results.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<RawExpectIntervals>,

@@ -45,7 +45,7 @@ pub struct Stream {
 #[derive(Clone, Debug)]
 pub struct Work {
     /// The phase id.
-    pub phase: String,
+    pub phase: crate::case::raw::PhaseId,
     /// The phase's label for people.
     pub label: String,
     /// Kernel, copy or set.

@@ -25,7 +25,7 @@ mod program;
 pub mod steps;
 
 use super::activity::{Activities, WorkClass};
-use crate::case::raw::{RawCase, RawPhase, RawQuestion, RawStream, RawTime};
+use crate::case::raw::{PhaseId, RawCase, RawPhase, RawQuestion, RawStream, RawTime};
 use crate::units::Nanos;
 
 /// The case built from activities, and what the builder has to say about it.
@@ -105,12 +105,12 @@ pub fn build(activities: Activities, name: &str) -> Built {
 /// sets, each only when not empty.
 fn interval_questions(c: &program::Context) -> Vec<RawQuestion> {
     let mut questions = Vec::new();
-    let phases_where = |keep: &dyn Fn(&super::activity::Work) -> bool| -> Vec<String> {
-        c.work
-            .iter()
-            .filter(|w| keep(w))
-            .map(|w| w.phase.clone())
-            .collect()
+    // Each list is made at its exact length (counted first), and holds the phases' shared
+    // ids: a clone is a count, not a copy of the text.
+    let phases_where = |keep: &dyn Fn(&super::activity::Work) -> bool| -> Vec<PhaseId> {
+        let mut list = Vec::with_capacity(c.work.iter().filter(|w| keep(w)).count());
+        list.extend(c.work.iter().filter(|w| keep(w)).map(|w| w.phase.clone()));
+        list
     };
     for (i, s) in c.streams.iter().enumerate() {
         let list = phases_where(&|w| w.stream == i);
@@ -137,7 +137,7 @@ fn interval_questions(c: &program::Context) -> Vec<RawQuestion> {
 }
 
 /// An interval question over `phases`.
-fn intervals(id: String, phases: Vec<String>) -> RawQuestion {
+fn intervals(id: String, phases: Vec<PhaseId>) -> RawQuestion {
     RawQuestion::Intervals {
         id,
         phases: Some(phases),

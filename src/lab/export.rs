@@ -11,8 +11,8 @@ use serde_json::json;
 
 use super::executor::{caution_advice, Analysis, LabRun, Measure, RunRecord, RunStatus, Share};
 use crate::case::raw::{
-    RawCase, RawClock, RawEvent, RawEventState, RawExpectDuration, RawExpectIntervals, RawOp,
-    RawPhase, RawQuestion, RawSeries, RawSpanExpect, RawStream, RawTime,
+    RawCase, RawClock, RawEvent, RawEventState, RawExpectDuration, RawExpectIntervals, RawHostWait,
+    RawOp, RawPhase, RawQuestion, RawSeries, RawSpanExpect, RawStream, RawTime,
 };
 use crate::interval::{analyze as analyze_intervals, Interval};
 use crate::stats::{steady_state, Phase, SampleSet, SteadyStatePolicy};
@@ -183,7 +183,7 @@ fn add_run(case: &mut RawCase, r: &RunRecord) {
         at: None,
     });
     case.phases.push(RawPhase {
-        id: format!("job-{n}"),
+        id: format!("job-{n}").into(),
         label: Some(label),
         stream: Some(POOL_STREAM.into()),
         clock: None,
@@ -204,14 +204,14 @@ fn add_run(case: &mut RawCase, r: &RunRecord) {
         start("submit", s.submit_start),
         start("complete", s.submit_start),
         RawOp::Launch {
-            phase: format!("job-{n}"),
+            phase: format!("job-{n}").into(),
         },
         RawOp::Record {
             event: format!("done-{n}"),
         },
         stop("submit", s.submit_return),
         start("wait", s.wait_start),
-        RawOp::HostWait {
+        RawOp::HostWait(Box::new(RawHostWait {
             id: format!("wait-for-{n}"),
             event: Some(format!("done-{n}")),
             stream: None,
@@ -220,7 +220,7 @@ fn add_run(case: &mut RawCase, r: &RunRecord) {
             at: Some(t(s.result_ready)),
             implicit: None,
             copy: None,
-        },
+        })),
         stop("wait", s.result_ready),
         stop("complete", s.result_ready),
     ]);
@@ -232,7 +232,7 @@ fn add_run(case: &mut RawCase, r: &RunRecord) {
     case.questions.push(RawQuestion::HostCompletion {
         id: format!("completion-{n}"),
         timer: format!("complete-{n}"),
-        work: Some(vec![format!("job-{n}")]),
+        work: Some(vec![format!("job-{n}").into()]),
         expect: Some(known(Measure::Total.of(s))),
     });
 }

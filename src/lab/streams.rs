@@ -35,7 +35,7 @@ use crate::capture::build::{
 };
 use crate::capture::record::{utc_now, DeviceInfo, DriverAnswer};
 use crate::case::raw::{
-    RawCase, RawClock, RawExpectIntervals, RawOp, RawQuestion, RawSeries, RawStream,
+    PhaseId, RawCase, RawClock, RawExpectIntervals, RawOp, RawQuestion, RawSeries, RawStream,
 };
 use crate::interval::{analyze, Interval, SetAnalysis};
 use crate::stats::{SampleSet, Summary};
@@ -568,7 +568,7 @@ fn pipeline_interval_questions(
     case: &mut RawCase,
 ) {
     let id = |s: &str| format!("{prefix}-{s}");
-    let all: Vec<String> = d.ops.iter().map(|o| op_id(prefix, o)).collect();
+    let all: Vec<PhaseId> = d.ops.iter().map(|o| op_id(prefix, o).into()).collect();
     case.questions.push(RawQuestion::Intervals {
         id: id("all"),
         phases: Some(all.clone()),
@@ -576,11 +576,11 @@ fn pipeline_interval_questions(
     });
     if prefix != "serial" {
         for s in streams {
-            let mine: Vec<String> = d
+            let mine: Vec<PhaseId> = d
                 .ops
                 .iter()
                 .filter(|o| o.stream == *s)
-                .map(|o| op_id(prefix, o))
+                .map(|o| op_id(prefix, o).into())
                 .collect();
             case.questions.push(RawQuestion::Intervals {
                 id: format!("{prefix}-stream-s{s}"),
@@ -588,17 +588,17 @@ fn pipeline_interval_questions(
                 expect: count_only(mine.len()),
             });
         }
-        let copies: Vec<String> = d
+        let copies: Vec<PhaseId> = d
             .ops
             .iter()
             .filter(|o| o.stage != Stage::Compute)
-            .map(|o| op_id(prefix, o))
+            .map(|o| op_id(prefix, o).into())
             .collect();
-        let compute: Vec<String> = d
+        let compute: Vec<PhaseId> = d
             .ops
             .iter()
             .filter(|o| o.stage == Stage::Compute)
-            .map(|o| op_id(prefix, o))
+            .map(|o| op_id(prefix, o).into())
             .collect();
         case.questions.push(RawQuestion::Intervals {
             id: id("copies"),

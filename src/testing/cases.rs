@@ -15,8 +15,8 @@
 use proptest::prelude::*;
 
 use crate::case::raw::{
-    RawCase, RawClock, RawEvent, RawEventState, RawImplicit, RawOp, RawPhase, RawQuestion,
-    RawStream, RawStreamKind, RawTime,
+    RawCase, RawClock, RawEvent, RawEventState, RawHostWait, RawImplicit, RawOp, RawPhase,
+    RawQuestion, RawStream, RawStreamKind, RawTime,
 };
 
 /// One step of a generated program, before it is written as ops.
@@ -134,7 +134,7 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
         .iter()
         .enumerate()
         .map(|(p, &s)| RawPhase {
-            id: format!("p{p}"),
+            id: format!("p{p}").into(),
             label: None,
             stream: Some(stream_name(s)),
             clock: None,
@@ -220,10 +220,10 @@ fn push_launches(shape: &ProgramShape, position: usize, ops: &mut Vec<RawOp>) {
     for (p, &after) in shape.launch_after.iter().enumerate() {
         if after.min(shape.steps.len()) == position {
             ops.push(RawOp::Launch {
-                phase: format!("p{p}"),
+                phase: format!("p{p}").into(),
             });
             if let Some(kind) = shape.copies.get(p).copied().flatten() {
-                ops.push(RawOp::HostWait {
+                ops.push(RawOp::HostWait(Box::new(RawHostWait {
                     id: format!("copy-p{p}"),
                     event: None,
                     stream: Some(stream_name(shape.phase_streams[p])),
@@ -232,7 +232,7 @@ fn push_launches(shape: &ProgramShape, position: usize, ops: &mut Vec<RawOp>) {
                     at: None,
                     implicit: Some(kind),
                     copy: Some(format!("p{p}")),
-                });
+                })));
             }
         }
     }
@@ -264,7 +264,7 @@ fn push_step(
                 Step::WaitStream(s) => (None, Some(stream_name(*s)), None),
                 _ => (None, None, Some("gpu0".to_owned())),
             };
-            ops.push(RawOp::HostWait {
+            ops.push(RawOp::HostWait(Box::new(RawHostWait {
                 id: format!("w{}", *waits),
                 event,
                 stream,
@@ -273,7 +273,7 @@ fn push_step(
                 at: None,
                 implicit: None,
                 copy: None,
-            });
+            })));
             *waits += 1;
         }
     }
@@ -335,21 +335,15 @@ mod laws {
     }
 
     fn is_wait(op: &RawOp) -> bool {
-        matches!(op, RawOp::HostWait { .. })
+        matches!(op, RawOp::HostWait(_))
     }
 
     fn is_implicit_wait(op: &RawOp) -> bool {
-        matches!(
-            op,
-            RawOp::HostWait {
-                implicit: Some(_),
-                ..
-            }
-        )
+        matches!(op, RawOp::HostWait(w) if w.implicit.is_some())
     }
 
     fn device_wait(id: &str) -> RawOp {
-        RawOp::HostWait {
+        RawOp::HostWait(Box::new(RawHostWait {
             id: id.into(),
             event: None,
             stream: None,
@@ -358,7 +352,7 @@ mod laws {
             at: None,
             implicit: None,
             copy: None,
-        }
+        }))
     }
 
     proptest! {
@@ -396,9 +390,9 @@ mod laws {
             // SPEC §4: a copy's wait is a stream wait of the documented scope "and no wider".
             for k in (0..raw.program.len()).filter(|&k| is_implicit_wait(&raw.program[k])) {
                 let mut named = raw.clone();
-                if let RawOp::HostWait { implicit, copy, .. } = &mut named.program[k] {
-                    *implicit = None;
-                    *copy = None;
+                if let RawOp::HostWait(w) = &mut named.program[k] {
+                    w.implicit = None;
+                    w.copy = None;
                 }
                 let implicit = answers(&raw);
                 let stream_wait = answers(&named);

@@ -166,11 +166,11 @@ fn renamed(raw: &RawCase, devices: &[usize], streams: &[usize], order: &[usize])
     for op in &mut edited.program {
         match op {
             RawOp::StreamWait { stream, .. } => *stream = stream_map[stream.as_str()].clone(),
-            RawOp::HostWait { stream, device, .. } => {
-                if let Some(s) = stream {
+            RawOp::HostWait(w) => {
+                if let Some(s) = &mut w.stream {
                     *s = stream_map[s.as_str()].clone();
                 }
-                if let Some(d) = device {
+                if let Some(d) = &mut w.device {
                     *d = device_map[d.as_str()].clone();
                 }
             }

@@ -58,8 +58,8 @@ pub(super) fn phases<'a>(
         let end = time(&p.end, || format!("phases[{i}].end"))?;
         let interval = interval(start, end, &format!("phases[{i}].end"))?;
         phases.push(PhaseDef {
-            id: p.id.clone(),
-            label: labels[i].take().unwrap_or_else(|| p.id.clone()),
+            id: p.id.to_string(),
+            label: labels[i].take().unwrap_or_else(|| p.id.to_string()),
             stream,
             clock,
             interval,

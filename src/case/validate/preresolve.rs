@@ -32,13 +32,13 @@ pub(super) fn preresolve(
 ) -> Preresolved {
     let mut index: HashMap<&str, usize> = HashMap::with_capacity(phases.len());
     for (i, p) in phases.iter().enumerate() {
-        index.entry(p.id.as_str()).or_insert(i);
+        index.entry(&*p.id).or_insert(i);
     }
     let launches = program
         .iter_mut()
         .map(|op| match op {
             RawOp::Launch { phase } => {
-                let p = index.get(phase.as_str()).copied();
+                let p = index.get(&**phase).copied();
                 if p.is_some() {
                     drop(std::mem::take(phase));
                 }
@@ -56,10 +56,8 @@ pub(super) fn preresolve(
             | RawQuestion::HostCompletion {
                 work: Some(list), ..
             } => {
-                let resolved: Option<Vec<usize>> = list
-                    .iter()
-                    .map(|p| index.get(p.as_str()).copied())
-                    .collect();
+                let resolved: Option<Vec<usize>> =
+                    list.iter().map(|p| index.get(&**p).copied()).collect();
                 if resolved.is_some() {
                     drop(std::mem::take(list));
                 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::ids::{time, Declared, IdTable, Result};
 use crate::case::implicit::implicit_wait;
-use crate::case::raw::{RawImplicit, RawOp, RawTime};
+use crate::case::raw::{RawHostWait, RawImplicit, RawOp, RawTime};
 use crate::case::{
     CaseError, ClockIdx, EventState, ImplicitWait, Op, OpIdx, PhaseIdx, TimerDef, WaitTarget,
 };
@@ -100,16 +100,17 @@ impl<'a> Walk<'a, '_> {
                     event: e,
                 })
             }
-            RawOp::HostWait {
-                id,
-                event,
-                stream,
-                device,
-                clock,
-                at: returned,
-                implicit,
-                copy,
-            } => {
+            RawOp::HostWait(wait) => {
+                let RawHostWait {
+                    id,
+                    event,
+                    stream,
+                    device,
+                    clock,
+                    at: returned,
+                    implicit,
+                    copy,
+                } = &**wait;
                 // A unique id, one target, a return reading with its clock, and (for an
                 // implicit wait) the copy that makes it one.
                 self.wait_ids.add(id, k, at(k, "id"))?;

@@ -197,7 +197,7 @@ impl Scope<'_> {
     fn phase_list(
         &self,
         resolved: Option<Vec<PhaseIdx>>,
-        names: &Option<Vec<String>>,
+        names: &Option<Vec<crate::case::raw::PhaseId>>,
         path: &str,
         field: &str,
         all: impl FnOnce() -> Vec<PhaseIdx>,

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 
 use super::ns;
-use crate::case::raw::{RawClock, RawOp, RawQuestion};
+use crate::case::raw::{PhaseId, RawClock, RawHostWait, RawOp, RawQuestion};
 use crate::import::activity::{FinalSync, Op, Step, Stream, Target, Work};
 
 /// What the program refers to.
@@ -208,7 +208,7 @@ fn completion_questions(c: &Context, steps: &[Step], timers: &[Timers]) -> Vec<R
 }
 
 /// The last launch of each stream among the `steps` of clock `k`, in stream order.
-fn last_launches(c: &Context, steps: &[Step], k: usize) -> Vec<String> {
+fn last_launches(c: &Context, steps: &[Step], k: usize) -> Vec<PhaseId> {
     let mut last: BTreeMap<usize, usize> = BTreeMap::new();
     for s in steps.iter().filter(|s| s.clock == k) {
         if let Op::Launch(w) = s.op {
@@ -254,7 +254,7 @@ fn op_of(c: &Context, step: &Step) -> RawOp {
                 Target::Stream(s) => (None, Some(stream_id(*s)), None),
                 Target::Device(d) => (None, None, Some(c.devices[*d].clone())),
             };
-            RawOp::HostWait {
+            RawOp::HostWait(Box::new(RawHostWait {
                 id: id.clone(),
                 event,
                 stream,
@@ -262,8 +262,8 @@ fn op_of(c: &Context, step: &Step) -> RawOp {
                 clock: Some(c.clocks[step.clock].id.clone()),
                 at: Some(ns(*returned)),
                 implicit: implicit.map(|(kind, _)| kind),
-                copy: implicit.map(|(_, w)| c.work[w].phase.clone()),
-            }
+                copy: implicit.map(|(_, w)| c.work[w].phase.to_string()),
+            }))
         }
     }
 }

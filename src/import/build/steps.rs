@@ -23,7 +23,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::audit::index::Index;
 use crate::audit::Audit;
-use crate::case::raw::{RawCase, RawMark, RawQuestion, RawTime, RawUnrecordedJoin};
+use crate::case::raw::{PhaseId, RawCase, RawMark, RawQuestion, RawTime, RawUnrecordedJoin};
 use crate::trace::model::{CallRole, Trace};
 use crate::units::Nanos;
 
@@ -97,10 +97,13 @@ fn unrecorded_joins(case: &RawCase, trace: &Trace, audit: &Audit) -> Vec<RawUnre
     joins
 }
 
+/// A work phase's `(stream index, start, end)`: how a model activity finds its phase.
+type PhaseKey = (usize, i64, i64);
+
 /// For each of `trace.steps`, the ids of the work phases launched in it (sorted, no
 /// repeats): model activities whose launch call starts in the step, matched to phases by
 /// `(stream, start, end)`.
-fn launched_in_steps(case: &RawCase, spans: &[(i64, i64)], trace: &Trace) -> Vec<Vec<String>> {
+fn launched_in_steps(case: &RawCase, spans: &[(i64, i64)], trace: &Trace) -> Vec<Vec<PhaseId>> {
     if trace.steps.is_empty() {
         return Vec::new();
     }
@@ -110,18 +113,27 @@ fn launched_in_steps(case: &RawCase, spans: &[(i64, i64)], trace: &Trace) -> Vec
         .enumerate()
         .map(|(i, s)| (s.id.as_str(), i))
         .collect();
-    let mut phase_of: HashMap<(usize, i64, i64), Vec<&str>> = HashMap::new();
-    for (p, &(start, end)) in case.phases.iter().zip(spans) {
-        if let Some(&stream) = p.stream.as_deref().and_then(|s| stream_of.get(s)) {
-            phase_of
-                .entry((stream, start, end))
-                .or_default()
-                .push(p.id.as_str());
-        }
-    }
+    // `(stream, start, end)` → the phases with those times, as one sorted list (not a map of
+    // small lists: almost every key has one phase). The sort is stable: a key's phases stay
+    // in the case's order.
+    let mut phase_of: Vec<(PhaseKey, &PhaseId)> = case
+        .phases
+        .iter()
+        .zip(spans)
+        .filter_map(|(p, &(start, end))| {
+            let stream = *p.stream.as_deref().and_then(|s| stream_of.get(s))?;
+            Some(((stream, start, end), &p.id))
+        })
+        .collect();
+    phase_of.sort_by_key(|&(key, _)| key);
+    let ids_of = |key: PhaseKey| {
+        let from = phase_of.partition_point(|&(k, _)| k < key);
+        let to = from + phase_of[from..].partition_point(|&(k, _)| k == key);
+        (from < to).then_some(&phase_of[from..to])
+    };
     let index = Index::new(trace);
     // (launch call start, phases of the activity it launched), in activity order.
-    let launches: Vec<(i64, &[&str])> = index
+    let launches: Vec<(i64, &[(PhaseKey, &PhaseId)])> = index
         .launch
         .iter()
         .enumerate()
@@ -129,18 +141,18 @@ fn launched_in_steps(case: &RawCase, spans: &[(i64, i64)], trace: &Trace) -> Vec
             let call = (*call)?;
             let act = &trace.activities[a];
             let stream = *stream_of.get(stream_id((act.device, act.stream)).as_str())?;
-            let ids = phase_of.get(&(stream, act.start, act.end))?;
-            Some((trace.calls[call].start, ids.as_slice()))
+            let ids = ids_of((stream, act.start, act.end))?;
+            Some((trace.calls[call].start, ids))
         })
         .collect();
     trace
         .steps
         .iter()
         .map(|step| {
-            let mut phases: Vec<String> = launches
+            let mut phases: Vec<PhaseId> = launches
                 .iter()
                 .filter(|(t, _)| *t >= step.start && *t < step.end)
-                .flat_map(|(_, ids)| ids.iter().map(|id| (*id).to_owned()))
+                .flat_map(|(_, ids)| ids.iter().map(|&(_, id)| id.clone()))
                 .collect();
             phases.sort();
             phases.dedup();
@@ -214,7 +226,7 @@ mod tests {
             .activities
             .iter()
             .map(|a| RawPhase {
-                id: format!("kernel-{}", a.correlation.unwrap_or(0)),
+                id: format!("kernel-{}", a.correlation.unwrap_or(0)).into(),
                 label: None,
                 stream: Some("gpu0-s7".to_owned()),
                 clock: None,
@@ -253,7 +265,10 @@ mod tests {
                     id,
                     phases: Some(p),
                     ..
-                } => Some((id.clone(), p.clone())),
+                } => Some((
+                    id.clone(),
+                    p.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+                )),
                 _ => None,
             })
             .collect();

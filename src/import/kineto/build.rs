@@ -101,7 +101,7 @@ fn activities(read: &Read, plan: &mut Plan, phase_ids: Vec<String>, instance: &s
         .iter()
         .zip(phase_ids)
         .map(|(w, phase)| activity::Work {
-            phase,
+            phase: phase.into(),
             label: cut(&w.name, LABEL_CHARS),
             kind: w.kind,
             class: WorkClass::of(w.kind, &w.name),
@@ -204,7 +204,7 @@ fn annotations(read: &Read) -> Vec<RawPhase> {
         .iter()
         .enumerate()
         .map(|(n, a)| RawPhase {
-            id: format!("annotation-{}:{}", n + 1, short_name(&a.name)),
+            id: format!("annotation-{}:{}", n + 1, short_name(&a.name)).into(),
             label: Some(format!(
                 "{} (gpu_user_annotation on {}: a range, not work)",
                 cut(&a.name, LABEL_CHARS),

@@ -312,7 +312,7 @@ fn work(export: &mut Export, j: &Joined, ids: &Ids) -> Result<Vec<activity::Work
             GpuKind::Memset => WorkKind::Memset,
         };
         work.push(activity::Work {
-            phase: phase_id(r),
+            phase: phase_id(r).into(),
             class: WorkClass::of(kind, &label),
             label,
             kind,

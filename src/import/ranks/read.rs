@@ -312,7 +312,7 @@ fn count_collective(
     };
     let found = correlation
         .and_then(|c| phase_by_corr.get(&(c, stream.as_str())))
-        .and_then(|p| Some((p.id.clone(), time(&p.start)?, time(&p.end)?)));
+        .and_then(|p| Some((p.id.to_string(), time(&p.start)?, time(&p.end)?)));
     match found {
         Some((phase, start, end)) => facts.collectives.push(Collective {
             instance: Instance {
