@@ -37,6 +37,7 @@ use crate::trace::model::{ApiCall, CollectiveArgs, Name, Names, Step};
 use crate::trace::source::trouble_of;
 use crate::units::Nanos;
 use crate::{error::InputError as ImportError, trace::ReadOptions as ImportOptions};
+pub(crate) use fast::{ahead, Ahead};
 pub(crate) use pieces::read_pieces;
 pub(crate) use visit::stream_of_tid;
 

@@ -22,7 +22,9 @@
 //! Memory: the events in flight ([`BATCHES_IN_FLIGHT`] batches) and the value being cut.
 
 use std::io::{self, Read};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 use std::thread::Scope;
 
 /// Bytes of events in one batch handed to the parser (a batch ends at an event's end).
@@ -75,6 +77,10 @@ pub(crate) struct Batch {
     pub(crate) text: Vec<u8>,
     /// `(start, end)` of each event in `text`, in order.
     pub(crate) spans: Vec<(usize, usize)>,
+    /// Each event read ahead on the splitter's thread ([`super::read::ahead`]), one per
+    /// span; or none, for the parser to scan (see [`Splitter::queued`]; only
+    /// [`in_thread_refusing`] reads ahead).
+    pub(crate) ahead: Vec<super::read::Ahead>,
 }
 
 /// What the splitter hands the parser, in document order.
@@ -126,12 +132,18 @@ enum Scan {
 pub(crate) struct Pieces {
     rx: Receiver<Piece>,
     spent: SyncSender<Vec<u8>>,
+    /// Batches sent and not yet received (see [`Splitter::queued`]).
+    queued: Arc<AtomicUsize>,
 }
 
 impl Pieces {
     /// The next piece; `None` when the splitter is gone.
     pub(crate) fn recv(&self) -> Option<Piece> {
-        self.rx.recv().ok()
+        let piece = self.rx.recv().ok()?;
+        if let Piece::Events(_) = piece {
+            self.queued.fetch_sub(1, Ordering::Relaxed);
+        }
+        Some(piece)
     }
 
     /// Hands a batch's text back to the splitter for reuse (dropped if it has enough).
@@ -146,18 +158,33 @@ pub(crate) fn in_thread<'scope, R: Read + Send + 'scope>(
     scope: &'scope Scope<'scope, '_>,
     text: R,
 ) -> Pieces {
-    in_thread_refusing(scope, text, None)
+    spawn(scope, text, None, false)
 }
 
-/// [`in_thread`], setting `refusal` when the trace passes [`MAX_EVENTS`] (the splitter then
-/// stops, and the caller need not read the file again to learn why).
+/// [`in_thread`] for the importer ([`super::read::read_pieces`]): setting `refusal` when
+/// the trace passes [`MAX_EVENTS`] (the splitter then stops, and the caller need not read
+/// the file again to learn why), and reading each event ahead ([`Batch::ahead`]), so that
+/// the scan of the events runs on the splitter's thread while the main thread builds
+/// (issue 24 §2).
 pub(crate) fn in_thread_refusing<'scope, R: Read + Send + 'scope>(
     scope: &'scope Scope<'scope, '_>,
     text: R,
     refusal: Option<crate::trace::source::Refusal>,
 ) -> Pieces {
+    spawn(scope, text, refusal, true)
+}
+
+/// The splitter's thread, reading events ahead when `read_ahead`.
+fn spawn<'scope, R: Read + Send + 'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    text: R,
+    refusal: Option<crate::trace::source::Refusal>,
+    read_ahead: bool,
+) -> Pieces {
     let (tx, rx) = sync_channel(BATCHES_IN_FLIGHT);
     let (spent, reuse) = sync_channel(BATCHES_IN_FLIGHT + 2);
+    let queued = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&queued);
     scope.spawn(move || {
         split(
             text,
@@ -165,9 +192,10 @@ pub(crate) fn in_thread_refusing<'scope, R: Read + Send + 'scope>(
             Some(&reuse),
             (READ_BYTES, BATCH_BYTES),
             refusal.as_ref(),
+            read_ahead.then_some(&*counter),
         );
     });
-    Pieces { rx, spent }
+    Pieces { rx, spent, queued }
 }
 
 /// Cuts `text` into pieces sent to `tx`, reading `read_bytes` at a time and batching about
@@ -178,6 +206,7 @@ fn split<R: Read>(
     reuse: Option<&Receiver<Vec<u8>>>,
     (read_bytes, batch_bytes): (usize, usize),
     refusal: Option<&crate::trace::source::Refusal>,
+    queued: Option<&AtomicUsize>,
 ) {
     let mut splitter = Splitter {
         src: text,
@@ -192,6 +221,7 @@ fn split<R: Read>(
         events: 0,
         events_path: "$",
         refusal,
+        queued,
     };
     if let Err(Stop::Unsure) = splitter.document() {
         // Nothing more to do whether or not the parser is still there.
@@ -285,6 +315,11 @@ struct Splitter<'t, R> {
     /// `traceEvents` or `$`, for the refusal's path.
     events_path: &'static str,
     refusal: Option<&'t crate::trace::source::Refusal>,
+    /// When set, batches sent and not yet received by the parser: a batch is read ahead
+    /// ([`Batch::ahead`]) only while the parser has one waiting, that is while the parser is
+    /// the slower of the two threads; else the parser scans it. So the scan's work goes to
+    /// whichever core has time, batch by batch (on a loaded machine as on an idle one).
+    queued: Option<&'t AtomicUsize>,
 }
 
 impl<R: Read> Splitter<'_, R> {
@@ -482,7 +517,17 @@ impl<R: Read> Splitter<'_, R> {
         self.pos = 0;
         self.span_bytes = 0;
         let spans = std::mem::take(&mut self.spans);
-        self.send(Piece::Events(Batch { text, spans }))
+        let behind = self.queued.filter(|q| q.load(Ordering::Relaxed) > 0);
+        let ahead = if behind.is_some() {
+            let read = |&(start, end): &(usize, usize)| super::read::ahead(&text[start..end]);
+            spans.iter().map(read).collect()
+        } else {
+            Vec::new()
+        };
+        if let Some(q) = self.queued {
+            q.fetch_add(1, Ordering::Relaxed);
+        }
+        self.send(Piece::Events(Batch { text, spans, ahead }))
     }
 }
 
@@ -511,6 +556,7 @@ mod tests {
             &tx,
             None,
             (chunk, batch),
+            None,
             None,
         );
         drop(tx);
@@ -642,7 +688,7 @@ mod tests {
             }
         }
         let (tx, rx) = sync_channel(8);
-        split(Failing, &tx, None, (16, 16), None);
+        split(Failing, &tx, None, (16, 16), None, None);
         drop(tx);
         assert!(matches!(rx.iter().last(), Some(Piece::Unsure)));
     }
@@ -683,7 +729,7 @@ mod tests {
         // under the budget nothing is refused
         let (tx, _rx) = sync_channel(1 << 10);
         let refusal = crate::trace::source::Refusal::default();
-        split("[{},{}]".as_bytes(), &tx, None, (4, 16), Some(&refusal));
+        split("[{},{}]".as_bytes(), &tx, None, (4, 16), Some(&refusal), None);
         assert!(refusal.get().is_none());
     }
 
@@ -698,6 +744,7 @@ mod tests {
             None,
             (37, 10 * event.len()),
             None,
+            Some(&AtomicUsize::new(1 << 20)),
         );
         drop(tx);
         let batches: Vec<Batch> = rx
@@ -710,6 +757,7 @@ mod tests {
         assert_eq!(batches.len(), 10);
         for b in &batches {
             assert_eq!(b.spans.len(), 10);
+            assert_eq!(b.ahead.len(), 10, "one event read ahead per span");
             for &(s, e) in &b.spans {
                 assert_eq!(&b.text[s..e], event.as_bytes());
             }

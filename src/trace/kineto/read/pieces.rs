@@ -1,7 +1,8 @@
 //! The parser's end of the fast path: a trace cut into [`Piece`]s by the splitter
 //! (`kineto/split.rs`) is read event by event, each from its own slice of text: by the
-//! memchr scanner where it is sure (`fast.rs`, `trace/scan.rs`), else with the same visitors
-//! as the streaming reader.
+//! memchr scanner where it is sure (`fast.rs`, `trace/scan.rs`; the splitter's thread has
+//! already scanned each event, see [`crate::trace::kineto::split::Batch::ahead`], so this
+//! thread only counts or keeps it), else with the same visitors as the streaming reader.
 //!
 //! Any trouble at all (the splitter unsure, a value the visitors refuse, an error of the
 //! importer's own) makes [`read_pieces`] give up with `None`: the caller then reads the file
@@ -11,7 +12,7 @@
 
 use serde::de::DeserializeSeed;
 
-use super::fast::{take_scanned, Taken};
+use super::fast::{take_ahead, take_scanned, Taken};
 use super::visit::{top_key, Event, TopValue};
 use super::{Parsed, State};
 use crate::trace::kineto::split::{Piece, Pieces};
@@ -79,11 +80,16 @@ fn events(st: &mut State<'_>, pieces: &Pieces, tap: &mut dyn EventTap) -> Option
     loop {
         match pieces.recv()? {
             Piece::Events(batch) => {
+                let mut ahead = batch.ahead.into_iter();
                 for &(start, end) in &batch.spans {
                     st.index = Some(i);
                     let span = &batch.text[start..end];
                     tap.event(i, span);
-                    if let Taken::Unsure = take_scanned(st, span, i).ok()? {
+                    let taken = match ahead.next() {
+                        Some(read) => take_ahead(st, span, i, read),
+                        None => take_scanned(st, span, i),
+                    };
+                    if let Taken::Unsure = taken.ok()? {
                         let mut de = serde_json::Deserializer::from_slice(span);
                         Event(st).deserialize(&mut de).ok()?;
                         de.end().ok()?;
