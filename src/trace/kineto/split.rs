@@ -715,6 +715,7 @@ mod tests {
                 batch_bytes: 1 << 20,
                 events: MAX_EVENTS - 3,
                 events_path: "$",
+                queued: None,
                 refusal: Some(&refusal),
             };
             assert!(matches!(splitter.document(), Err(Stop::Unsure)));
