@@ -730,7 +730,14 @@ mod tests {
         // under the budget nothing is refused
         let (tx, _rx) = sync_channel(1 << 10);
         let refusal = crate::trace::source::Refusal::default();
-        split("[{},{}]".as_bytes(), &tx, None, (4, 16), Some(&refusal), None);
+        split(
+            "[{},{}]".as_bytes(),
+            &tx,
+            None,
+            (4, 16),
+            Some(&refusal),
+            None,
+        );
         assert!(refusal.get().is_none());
     }
 

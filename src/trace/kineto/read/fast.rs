@@ -204,7 +204,10 @@ pub(crate) fn take_ahead(
             let Some(kept_event) = kept_of(st, span, kept_ahead, index) else {
                 return Ok(Taken::Unsure);
             };
-            if matches!(kept_event.event.cat, "Kernel" | "Memcpy" | "Memset" | "Runtime") {
+            if matches!(
+                kept_event.event.cat,
+                "Kernel" | "Memcpy" | "Memset" | "Runtime"
+            ) {
                 st.read.legacy_categories = true;
             }
             if kept_event.fractional_ts {
