@@ -24,6 +24,16 @@
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+pub(crate) use super::handoff::{too_many_events, MAX_EVENTS};
+use super::read::Ahead;
+
+/// A batch of events, each read ahead or not ([`super::handoff::Batch`]).
+pub(crate) type Batch = super::handoff::Batch<Ahead>;
+/// What the splitter hands the parser ([`super::handoff::Piece`]).
+pub(crate) type Piece = super::handoff::Piece<Ahead>;
+/// The parser's end of the splitter's thread ([`super::handoff::Pieces`]).
+pub(crate) type Pieces = super::handoff::Pieces<Ahead>;
 use std::sync::Arc;
 use std::thread::Scope;
 
@@ -46,68 +56,6 @@ pub(crate) const MAX_DEPTH: usize = 100;
 /// The longest single value (an event, or a top-level value) the splitter holds whole;
 /// a longer one goes to the careful reader, which streams it.
 pub(crate) const MAX_VALUE_BYTES: usize = 64 << 20;
-
-/// The most events a trace may hold (2^25 = 33,554,432): under the 2 GiB cap on its text, a
-/// trace with more would average under 64 bytes an event, and a profiler's event (name,
-/// `ph`, `ts`, `pid`, `tid`, ...) is longer. Past it the trace is refused (`too-large`) at
-/// once, so a bomb of tiny events (`{},` × 10^9) costs seconds, not minutes (review D6).
-pub(crate) const MAX_EVENTS: usize = 1 << 25;
-
-/// The refusal of a trace past [`MAX_EVENTS`]; `events_path` is `traceEvents` or `$`.
-pub(crate) fn too_many_events(events_path: &str) -> crate::error::InputError {
-    let path = if events_path == "$" {
-        format!("[{MAX_EVENTS}]")
-    } else {
-        format!("{events_path}[{MAX_EVENTS}]")
-    };
-    crate::error::InputError::new(
-        path,
-        "too-large",
-        format!(
-            "the trace holds more than {MAX_EVENTS} events: under the {} byte cap that would be under 64 bytes an event, shorter than any profiler's event; the rest is not read",
-            crate::trace::MAX_TRACE_BYTES
-        ),
-    )
-}
-
-/// Events of the `traceEvents` array, cut: each span is one event's text in `text`.
-#[derive(Debug)]
-pub(crate) struct Batch {
-    /// The text the spans index.
-    pub(crate) text: Vec<u8>,
-    /// `(start, end)` of each event in `text`, in order.
-    pub(crate) spans: Vec<(usize, usize)>,
-    /// Each event read ahead on the splitter's thread ([`super::read::ahead`]), one per
-    /// span; or none, for the parser to scan (see [`Splitter::queued`]; only
-    /// [`in_thread_refusing`] reads ahead).
-    pub(crate) ahead: Vec<super::read::Ahead>,
-}
-
-/// What the splitter hands the parser, in document order.
-#[derive(Debug)]
-pub(crate) enum Piece {
-    /// The document is an object: [`Piece::Key`]s follow, each with its value.
-    Object,
-    /// The document is a bare array of events: [`Piece::Events`] follow, then
-    /// [`Piece::EventsEnd`].
-    Array,
-    /// A top-level key, as JSON text (with its quotes).
-    Key(Vec<u8>),
-    /// The value of the last key, as JSON text.
-    Value(Vec<u8>),
-    /// The value of the last key (`traceEvents`) is an array: [`Piece::Events`] follow, then
-    /// [`Piece::EventsEnd`].
-    EventsBegin,
-    /// Some events of the array.
-    Events(Batch),
-    /// The array of events ended.
-    EventsEnd,
-    /// The document ended, with nothing but whitespace after it.
-    End,
-    /// The splitter cannot follow the text: read it with the careful reader.
-    Unsure,
-}
-
 /// Why the splitter stopped early.
 enum Stop {
     /// It could not follow the text (the parser is told [`Piece::Unsure`]).
@@ -124,32 +72,6 @@ enum Scan {
     More,
     /// Too deep to follow.
     Unsure,
-}
-
-/// The parser's end of [`in_thread`]: the pieces, and a way back for the text of a batch
-/// once read, so that the splitter fills the same few buffers again instead of asking the
-/// allocator (and the kernel) for fresh memory for every batch.
-pub(crate) struct Pieces {
-    rx: Receiver<Piece>,
-    spent: SyncSender<Vec<u8>>,
-    /// Batches sent and not yet received (see [`Splitter::queued`]).
-    queued: Arc<AtomicUsize>,
-}
-
-impl Pieces {
-    /// The next piece; `None` when the splitter is gone.
-    pub(crate) fn recv(&self) -> Option<Piece> {
-        let piece = self.rx.recv().ok()?;
-        if let Piece::Events(_) = piece {
-            self.queued.fetch_sub(1, Ordering::Relaxed);
-        }
-        Some(piece)
-    }
-
-    /// Hands a batch's text back to the splitter for reuse (dropped if it has enough).
-    pub(crate) fn give_back(&self, text: Vec<u8>) {
-        let _ = self.spent.try_send(text);
-    }
 }
 
 /// Cuts `text` into [`Piece`]s on a thread of `scope`. When the [`Pieces`] are dropped (the

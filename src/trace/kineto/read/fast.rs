@@ -95,7 +95,7 @@ pub(super) fn take_scanned(
     span: &[u8],
     index: usize,
 ) -> Result<Taken, ImportError> {
-    if index >= crate::trace::kineto::split::MAX_EVENTS {
+    if index >= crate::trace::kineto::handoff::MAX_EVENTS {
         return Ok(Taken::Unsure);
     }
     take_ahead(st, span, index, ahead(span))
@@ -194,7 +194,7 @@ pub(crate) fn take_ahead(
     index: usize,
     ahead: Ahead,
 ) -> Result<Taken, ImportError> {
-    if index >= crate::trace::kineto::split::MAX_EVENTS {
+    if index >= crate::trace::kineto::handoff::MAX_EVENTS {
         return Ok(Taken::Unsure);
     }
     match ahead.0 {
