@@ -14,6 +14,7 @@
 //!
 //! `names` holds the call-name predicates both the readers and the importer use.
 
+pub(crate) mod handoff;
 pub mod lenient;
 #[cfg(test)]
 mod lenient_tests;

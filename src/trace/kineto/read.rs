@@ -37,6 +37,7 @@ use crate::trace::model::{ApiCall, CollectiveArgs, Name, Names, Step};
 use crate::trace::source::trouble_of;
 use crate::units::Nanos;
 use crate::{error::InputError as ImportError, trace::ReadOptions as ImportOptions};
+pub(crate) use fast::{ahead, Ahead};
 pub(crate) use pieces::read_pieces;
 pub(crate) use visit::stream_of_tid;
 
@@ -525,8 +526,8 @@ impl<'o> State<'o> {
 
     /// The event just read (`fields`), at `index`: counted, or read and kept.
     fn take_event(&mut self, index: usize) -> Result<()> {
-        if index >= super::split::MAX_EVENTS {
-            return Err(super::split::too_many_events(self.events_path));
+        if index >= super::handoff::MAX_EVENTS {
+            return Err(super::handoff::too_many_events(self.events_path));
         }
         let f = &mut self.fields;
         let cat = f.cat.get().unwrap_or("");

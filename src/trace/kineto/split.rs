@@ -22,7 +22,19 @@
 //! Memory: the events in flight ([`BATCHES_IN_FLIGHT`] batches) and the value being cut.
 
 use std::io::{self, Read};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+pub(crate) use super::handoff::{too_many_events, MAX_EVENTS};
+use super::read::Ahead;
+
+/// A batch of events, each read ahead or not ([`super::handoff::Batch`]).
+pub(crate) type Batch = super::handoff::Batch<Ahead>;
+/// What the splitter hands the parser ([`super::handoff::Piece`]).
+pub(crate) type Piece = super::handoff::Piece<Ahead>;
+/// The parser's end of the splitter's thread ([`super::handoff::Pieces`]).
+pub(crate) type Pieces = super::handoff::Pieces<Ahead>;
+use std::sync::Arc;
 use std::thread::Scope;
 
 /// Bytes of events in one batch handed to the parser (a batch ends at an event's end).
@@ -44,64 +56,6 @@ pub(crate) const MAX_DEPTH: usize = 100;
 /// The longest single value (an event, or a top-level value) the splitter holds whole;
 /// a longer one goes to the careful reader, which streams it.
 pub(crate) const MAX_VALUE_BYTES: usize = 64 << 20;
-
-/// The most events a trace may hold (2^25 = 33,554,432): under the 2 GiB cap on its text, a
-/// trace with more would average under 64 bytes an event, and a profiler's event (name,
-/// `ph`, `ts`, `pid`, `tid`, ...) is longer. Past it the trace is refused (`too-large`) at
-/// once, so a bomb of tiny events (`{},` × 10^9) costs seconds, not minutes (review D6).
-pub(crate) const MAX_EVENTS: usize = 1 << 25;
-
-/// The refusal of a trace past [`MAX_EVENTS`]; `events_path` is `traceEvents` or `$`.
-pub(crate) fn too_many_events(events_path: &str) -> crate::error::InputError {
-    let path = if events_path == "$" {
-        format!("[{MAX_EVENTS}]")
-    } else {
-        format!("{events_path}[{MAX_EVENTS}]")
-    };
-    crate::error::InputError::new(
-        path,
-        "too-large",
-        format!(
-            "the trace holds more than {MAX_EVENTS} events: under the {} byte cap that would be under 64 bytes an event, shorter than any profiler's event; the rest is not read",
-            crate::trace::MAX_TRACE_BYTES
-        ),
-    )
-}
-
-/// Events of the `traceEvents` array, cut: each span is one event's text in `text`.
-#[derive(Debug)]
-pub(crate) struct Batch {
-    /// The text the spans index.
-    pub(crate) text: Vec<u8>,
-    /// `(start, end)` of each event in `text`, in order.
-    pub(crate) spans: Vec<(usize, usize)>,
-}
-
-/// What the splitter hands the parser, in document order.
-#[derive(Debug)]
-pub(crate) enum Piece {
-    /// The document is an object: [`Piece::Key`]s follow, each with its value.
-    Object,
-    /// The document is a bare array of events: [`Piece::Events`] follow, then
-    /// [`Piece::EventsEnd`].
-    Array,
-    /// A top-level key, as JSON text (with its quotes).
-    Key(Vec<u8>),
-    /// The value of the last key, as JSON text.
-    Value(Vec<u8>),
-    /// The value of the last key (`traceEvents`) is an array: [`Piece::Events`] follow, then
-    /// [`Piece::EventsEnd`].
-    EventsBegin,
-    /// Some events of the array.
-    Events(Batch),
-    /// The array of events ended.
-    EventsEnd,
-    /// The document ended, with nothing but whitespace after it.
-    End,
-    /// The splitter cannot follow the text: read it with the careful reader.
-    Unsure,
-}
-
 /// Why the splitter stopped early.
 enum Stop {
     /// It could not follow the text (the parser is told [`Piece::Unsure`]).
@@ -120,44 +74,39 @@ enum Scan {
     Unsure,
 }
 
-/// The parser's end of [`in_thread`]: the pieces, and a way back for the text of a batch
-/// once read, so that the splitter fills the same few buffers again instead of asking the
-/// allocator (and the kernel) for fresh memory for every batch.
-pub(crate) struct Pieces {
-    rx: Receiver<Piece>,
-    spent: SyncSender<Vec<u8>>,
-}
-
-impl Pieces {
-    /// The next piece; `None` when the splitter is gone.
-    pub(crate) fn recv(&self) -> Option<Piece> {
-        self.rx.recv().ok()
-    }
-
-    /// Hands a batch's text back to the splitter for reuse (dropped if it has enough).
-    pub(crate) fn give_back(&self, text: Vec<u8>) {
-        let _ = self.spent.try_send(text);
-    }
-}
-
 /// Cuts `text` into [`Piece`]s on a thread of `scope`. When the [`Pieces`] are dropped (the
 /// parser stopped), the thread stops at its next piece.
 pub(crate) fn in_thread<'scope, R: Read + Send + 'scope>(
     scope: &'scope Scope<'scope, '_>,
     text: R,
 ) -> Pieces {
-    in_thread_refusing(scope, text, None)
+    spawn(scope, text, None, false)
 }
 
-/// [`in_thread`], setting `refusal` when the trace passes [`MAX_EVENTS`] (the splitter then
-/// stops, and the caller need not read the file again to learn why).
+/// [`in_thread`] for the importer ([`super::read::read_pieces`]): setting `refusal` when
+/// the trace passes [`MAX_EVENTS`] (the splitter then stops, and the caller need not read
+/// the file again to learn why), and reading each event ahead ([`Batch::ahead`]), so that
+/// the scan of the events runs on the splitter's thread while the main thread builds
+/// (issue 24 §2).
 pub(crate) fn in_thread_refusing<'scope, R: Read + Send + 'scope>(
     scope: &'scope Scope<'scope, '_>,
     text: R,
     refusal: Option<crate::trace::source::Refusal>,
 ) -> Pieces {
+    spawn(scope, text, refusal, true)
+}
+
+/// The splitter's thread, reading events ahead when `read_ahead`.
+fn spawn<'scope, R: Read + Send + 'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    text: R,
+    refusal: Option<crate::trace::source::Refusal>,
+    read_ahead: bool,
+) -> Pieces {
     let (tx, rx) = sync_channel(BATCHES_IN_FLIGHT);
     let (spent, reuse) = sync_channel(BATCHES_IN_FLIGHT + 2);
+    let queued = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&queued);
     scope.spawn(move || {
         split(
             text,
@@ -165,9 +114,10 @@ pub(crate) fn in_thread_refusing<'scope, R: Read + Send + 'scope>(
             Some(&reuse),
             (READ_BYTES, BATCH_BYTES),
             refusal.as_ref(),
+            read_ahead.then_some(&*counter),
         );
     });
-    Pieces { rx, spent }
+    Pieces { rx, spent, queued }
 }
 
 /// Cuts `text` into pieces sent to `tx`, reading `read_bytes` at a time and batching about
@@ -178,6 +128,7 @@ fn split<R: Read>(
     reuse: Option<&Receiver<Vec<u8>>>,
     (read_bytes, batch_bytes): (usize, usize),
     refusal: Option<&crate::trace::source::Refusal>,
+    queued: Option<&AtomicUsize>,
 ) {
     let mut splitter = Splitter {
         src: text,
@@ -192,6 +143,7 @@ fn split<R: Read>(
         events: 0,
         events_path: "$",
         refusal,
+        queued,
     };
     if let Err(Stop::Unsure) = splitter.document() {
         // Nothing more to do whether or not the parser is still there.
@@ -285,6 +237,11 @@ struct Splitter<'t, R> {
     /// `traceEvents` or `$`, for the refusal's path.
     events_path: &'static str,
     refusal: Option<&'t crate::trace::source::Refusal>,
+    /// When set, batches sent and not yet received by the parser: a batch is read ahead
+    /// ([`Batch::ahead`]) only while the parser has one waiting, that is while the parser is
+    /// the slower of the two threads; else the parser scans it. So the scan's work goes to
+    /// whichever core has time, batch by batch (on a loaded machine as on an idle one).
+    queued: Option<&'t AtomicUsize>,
 }
 
 impl<R: Read> Splitter<'_, R> {
@@ -482,7 +439,17 @@ impl<R: Read> Splitter<'_, R> {
         self.pos = 0;
         self.span_bytes = 0;
         let spans = std::mem::take(&mut self.spans);
-        self.send(Piece::Events(Batch { text, spans }))
+        let behind = self.queued.filter(|q| q.load(Ordering::Relaxed) > 0);
+        let ahead = if behind.is_some() {
+            let read = |&(start, end): &(usize, usize)| super::read::ahead(&text[start..end]);
+            spans.iter().map(read).collect()
+        } else {
+            Vec::new()
+        };
+        if let Some(q) = self.queued {
+            q.fetch_add(1, Ordering::Relaxed);
+        }
+        self.send(Piece::Events(Batch { text, spans, ahead }))
     }
 }
 
@@ -511,6 +478,7 @@ mod tests {
             &tx,
             None,
             (chunk, batch),
+            None,
             None,
         );
         drop(tx);
@@ -642,7 +610,7 @@ mod tests {
             }
         }
         let (tx, rx) = sync_channel(8);
-        split(Failing, &tx, None, (16, 16), None);
+        split(Failing, &tx, None, (16, 16), None, None);
         drop(tx);
         assert!(matches!(rx.iter().last(), Some(Piece::Unsure)));
     }
@@ -669,6 +637,7 @@ mod tests {
                 batch_bytes: 1 << 20,
                 events: MAX_EVENTS - 3,
                 events_path: "$",
+                queued: None,
                 refusal: Some(&refusal),
             };
             assert!(matches!(splitter.document(), Err(Stop::Unsure)));
@@ -683,7 +652,14 @@ mod tests {
         // under the budget nothing is refused
         let (tx, _rx) = sync_channel(1 << 10);
         let refusal = crate::trace::source::Refusal::default();
-        split("[{},{}]".as_bytes(), &tx, None, (4, 16), Some(&refusal));
+        split(
+            "[{},{}]".as_bytes(),
+            &tx,
+            None,
+            (4, 16),
+            Some(&refusal),
+            None,
+        );
         assert!(refusal.get().is_none());
     }
 
@@ -698,6 +674,7 @@ mod tests {
             None,
             (37, 10 * event.len()),
             None,
+            Some(&AtomicUsize::new(1 << 20)),
         );
         drop(tx);
         let batches: Vec<Batch> = rx
@@ -710,6 +687,7 @@ mod tests {
         assert_eq!(batches.len(), 10);
         for b in &batches {
             assert_eq!(b.spans.len(), 10);
+            assert_eq!(b.ahead.len(), 10, "one event read ahead per span");
             for &(s, e) in &b.spans {
                 assert_eq!(&b.text[s..e], event.as_bytes());
             }
