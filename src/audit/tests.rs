@@ -1001,6 +1001,10 @@ fn an_empty_file_is_said_to_be_empty() {
     for text in ["", "  \n"] {
         let err = read_trace(text, &ImportOptions::default()).unwrap_err();
         assert_eq!(err.code, "bad-syntax");
-        assert!(err.message.starts_with("the file is empty"), "{}", err.message);
+        assert!(
+            err.message.starts_with("the file is empty"),
+            "{}",
+            err.message
+        );
     }
 }
