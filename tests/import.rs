@@ -818,3 +818,55 @@ fn import_top_sets_the_kernel_and_op_rows_shown() {
         "the same op rows as audit --top 2"
     );
 }
+
+/// Reliability rerun F2: a single trace whose `distributedInfo.rank` is not a rank of its job
+/// (−1, a string, 2^62, or not below `world_size`) imports with a note that says so; a rank
+/// below `world_size` gets none.
+#[test]
+fn a_rank_that_is_not_a_rank_of_the_job_is_noted() {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(fs::File::open("tests/data/ranks/rank0.json.gz").unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let trace: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            serde_json::json!(-1),
+            Some("distributedInfo.rank is -1, which is not a rank"),
+        ),
+        (
+            serde_json::json!("zero"),
+            Some("distributedInfo.rank is \"zero\", which is not a rank"),
+        ),
+        (
+            serde_json::json!(1u64 << 62),
+            Some("distributedInfo.rank is 4611686018427387904, which is not a rank"),
+        ),
+        (
+            serde_json::json!(2),
+            Some("distributedInfo.rank is 2, not below distributedInfo.world_size 2"),
+        ),
+        (serde_json::json!(1), None),
+    ];
+    for (rank, expected) in cases {
+        let mut t = trace.clone();
+        t["distributedInfo"]["rank"] = rank.clone();
+        let path = dir.path().join("t.json");
+        fs::write(&path, t.to_string()).unwrap();
+        let imported = import_path(&path, &ImportOptions::default()).unwrap();
+        let noted: Vec<&String> = imported
+            .notes
+            .iter()
+            .filter(|n| n.starts_with("distributedInfo.rank"))
+            .collect();
+        match expected {
+            Some(words) => assert!(
+                noted.len() == 1 && noted[0].starts_with(words),
+                "{rank}: {noted:?}"
+            ),
+            None => assert!(noted.is_empty(), "{rank}: {noted:?}"),
+        }
+    }
+}

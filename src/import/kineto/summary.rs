@@ -159,8 +159,31 @@ fn notes(about: &About) -> Vec<String> {
             read.rounded
         ));
     }
-
+    notes.extend(rank_note(about.top.distributed_info.as_ref()));
     notes
+}
+
+/// A note when `distributedInfo.rank` is there but names no rank of the job: it is not a
+/// whole number from 0 below 2^32 (so a multi-rank import reads the trace as unranked), or it
+/// is not below `world_size`. The clock's instance still shows the trace's words.
+fn rank_note(info: Option<&serde_json::Value>) -> Option<String> {
+    let rank = info?.get("rank")?;
+    let world = info?.get("world_size").and_then(serde_json::Value::as_u64);
+    match (rank.as_u64().filter(|r| u32::try_from(*r).is_ok()), world) {
+        (None, _) => {
+            let mut shown = rank.to_string();
+            if shown.chars().count() > 40 {
+                shown = shown.chars().take(40).chain(['…']).collect();
+            }
+            Some(format!(
+                "distributedInfo.rank is {shown}, which is not a rank (a whole number from 0 below 2^32): a multi-rank import reads this trace as having no rank"
+            ))
+        }
+        (Some(r), Some(w)) if r >= w => Some(format!(
+            "distributedInfo.rank is {r}, not below distributedInfo.world_size {w}: the trace contradicts itself about its rank"
+        )),
+        _ => None,
+    }
 }
 
 /// The case's provenance: the importer, the format, the trace's own metadata, the facts and
