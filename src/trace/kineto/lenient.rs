@@ -14,7 +14,7 @@
 use serde_json::value::RawValue;
 
 use super::neutral::{copy_direction, is_op_category, op_external, LooseId};
-use super::number::parse_with_path;
+use super::number::{parse_with_path, required_time};
 use super::read::stream_of_tid;
 use super::split::{Piece, Pieces};
 use super::{exact_number, Result, WorkKind};
@@ -481,9 +481,7 @@ impl<'o> Lenient<'o> {
 }
 
 /// `ts` and `dur` of a complete event, in ns as read (before the base is added), with the
-/// importer's errors (`read.rs`, `kept_times`): `missing-field` for a time that is absent or
-/// null, `wrong-type` for one that is not a number, and the exact reading's `inexact-value`
-/// or `overflow`.
+/// importer's errors ([`required_time`], as `read.rs`'s `kept_times` reads them).
 fn exact_times(
     head: &Head,
     at: &str,
@@ -491,26 +489,13 @@ fn exact_times(
     options: &ImportOptions,
     rounded: &mut u64,
 ) -> Result<(i64, i64)> {
-    let ts = exact_time(head.ts, &format!("{at}.ts"), options, rounded, || {
+    let ts = required_time(head.ts, &|| format!("{at}.ts"), options, rounded, || {
         format!("a `{cat}` event needs `ts`")
     })?;
-    let dur = exact_time(head.dur, &format!("{at}.dur"), options, rounded, || {
+    let dur = required_time(head.dur, &|| format!("{at}.dur"), options, rounded, || {
         format!("a complete (`ph: X`) `{cat}` event needs `dur`")
     })?;
     Ok((ts, dur))
-}
-
-/// One time of [`exact_times`] at `path`; `missing` words its absence.
-fn exact_time(
-    raw: Option<&RawValue>,
-    path: &str,
-    options: &ImportOptions,
-    rounded: &mut u64,
-    missing: impl FnOnce() -> String,
-) -> Result<i64> {
-    let raw = raw.ok_or_else(|| ImportError::new(path, "missing-field", missing()))?;
-    exact_number(raw, 3, path, options, rounded)?
-        .ok_or_else(|| ImportError::new(path, "wrong-type", "expected a number of microseconds"))
 }
 
 /// What one streamed pass of the lenient reader ([`read_trace_pieces`]) found.

@@ -53,6 +53,25 @@ pub(crate) fn exact_number_at(
     }
 }
 
+/// A time an event must have, in ns (`scale` 3: µs text), with the importer's errors:
+/// `missing-field` (worded by `missing`) when it is absent or null, `wrong-type` when it is not
+/// a number, and [`exact_number_at`]'s `inexact-value` or `overflow`. The importer's kept
+/// events and the audit's reading of the same events both read their `ts` and `dur` here, so
+/// the two refuse a trace with the same code, path and words.
+pub(crate) fn required_time(
+    raw: Option<&RawValue>,
+    path: &dyn Fn() -> String,
+    options: &ImportOptions,
+    rounded: &mut u64,
+    missing: impl FnOnce() -> String,
+) -> Result<i64> {
+    let Some(raw) = raw else {
+        return Err(ImportError::new(path(), "missing-field", missing()));
+    };
+    exact_number_at(raw, 3, path, options, rounded)?
+        .ok_or_else(|| ImportError::new(path(), "wrong-type", "expected a number of microseconds"))
+}
+
 /// Deserializes `text` as `T`, with the JSON path of any error under `prefix`.
 pub(crate) fn parse_with_path<'a, T: Deserialize<'a>>(text: &'a str, prefix: &str) -> Result<T> {
     let mut de = serde_json::Deserializer::from_str(text);

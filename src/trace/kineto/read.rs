@@ -31,7 +31,7 @@ use super::neutral::{
     audit_only, audit_times, is_op_category, is_step_name, op_external, AuditEvent, AuditOnly,
     LooseId,
 };
-use super::number::{classify, exact_number_at, parse_with_path};
+use super::number::{classify, parse_with_path, required_time};
 use super::{Annotation, GpuWork, HostCall, Read, SyncRow, WorkKind};
 use crate::trace::model::{ApiCall, CollectiveArgs, Name, Names, Step};
 use crate::trace::source::trouble_of;
@@ -600,43 +600,29 @@ impl<'o> State<'o> {
     fn kept_times(&mut self, cat: &str, index: usize) -> Result<(i64, i64)> {
         let at = || event_path(self.events_path, index);
         let f = &mut self.fields;
-        let ts_raw = f.ts.take().ok_or_else(|| {
-            ImportError::new(
-                format!("{}.ts", at()),
-                "missing-field",
-                format!("a `{cat}` event needs `ts`"),
-            )
-        })?;
-        if ts_raw.get().contains(['.', 'e', 'E']) {
+        let ts_raw = f.ts.take();
+        if ts_raw
+            .as_deref()
+            .is_some_and(|r| r.get().contains(['.', 'e', 'E']))
+        {
             self.read.fractional_ts = true;
         }
         let options = self.options;
         let rounded = &mut self.read.rounded;
-        let ts = exact_number_at(&ts_raw, 3, &|| format!("{}.ts", at()), options, rounded)?
-            .ok_or_else(|| {
-                ImportError::new(
-                    format!("{}.ts", at()),
-                    "wrong-type",
-                    "expected a number of microseconds",
-                )
-            })?;
-        let dur = match f.dur.take() {
-            Some(raw) => exact_number_at(&raw, 3, &|| format!("{}.dur", at()), options, rounded)?
-                .ok_or_else(|| {
-                ImportError::new(
-                    format!("{}.dur", at()),
-                    "wrong-type",
-                    "expected a number of microseconds",
-                )
-            })?,
-            None => {
-                return Err(ImportError::new(
-                    format!("{}.dur", at()),
-                    "missing-field",
-                    format!("a complete (`ph: X`) `{cat}` event needs `dur`"),
-                ))
-            }
-        };
+        let ts = required_time(
+            ts_raw.as_deref(),
+            &|| format!("{}.ts", at()),
+            options,
+            rounded,
+            || format!("a `{cat}` event needs `ts`"),
+        )?;
+        let dur = required_time(
+            f.dur.take().as_deref(),
+            &|| format!("{}.dur", at()),
+            options,
+            rounded,
+            || format!("a complete (`ph: X`) `{cat}` event needs `dur`"),
+        )?;
         if dur < 0 {
             return Err(ImportError::new(
                 format!("{}.dur", at()),
