@@ -31,6 +31,7 @@ fn bound(m: &MultiRank) -> (i64, i64) {
         worksheet::case::raw::RawTime::Text(s) => {
             worksheet::units::parse_value(s).unwrap().as_i64()
         }
+        worksheet::case::raw::RawTime::Exact(v) => v.as_i64(),
         worksheet::case::raw::RawTime::Number(_) => panic!("times are text"),
     };
     (ns(&rel.lo), ns(&rel.hi))

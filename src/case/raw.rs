@@ -6,7 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A time value as written: `"12.5 us"`, or a bare number (which lacks its unit).
+/// A time value as written: `"12.5 us"`, or a bare number (which lacks its unit); or, in a
+/// case a producer built, the exact value itself.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum RawTime {
@@ -14,6 +15,11 @@ pub enum RawTime {
     Text(String),
     /// A JSON number: always an error (`missing-unit`), kept to say so precisely.
     Number(serde_json::Number),
+    /// An exact value a producer (an importer) gives: written as its exact text (`"12.5
+    /// us"`, the text `Text` would hold), never read from a file. An importer's case holds
+    /// two times per phase: as values they cost no text to make, keep or parse again.
+    #[serde(skip_deserializing)]
+    Exact(crate::units::Nanos),
 }
 
 /// A phase's id where the case names it: its phase, the launches, the questions' lists. One
@@ -544,9 +550,9 @@ impl RawImplicit {
 }
 
 impl From<crate::units::Nanos> for RawTime {
-    /// The exact text of the value, such as `"12.5 us"`.
+    /// The exact value, written as its text, such as `"12.5 us"`.
     fn from(value: crate::units::Nanos) -> Self {
-        RawTime::Text(value.to_string())
+        RawTime::Exact(value)
     }
 }
 

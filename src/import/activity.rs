@@ -85,20 +85,25 @@ pub enum Op {
         /// The event.
         event: String,
     },
-    /// The host waits.
-    HostWait {
-        /// The wait's id.
-        id: String,
-        /// What it waits for.
-        target: Target,
-        /// When its call started (ns on the step's clock).
-        start: i64,
-        /// When its call returned.
-        returned: i64,
-        /// A synchronous copy's implicit wait (SPEC §4): why, and the copy (index into the
-        /// work).
-        implicit: Option<(RawImplicit, usize)>,
-    },
+    /// The host waits (boxed: a program is almost all launches, and a step then costs 88
+    /// bytes, not the host wait's 152).
+    HostWait(Box<HostWait>),
+}
+
+/// A host wait of the program.
+#[derive(Clone, Debug)]
+pub struct HostWait {
+    /// The wait's id.
+    pub id: String,
+    /// What it waits for.
+    pub target: Target,
+    /// When its call started (ns on the step's clock).
+    pub start: i64,
+    /// When its call returned.
+    pub returned: i64,
+    /// A synchronous copy's implicit wait (SPEC §4): why, and the copy (index into the
+    /// work).
+    pub implicit: Option<(RawImplicit, usize)>,
 }
 
 /// A step's place in host time: `(time, rank, call start, tie, tie, tie)`. `time` is the

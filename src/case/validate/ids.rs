@@ -108,6 +108,7 @@ pub(super) fn time(value: &RawTime, path: impl FnOnce() -> String) -> Result<Nan
         RawTime::Text(text) => {
             parse_value(text).map_err(|e| CaseError::new(path(), e.code(), e.to_string()))
         }
+        RawTime::Exact(value) => Ok(*value),
         RawTime::Number(n) => {
             let n = number_text(n);
             Err(CaseError::new(

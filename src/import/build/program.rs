@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use super::ns;
 use crate::case::raw::{PhaseId, RawClock, RawHostWait, RawOp, RawQuestion};
-use crate::import::activity::{FinalSync, Op, Step, Stream, Target, Work};
+use crate::import::activity::{FinalSync, HostWait, Op, Step, Stream, Target, Work};
 
 /// What the program refers to.
 pub(super) struct Context<'a> {
@@ -89,7 +89,8 @@ pub(super) fn place(c: &Context, mut steps: Vec<Step>, final_sync: FinalSync) ->
     }
     for (i, step) in steps.iter().enumerate() {
         for t in timers.iter().filter(|t| t.final_sync == Some(i)) {
-            if let Op::HostWait { start, .. } = step.op {
+            if let Op::HostWait(wait) = &step.op {
+                let start = wait.start;
                 let timer = format!("before-final-sync{}", t.suffix);
                 program.push(timer_op(false, &timer, &c.clocks[t.clock].id, start));
             }
@@ -119,13 +120,13 @@ fn timers_of(steps: &[Step], k: usize, suffix: String, final_sync: Option<usize>
     // Every step carries the start of its API call: the first is the process's start.
     let t0 = mine().map(|(_, s)| s.key.2).min().unwrap_or(0);
     let last_wait = mine()
-        .filter(|(_, s)| matches!(s.op, Op::HostWait { .. }))
+        .filter(|(_, s)| matches!(s.op, Op::HostWait(_)))
         .map(|(i, _)| i)
         .next_back();
     let last = mine().next_back().map(|(i, s)| (i, s.key.0));
     let max_return = mine()
-        .filter_map(|(_, s)| match s.op {
-            Op::HostWait { returned, .. } => Some(returned),
+        .filter_map(|(_, s)| match &s.op {
+            Op::HostWait(wait) => Some(wait.returned),
             _ => None,
         })
         .max();
@@ -152,16 +153,13 @@ fn mark_final_sync(
 ) -> Option<usize> {
     let i = steps
         .iter()
-        .rposition(|s| s.clock == k && matches!(s.op, Op::HostWait { .. }))?;
+        .rposition(|s| s.clock == k && matches!(s.op, Op::HostWait(_)))?;
     let launched_after = steps[i..]
         .iter()
         .any(|s| s.clock == k && matches!(s.op, Op::Launch(_)));
     match &mut steps[i].op {
-        Op::HostWait {
-            id,
-            target: Target::Device(_),
-            ..
-        } if !launched_after => {
+        Op::HostWait(wait) if matches!(wait.target, Target::Device(_)) && !launched_after => {
+            let id = &mut wait.id;
             match who.0 {
                 FinalSync::Profiler => {
                     let new = format!("final-device-sync{suffix}");
@@ -242,13 +240,14 @@ fn op_of(c: &Context, step: &Step) -> RawOp {
             stream: stream_id(*stream),
             event: event.clone(),
         },
-        Op::HostWait {
-            id,
-            target,
-            returned,
-            implicit,
-            ..
-        } => {
+        Op::HostWait(wait) => {
+            let HostWait {
+                id,
+                target,
+                returned,
+                implicit,
+                ..
+            } = &**wait;
             let (event, stream, device) = match target {
                 Target::Event(e) => (Some(e.clone()), None, None),
                 Target::Stream(s) => (None, Some(stream_id(*s)), None),

@@ -160,27 +160,30 @@ fn steps(
             let op = match p.step {
                 Step::Launch(k) => Op::Launch(k),
                 Step::Record(rc) => Op::Record(record_id(rc)),
-                Step::StreamWait { stream, record } => Op::StreamWait {
-                    stream: stream_index(stream),
-                    event: record_id(record),
+                Step::StreamWait(wait) => Op::StreamWait {
+                    stream: stream_index(wait.stream),
+                    event: record_id(wait.record),
                 },
-                Step::HostWait {
-                    id,
-                    target,
-                    start,
-                    returned,
-                    implicit,
-                } => Op::HostWait {
-                    id,
-                    target: match target {
-                        Target::Event(rc) => activity::Target::Event(record_id(rc)),
-                        Target::Stream(s) => activity::Target::Stream(stream_index(s)),
-                        Target::Device(d) => activity::Target::Device(device_index(d)),
-                    },
-                    start,
-                    returned,
-                    implicit,
-                },
+                Step::HostWait(wait) => {
+                    let program::HostWait {
+                        id,
+                        target,
+                        start,
+                        returned,
+                        implicit,
+                    } = *wait;
+                    Op::HostWait(Box::new(activity::HostWait {
+                        id,
+                        target: match target {
+                            Target::Event(rc) => activity::Target::Event(record_id(rc)),
+                            Target::Stream(s) => activity::Target::Stream(stream_index(s)),
+                            Target::Device(d) => activity::Target::Device(device_index(d)),
+                        },
+                        start,
+                        returned,
+                        implicit,
+                    }))
+                }
             };
             activity::Step {
                 key: (

@@ -245,3 +245,89 @@ fn the_real_traces_that_record_op_links_give_ops() {
         ]
     );
 }
+
+/// The fast path places events that come before `baseTimeNanoseconds` at once, at their
+/// relative times, and adds the base at the end (issue 24 §3: it no longer holds them). A
+/// kernel at `ts` 0 is a zero timestamp only against a base; an op with a negative duration is
+/// a problem at its based start; a time that overflows once the base is added makes the fast
+/// path give up, and the careful reader words it (or, for a host op only the audit reads,
+/// fails the audit alone).
+#[test]
+fn events_before_the_base_are_placed_then_based() {
+    let kernel = |ts: &str| {
+        format!(
+            r#"{{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":{ts},"dur":2,"args":{{"device":0,"stream":7,"correlation":3}}}}"#
+        )
+    };
+    let call = r#"{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":3,"External id":9}}"#;
+    let op = |ts: &str, dur: &str| {
+        format!(
+            r#"{{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":{ts},"dur":{dur},"args":{{"External id":9}}}}"#
+        )
+    };
+    let doc = |events: &[String], tail: &str| {
+        format!(r#"{{"traceEvents":[{}]{tail}}}"#, events.join(","))
+    };
+    let options = ImportOptions::default();
+    let zero = [kernel("0"), call.to_owned(), op("0", "-1"), op("0", "5")];
+    // With a base after the events: the zero timestamp is a problem, and every time is based.
+    let based = doc(&zero, r#","baseTimeNanoseconds":1000000"#);
+    let (careful, fast) = both_ways(based.as_bytes(), &options);
+    assert_eq!(fast.as_deref(), Some(careful.as_ref().unwrap().as_str()));
+    let trace = audit_split(based.as_bytes(), &options, None, &mut NoTap)
+        .unwrap()
+        .unwrap();
+    let problems: Vec<(String, i64)> = trace
+        .problems
+        .iter()
+        .map(|p| (format!("{:?}", p.kind), p.start))
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            ("ZeroTimestamp".to_owned(), 1_000_000),
+            ("NegativeDuration".to_owned(), 1_000_000)
+        ]
+    );
+    assert_eq!(
+        trace
+            .ops
+            .iter()
+            .map(|o| (o.start, o.end))
+            .collect::<Vec<_>>(),
+        [(1_000_000, 1_005_000)]
+    );
+    // With no base at all: a `ts` of 0 is absolute, not a zero timestamp.
+    let unbased = doc(&zero, "");
+    let (careful, fast) = both_ways(unbased.as_bytes(), &options);
+    assert_eq!(fast.as_deref(), Some(careful.as_ref().unwrap().as_str()));
+    let trace = audit_split(unbased.as_bytes(), &options, None, &mut NoTap)
+        .unwrap()
+        .unwrap();
+    assert_eq!(trace.problems.len(), 1, "{:?}", trace.problems);
+    // A kernel that overflows against a base that comes later: the careful reader refuses it
+    // at its path, and the fast path gives up rather than answer.
+    let late = [kernel("9223372036854775.000"), call.to_owned()];
+    let (careful, fast) = both_ways(
+        doc(&late, r#","baseTimeNanoseconds":1000"#).as_bytes(),
+        &options,
+    );
+    let error = careful.unwrap_err();
+    assert!(
+        error.contains("traceEvents[0].ts") && error.contains("overflow"),
+        "{error}"
+    );
+    assert_eq!(fast, None);
+    // A host op only the audit reads that overflows against the base: the import stands and
+    // the audit fails; the fast path gives up and leaves it to the careful reader.
+    let op_late = [
+        kernel("1"),
+        call.to_owned(),
+        op("9223372036854775.000", "1"),
+    ];
+    let text = doc(&op_late, r#","baseTimeNanoseconds":1000"#);
+    let careful = import_with_audit(text.as_bytes(), "t", &options).unwrap();
+    let audit_error = careful.1.unwrap_err().to_string();
+    assert!(audit_error.contains("overflow"), "{audit_error}");
+    assert!(import_split(text.as_bytes(), "t", &options, true, None, &mut NoTap).is_none());
+}

@@ -22,7 +22,7 @@ use super::kinds;
 use super::read::{Export, GpuKind, GpuRow, Proc, SessionStart, StreamKey};
 use crate::case::raw::{RawClock, RawEvent, RawEventState, RawImplicit, RawStreamKind};
 use crate::import::activity::{
-    self, Activities, FinalSync, Op, Step, StepKey, Target, WorkClass, WorkKind,
+    self, Activities, FinalSync, HostWait, Op, Step, StepKey, Target, WorkClass, WorkKind,
 };
 use crate::import::copies;
 use crate::trace::model::base_call_name;
@@ -354,13 +354,13 @@ fn host_wait(call: &super::read::ApiRow, clock: usize, id: String, target: Targe
     Step {
         key: (call.start, 1, call.start, call.rowid, 0, 0),
         clock,
-        op: Op::HostWait {
+        op: Op::HostWait(Box::new(HostWait {
             id,
             target,
             start: call.start,
             returned: call.end,
             implicit: None,
-        },
+        })),
     }
 }
 
@@ -471,13 +471,13 @@ fn copy_steps(
         steps.push(Step {
             key,
             clock: ids.clock_of[&r.key.proc],
-            op: Op::HostWait {
+            op: Op::HostWait(Box::new(HostWait {
                 id: format!("copy-{}", r.rowid),
                 target: Target::Stream(ids.stream_of[&r.key]),
                 start: call.start,
                 returned: call.end,
                 implicit: Some((implicit, w)),
-            },
+            })),
         });
     }
     Ok(steps)

@@ -226,6 +226,7 @@ fn check_graph(case: &RawCase, ranks: &[RankTrace]) -> Result<(), ImportError> {
         .filter_map(|r| {
             let time = |t: &RawTime| match t {
                 RawTime::Text(s) => parse_value(s).ok(),
+                RawTime::Exact(value) => Some(*value),
                 RawTime::Number(_) => None,
             };
             Some(Relation {

@@ -123,6 +123,7 @@ fn text_of(path: &Path) -> Result<String, ImportError> {
 fn time(t: &RawTime) -> Option<Nanos> {
     match t {
         RawTime::Text(text) => parse_value(text).ok(),
+        RawTime::Exact(value) => Some(*value),
         RawTime::Number(_) => None,
     }
 }

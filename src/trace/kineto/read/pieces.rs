@@ -32,6 +32,7 @@ pub(crate) fn read_pieces(
         _ => return None,
     };
     let mut st = State::new(options, events_path);
+    st.place_before_base = true;
     if events_path == "$" {
         tap.events_begin(events_path);
         events(&mut st, pieces, tap)?;
