@@ -87,7 +87,7 @@ fn phase(case: &Case, id: &str) -> (i64, i64, String) {
     (
         p.interval.start().as_i64(),
         p.interval.end().as_i64(),
-        p.label.clone(),
+        p.label.to_string(),
     )
 }
 

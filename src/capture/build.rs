@@ -83,7 +83,7 @@ pub(crate) fn event(id: String, stream: &str, at: Option<Nanos>) -> RawEvent {
 pub(crate) fn phase(id: String, label: String, stream: &str, start: Nanos, end: Nanos) -> RawPhase {
     RawPhase {
         id: id.into(),
-        label: Some(label),
+        label: Some(label.into()),
         stream: Some(stream.into()),
         clock: None,
         start: t(start),
@@ -332,7 +332,7 @@ fn detailed_run(g: &Group, run: &Run, case: &mut RawCase) {
     if let Some((b0, b1)) = run.body {
         case.phases.push(RawPhase {
             id: id("body").into(),
-            label: Some(format!("kernel body by %globaltimer (asked {})", g.spin)),
+            label: Some(format!("kernel body by %globaltimer (asked {})", g.spin).into()),
             stream: None,
             clock: Some(GLOBALTIMER.into()),
             start: t(Nanos::new(b0)),

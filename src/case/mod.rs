@@ -246,7 +246,7 @@ pub struct PhaseDef {
     /// The id used in the file.
     pub id: String,
     /// Label for people (defaults to the id).
-    pub label: String,
+    pub label: crate::case::raw::Label,
     /// The stream it ran in, if declared.
     pub stream: Option<StreamIdx>,
     /// Its clock.

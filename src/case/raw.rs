@@ -27,6 +27,11 @@ pub enum RawTime {
 /// reads and writes as a plain JSON string.
 pub type PhaseId = std::sync::Arc<str>;
 
+/// A phase's label for people: one shared text. An importer labels many phases alike (every
+/// launch of a kernel has its name), and each holds the one text (a clone is a count); it
+/// reads and writes as a plain JSON string.
+pub type Label = std::sync::Arc<str>;
+
 /// The whole file.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -222,7 +227,7 @@ pub struct RawPhase {
     pub id: PhaseId,
     /// Label for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
+    pub label: Option<Label>,
     /// Stream it ran in (its clock is the stream's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream: Option<String>,

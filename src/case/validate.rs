@@ -38,7 +38,8 @@ pub fn validate(mut raw: RawCase, default_name: &str) -> Result<Case> {
     let (event_ids, events) = events::events(&raw.events, &stream_ids)?;
     // Phase labels are moved, not copied, and the references to phases taken out as indices
     // first (`preresolve`): a large case holds each name and label once.
-    let labels: Vec<Option<String>> = raw.phases.iter_mut().map(|p| p.label.take()).collect();
+    let labels: Vec<Option<crate::case::raw::Label>> =
+        raw.phases.iter_mut().map(|p| p.label.take()).collect();
     let mut pre = preresolve::preresolve(&raw.phases, &mut raw.program, &mut raw.questions);
     let (phase_ids, phases) = phases::phases(
         &raw.phases,

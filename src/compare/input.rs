@@ -206,10 +206,7 @@ pub fn from_case(case: &Case, file: String) -> Run {
     phases.sort_by_key(|p| p.interval.start());
     for p in phases {
         if let Ok(len) = i64::try_from(p.interval.length_wide()) {
-            kernels
-                .entry(p.label.as_str())
-                .or_default()
-                .push(Nanos::new(len));
+            kernels.entry(&*p.label).or_default().push(Nanos::new(len));
         }
     }
     // A label seen once per run is a phase, not a repeated kernel: it is already in the

@@ -46,8 +46,8 @@ pub struct Stream {
 pub struct Work {
     /// The phase id.
     pub phase: crate::case::raw::PhaseId,
-    /// The phase's label for people.
-    pub label: String,
+    /// The phase's label for people (shared by the phases labelled alike).
+    pub label: crate::case::raw::Label,
     /// Kernel, copy or set.
     pub kind: WorkKind,
     /// Its class (compute, communication, memory).

@@ -184,7 +184,7 @@ fn add_run(case: &mut RawCase, r: &RunRecord) {
     });
     case.phases.push(RawPhase {
         id: format!("job-{n}").into(),
-        label: Some(label),
+        label: Some(label.into()),
         stream: Some(POOL_STREAM.into()),
         clock: None,
         start: t(s.work_start),

@@ -547,7 +547,7 @@ impl PanelView<'_> {
         let (vs, ve, clipped) = self.in_view(self.clock, s, e)?;
         Some(Bar {
             id: p.id.clone(),
-            label: p.label.clone(),
+            label: p.label.to_string(),
             kind: BarKind::Phase,
             start: vs,
             end: ve,

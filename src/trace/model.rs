@@ -446,7 +446,7 @@ impl Trace {
             let Some(s) = p.stream else { continue };
             trace.activities.push(Activity {
                 kind: ActivityKind::Kernel,
-                name: p.label.as_str().into(),
+                name: p.label.clone(),
                 device: device_of(&case.streams[s].device),
                 stream: s as i64,
                 start: p.interval.start().as_i64(),

@@ -9,7 +9,7 @@ use crate::case::{CaseError, ClockDef, PhaseDef, StreamDef};
 /// `raw` beforehand.
 pub(super) fn phases<'a>(
     raw: &'a [RawPhase],
-    mut labels: Vec<Option<String>>,
+    mut labels: Vec<Option<crate::case::raw::Label>>,
     clock_ids: &IdTable<'_>,
     clocks: &[ClockDef],
     stream_ids: &IdTable<'_>,
@@ -59,7 +59,7 @@ pub(super) fn phases<'a>(
         let interval = interval(start, end, &format!("phases[{i}].end"))?;
         phases.push(PhaseDef {
             id: p.id.to_string(),
-            label: labels[i].take().unwrap_or_else(|| p.id.to_string()),
+            label: labels[i].take().unwrap_or_else(|| p.id.clone()),
             stream,
             clock,
             interval,

@@ -126,6 +126,6 @@ mod tests {
             })
             .collect();
         assert_eq!(lists, [&[1, 0][..], &[0, 1][..]]);
-        assert_eq!(case.phases[1].label, "b");
+        assert_eq!(&*case.phases[1].label, "b");
     }
 }

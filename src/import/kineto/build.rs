@@ -14,9 +14,10 @@ use super::names::{cut, short_name, LABEL_CHARS};
 use super::program::{self, Plan, Step, Target};
 use super::read::TopLevel;
 use super::{device_id, record_id, stream_id, summary, Read, CLOCK_ID};
-use crate::case::raw::{RawClock, RawEvent, RawEventState, RawPhase, RawTime};
+use crate::case::raw::{Label, RawClock, RawEvent, RawEventState, RawPhase, RawTime};
 use crate::import::activity::{self, Activities, FinalSync, Op, WorkClass};
 use crate::import::Imported;
+use crate::trace::model::Name;
 use crate::units::Nanos;
 
 /// Builds the case from what was read; `name` names it.
@@ -27,12 +28,16 @@ pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &st
     let work_devices: BTreeSet<i64> = read.work.iter().map(|w| w.device).collect();
     let (phase_ids, uncorrelated) = phase_ids(&read);
     let mut plan = program::plan(&read, &work_devices);
+    // The calls placed the program: free them before the activities are made.
+    read.calls = HashMap::new();
     let instance = summary::clock_instance(top, &read, name);
     read.annotations
         .sort_by_key(|a| (a.device, a.stream, a.start, a.end));
     let activities = activities(&read, &mut plan, phase_ids, &instance);
-    // The calls placed the program; free them before the case's largest allocations.
-    read.calls = HashMap::new();
+    // The work is in the activities: free it before the case's largest allocations (the
+    // summary needs its kinds alone).
+    let work_kinds = summary::WorkKinds::of(&read.work);
+    read.work = Vec::new();
     let mut built = crate::import::build::build(activities, name);
     let work_spans = std::mem::take(&mut built.work_spans);
     let about = summary::About {
@@ -45,6 +50,7 @@ pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &st
         uncorrelated,
         instance: &instance,
         work_devices: &work_devices,
+        work_kinds,
     };
     let mut imported = summary::finish(built.case, &about);
     imported.work_spans = work_spans;
@@ -76,6 +82,28 @@ fn phase_ids(read: &Read) -> (Vec<String>, u64) {
     (phase_ids, uncorrelated)
 }
 
+/// The work's labels: a name of at most [`LABEL_CHARS`] characters is its own label (the
+/// name's one shared text), and a longer one is cut once per name. At ×10 of
+/// `df_index_resolver` a label per phase was 35 MB.
+#[derive(Default)]
+struct Labels<'a> {
+    cut: HashMap<&'a str, Label>,
+}
+
+impl<'a> Labels<'a> {
+    /// The label of a phase named `name`.
+    fn of(&mut self, name: &'a Name) -> Label {
+        if name.len() <= LABEL_CHARS || name.char_indices().nth(LABEL_CHARS).is_none() {
+            return Label::clone(name);
+        }
+        Label::clone(
+            self.cut
+                .entry(&**name)
+                .or_insert_with(|| cut(name, LABEL_CHARS).into()),
+        )
+    }
+}
+
 /// A time on the clock.
 fn ns(v: i64) -> RawTime {
     RawTime::from(Nanos::new(v))
@@ -96,13 +124,14 @@ fn activities(read: &Read, plan: &mut Plan, phase_ids: Vec<String>, instance: &s
     let device_index = |d: i64| devices.binary_search(&d).expect("a declared device");
     let streams: Vec<(i64, i64)> = plan.streams.iter().copied().collect();
     let stream_index = |s: (i64, i64)| streams.binary_search(&s).expect("a declared stream");
+    let mut labels = Labels::default();
     let work = read
         .work
         .iter()
         .zip(phase_ids)
         .map(|(w, phase)| activity::Work {
             phase: phase.into(),
-            label: cut(&w.name, LABEL_CHARS),
+            label: labels.of(&w.name),
             kind: w.kind,
             class: WorkClass::of(w.kind, &w.name),
             stream: stream_index((w.device, w.stream)),
@@ -208,11 +237,14 @@ fn annotations(read: &Read) -> Vec<RawPhase> {
         .enumerate()
         .map(|(n, a)| RawPhase {
             id: format!("annotation-{}:{}", n + 1, short_name(&a.name)).into(),
-            label: Some(format!(
-                "{} (gpu_user_annotation on {}: a range, not work)",
-                cut(&a.name, LABEL_CHARS),
-                stream_id((a.device, a.stream))
-            )),
+            label: Some(
+                format!(
+                    "{} (gpu_user_annotation on {}: a range, not work)",
+                    cut(&a.name, LABEL_CHARS),
+                    stream_id((a.device, a.stream))
+                )
+                .into(),
+            ),
             stream: None,
             clock: Some(CLOCK_ID.into()),
             start: ns(a.start),

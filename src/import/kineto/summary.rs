@@ -29,6 +29,28 @@ pub(super) struct About<'a> {
     pub(super) instance: &'a str,
     /// Devices with GPU work.
     pub(super) work_devices: &'a BTreeSet<i64>,
+    /// The GPU activities by kind (`read.work` is freed before the case is built).
+    pub(super) work_kinds: WorkKinds,
+}
+
+/// How many GPU activities of each kind were read.
+#[derive(Clone, Copy)]
+pub(super) struct WorkKinds {
+    pub(super) kernels: usize,
+    pub(super) copies: usize,
+    pub(super) sets: usize,
+}
+
+impl WorkKinds {
+    /// The kinds of `work`, counted.
+    pub(super) fn of(work: &[crate::trace::kineto::GpuWork]) -> WorkKinds {
+        let of_kind = |kind: WorkKind| work.iter().filter(|w| w.kind == kind).count();
+        WorkKinds {
+            kernels: of_kind(WorkKind::Kernel),
+            copies: of_kind(WorkKind::Memcpy),
+            sets: of_kind(WorkKind::Memset),
+        }
+    }
 }
 
 /// The case with its provenance and description, and the summary's facts and notes.
@@ -78,19 +100,18 @@ fn list(m: &BTreeMap<String, u64>) -> String {
 /// What was read, kept, mapped and left out, in order.
 fn facts(about: &About) -> Vec<(String, String)> {
     let (read, plan) = (about.read, about.plan);
-    let of_kind = |kind: WorkKind| read.work.iter().filter(|w| w.kind == kind).count();
-    let (kernels, copies, sets) = (
-        of_kind(WorkKind::Kernel),
-        of_kind(WorkKind::Memcpy),
-        of_kind(WorkKind::Memset),
-    );
+    let WorkKinds {
+        kernels,
+        copies,
+        sets,
+    } = about.work_kinds;
     let launches = about.launches;
     let uncorrelated = about.uncorrelated;
     let mut facts: Vec<(String, String)> = vec![
         ("trace events read".into(), read.events.to_string()),
         (
             "GPU activities imported as phases".into(),
-            format!("{} ({kernels} kernels, {copies} copies, {sets} sets)", read.work.len()),
+            format!("{} ({kernels} kernels, {copies} copies, {sets} sets)", kernels + copies + sets),
         ),
         (
             "GPU activities with no CPU correlation".into(),

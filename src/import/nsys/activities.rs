@@ -314,7 +314,7 @@ fn work(export: &mut Export, j: &Joined, ids: &Ids) -> Result<Vec<activity::Work
         work.push(activity::Work {
             phase: phase_id(r).into(),
             class: WorkClass::of(kind, &label),
-            label,
+            label: label.into(),
             kind,
             stream: ids.stream_of[&r.key],
             start: r.start,
