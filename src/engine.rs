@@ -452,12 +452,12 @@ fn work_the_waits_miss(
         .iter()
         .filter(|&&p| match launch_of(p) {
             None => {
-                never_launched.push(case.phases[p].id.as_str());
+                never_launched.push(&*case.phases[p].id);
                 true
             }
             Some(k) => !(k < t.stop_op && schedule.covers(coverage.covered, k)),
         })
-        .map(|&p| case.phases[p].id.as_str())
+        .map(|&p| &*case.phases[p].id)
         .collect();
     if missed.is_empty() {
         return None;
@@ -470,7 +470,7 @@ fn work_the_waits_miss(
     let missed_phases: Vec<usize> = work
         .iter()
         .copied()
-        .filter(|&p| missed.contains(&case.phases[p].id.as_str()))
+        .filter(|&p| missed.contains(&&*case.phases[p].id))
         .collect();
     let why = implicit::why_missed(case, coverage.wait_ops, &missed_phases);
     Some(Verdict::unknown_because(
@@ -528,7 +528,7 @@ fn unrecorded_join_explains(
     let mut pairs = Vec::new();
     for &p in work {
         let phase = &case.phases[p];
-        if !missed.contains(&phase.id.as_str()) {
+        if !missed.contains(&&*phase.id) {
             continue;
         }
         let s = phase.stream?;

@@ -51,6 +51,7 @@ pub mod interval_set;
 pub mod kind;
 pub mod lab;
 pub mod lesson;
+pub mod memory;
 pub mod output;
 pub mod peer;
 pub mod progress;

@@ -302,7 +302,7 @@ mod tests {
             .iter()
             .enumerate()
             .filter_map(|(k, op)| match op {
-                Op::Launch(p) if schedule.covers(&frontier, k) => Some(case.phases[*p].id.as_str()),
+                Op::Launch(p) if schedule.covers(&frontier, k) => Some(&*case.phases[*p].id),
                 _ => None,
             })
             .collect()

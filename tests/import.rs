@@ -49,7 +49,7 @@ fn phase(case: &Case, id: &str) -> (i64, i64, Option<String>) {
     let p = case
         .phases
         .iter()
-        .find(|p| p.id == id)
+        .find(|p| &*p.id == id)
         .unwrap_or_else(|| panic!("no phase {id}"));
     (
         p.interval.start().as_i64(),

@@ -62,7 +62,7 @@ fn question_phases(case: &Case, id: &str) -> Vec<String> {
         .unwrap_or_else(|| panic!("no question {id}"))
         .ask
     {
-        Ask::Intervals { phases } => phases.iter().map(|&p| case.phases[p].id.clone()).collect(),
+        Ask::Intervals { phases } => phases.iter().map(|&p| case.phases[p].id.to_string()).collect(),
         other => panic!("{id} is not an intervals question: {other:?}"),
     }
 }
@@ -83,7 +83,7 @@ fn pooled(case: &Case, ids: &[&str]) -> SetAnalysis {
 
 /// `(start, end)` in ns of a phase.
 fn phase(case: &Case, id: &str) -> (i64, i64, String) {
-    let p = case.phases.iter().find(|p| p.id == id).unwrap();
+    let p = case.phases.iter().find(|p| &*p.id == id).unwrap();
     (
         p.interval.start().as_i64(),
         p.interval.end().as_i64(),
@@ -387,7 +387,7 @@ fn cloverleaf_2024_5_waits_after_every_kernel() {
         .phases
         .iter()
         .filter(|p| p.id.starts_with("kernel-"))
-        .map(|p| p.id.clone())
+        .map(|p| p.id.to_string())
         .collect();
     let answers = with_completion(
         &import,
@@ -424,7 +424,7 @@ fn cloverleaf_2024_5_waits_after_every_kernel() {
                 implicit: Some(w),
                 returned: Some((_, at)),
                 ..
-            } => Some((*at, case.phases[w.copy].id.clone())),
+            } => Some((*at, case.phases[w.copy].id.to_string())),
             _ => None,
         })
         .unwrap();
@@ -818,7 +818,7 @@ fn nsys_completion_answers() {
     // The claim: the last launch of the only stream.
     match &case.question("completion:all-work").unwrap().ask {
         Ask::HostCompletion { work, .. } => {
-            let ids: Vec<&str> = work.iter().map(|&p| case.phases[p].id.as_str()).collect();
+            let ids: Vec<&str> = work.iter().map(|&p| &*case.phases[p].id).collect();
             assert_eq!(ids, ["kernel-18"]);
         }
         other => panic!("{other:?}"),

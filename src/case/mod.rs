@@ -244,7 +244,7 @@ pub struct EventDef {
 #[derive(Clone, Debug)]
 pub struct PhaseDef {
     /// The id used in the file.
-    pub id: String,
+    pub id: crate::case::raw::PhaseId,
     /// Label for people (defaults to the id).
     pub label: crate::case::raw::Label,
     /// The stream it ran in, if declared.

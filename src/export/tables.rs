@@ -366,7 +366,7 @@ fn phases(case: &Case, input: &Input) -> Result<Table, Refusal> {
             Cell::S(stream.map(|s| s.id.clone())),
             Cell::S(stream.map(|s| s.device.clone())),
             Cell::S(Some(kind.to_owned())),
-            Cell::S(Some(p.id.clone())),
+            Cell::S(Some(p.id.to_string())),
             Cell::S(Some(p.label.to_string())),
             Cell::I(Some(ns(i128::from(p.interval.start().as_i64()))?)),
             Cell::I(Some(ns(i128::from(p.interval.end().as_i64()))?)),

@@ -176,7 +176,7 @@ fn places(case: &Case, notes: &mut Vec<String>) -> Vec<(String, Placed)> {
     let mut placed: Vec<(String, Placed)> = Vec::new();
     for p in &case.phases {
         placed.push((
-            p.id.clone(),
+            p.id.to_string(),
             Placed {
                 clock: p.clock,
                 start: p.interval.start().as_i64(),
@@ -546,7 +546,7 @@ impl PanelView<'_> {
         let (s, e) = (p.interval.start().as_i64(), p.interval.end().as_i64());
         let (vs, ve, clipped) = self.in_view(self.clock, s, e)?;
         Some(Bar {
-            id: p.id.clone(),
+            id: p.id.to_string(),
             label: p.label.to_string(),
             kind: BarKind::Phase,
             start: vs,

@@ -323,7 +323,7 @@ mod tests {
             .covered_launches(wait_op)
             .into_iter()
             .map(|k| match case.program[k] {
-                Op::Launch(p) => case.phases[p].id.as_str(),
+                Op::Launch(p) => &*case.phases[p].id,
                 _ => unreachable!("covered_launches lists launches"),
             })
             .collect()

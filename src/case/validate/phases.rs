@@ -58,7 +58,7 @@ pub(super) fn phases<'a>(
         let end = time(&p.end, || format!("phases[{i}].end"))?;
         let interval = interval(start, end, &format!("phases[{i}].end"))?;
         phases.push(PhaseDef {
-            id: p.id.to_string(),
+            id: p.id.clone(),
             label: labels[i].take().unwrap_or_else(|| p.id.clone()),
             stream,
             clock,
