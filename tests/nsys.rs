@@ -62,7 +62,10 @@ fn question_phases(case: &Case, id: &str) -> Vec<String> {
         .unwrap_or_else(|| panic!("no question {id}"))
         .ask
     {
-        Ask::Intervals { phases } => phases.iter().map(|&p| case.phases[p].id.to_string()).collect(),
+        Ask::Intervals { phases } => phases
+            .iter()
+            .map(|&p| case.phases[p].id.to_string())
+            .collect(),
         other => panic!("{id} is not an intervals question: {other:?}"),
     }
 }

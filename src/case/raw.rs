@@ -228,9 +228,10 @@ pub struct RawPhase {
     /// Label for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<Label>,
-    /// Stream it ran in (its clock is the stream's).
+    /// Stream it ran in (its clock is the stream's): one shared text (an importer's phases
+    /// of a stream hold the one id).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stream: Option<String>,
+    pub stream: Option<Label>,
     /// Clock, required when there is no stream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<String>,

@@ -25,7 +25,7 @@ mod program;
 pub mod steps;
 
 use super::activity::{Activities, WorkClass};
-use crate::case::raw::{PhaseId, RawCase, RawPhase, RawQuestion, RawStream, RawTime};
+use crate::case::raw::{Label, PhaseId, RawCase, RawPhase, RawQuestion, RawStream, RawTime};
 use crate::units::Nanos;
 
 /// The case built from activities, and what the builder has to say about it.
@@ -79,13 +79,15 @@ pub fn build(activities: Activities, name: &str) -> Built {
     case.questions.extend(placed.completion);
     let work_spans = work.iter().map(|w| (w.start, w.end)).collect();
     // The phases last: the program and the questions have named them, so each work's id and
-    // label move into its phase instead of being copied.
+    // label move into its phase instead of being copied, and the phases of a stream share
+    // its id.
+    let stream_ids: Vec<Label> = streams.iter().map(|s| Label::from(s.id.as_str())).collect();
     case.phases = work
         .into_iter()
         .map(|w| RawPhase {
             id: w.phase,
             label: Some(w.label),
-            stream: Some(streams[w.stream].id.clone()),
+            stream: Some(Label::clone(&stream_ids[w.stream])),
             clock: None,
             start: ns(w.start),
             end: ns(w.end),

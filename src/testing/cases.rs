@@ -136,7 +136,7 @@ pub fn case_from_shape(shape: &ProgramShape) -> RawCase {
         .map(|(p, &s)| RawPhase {
             id: format!("p{p}").into(),
             label: None,
-            stream: Some(stream_name(s)),
+            stream: Some(stream_name(s).into()),
             clock: None,
             start: text(&format!("{} us", 10 * p)),
             end: text(&format!("{} us", 10 * p + 15)),

@@ -160,7 +160,7 @@ fn renamed(raw: &RawCase, devices: &[usize], streams: &[usize], order: &[usize])
     }
     for p in &mut edited.phases {
         if let Some(s) = &mut p.stream {
-            *s = stream_map[s.as_str()].clone();
+            *s = stream_map[&**s].as_str().into();
         }
     }
     for op in &mut edited.program {

@@ -228,7 +228,7 @@ mod tests {
             .map(|a| RawPhase {
                 id: format!("kernel-{}", a.correlation.unwrap_or(0)).into(),
                 label: None,
-                stream: Some("gpu0-s7".to_owned()),
+                stream: Some("gpu0-s7".into()),
                 clock: None,
                 start: RawTime::from(Nanos::new(a.start)),
                 end: RawTime::from(Nanos::new(a.end)),
