@@ -8,6 +8,23 @@ use crate::interval_set::IntervalSet;
 use crate::stats::{nearest_rank, Percentile};
 use crate::trace::model::{CallRole, CopyDirection, RangeKind, Trace};
 
+/// Activity index → the index of its launch call (the first call with its correlation), if
+/// in the trace: [`Index::launch`], for a caller that needs this look-up alone (the import's
+/// step questions).
+pub fn launch_calls(trace: &Trace) -> Vec<Option<usize>> {
+    let mut by_corr: HashMap<i64, usize> = HashMap::with_capacity(trace.calls.len());
+    for (i, c) in trace.calls.iter().enumerate() {
+        if let Some(corr) = c.correlation {
+            by_corr.entry(corr).or_insert(i);
+        }
+    }
+    trace
+        .activities
+        .iter()
+        .map(|a| a.correlation.and_then(|c| by_corr.get(&c).copied()))
+        .collect()
+}
+
 /// One blocking host sync: the host could not run on until GPU work had finished.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostSync {
@@ -42,17 +59,7 @@ pub struct Index<'t> {
 impl<'t> Index<'t> {
     /// Builds the look-ups. Time: O(n log n).
     pub fn new(trace: &'t Trace) -> Index<'t> {
-        let mut by_corr: HashMap<i64, usize> = HashMap::with_capacity(trace.calls.len());
-        for (i, c) in trace.calls.iter().enumerate() {
-            if let Some(corr) = c.correlation {
-                by_corr.entry(corr).or_insert(i);
-            }
-        }
-        let launch: Vec<Option<usize>> = trace
-            .activities
-            .iter()
-            .map(|a| a.correlation.and_then(|c| by_corr.get(&c).copied()))
-            .collect();
+        let launch = launch_calls(trace);
         let mut by_device: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
         for (i, a) in trace.activities.iter().enumerate() {
             by_device.entry(a.device).or_default().push(i);

@@ -21,7 +21,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::audit::index::Index;
+use crate::audit::index::launch_calls;
 use crate::audit::Audit;
 use crate::case::raw::{PhaseId, RawCase, RawMark, RawQuestion, RawTime, RawUnrecordedJoin};
 use crate::trace::model::{CallRole, Trace};
@@ -131,10 +131,8 @@ fn launched_in_steps(case: &RawCase, spans: &[(i64, i64)], trace: &Trace) -> Vec
         let to = from + phase_of[from..].partition_point(|&(k, _)| k == key);
         (from < to).then_some(&phase_of[from..to])
     };
-    let index = Index::new(trace);
     // (launch call start, phases of the activity it launched), in activity order.
-    let launches: Vec<(i64, &[(PhaseKey, &PhaseId)])> = index
-        .launch
+    let launches: Vec<(i64, &[(PhaseKey, &PhaseId)])> = launch_calls(trace)
         .iter()
         .enumerate()
         .filter_map(|(a, call)| {
