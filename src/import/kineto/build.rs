@@ -38,10 +38,15 @@ pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &st
     // summary needs its kinds alone).
     let work_kinds = summary::WorkKinds::of(&read.work);
     read.work = Vec::new();
-    crate::memory::give_back_freed();
+    let large = read.events >= crate::memory::LARGE_READ_EVENTS;
+    if large {
+        crate::memory::give_back_freed();
+    }
     let mut built = crate::import::build::build(activities, name);
     // The activities are freed: the audit and the summary run next.
-    crate::memory::give_back_freed();
+    if large {
+        crate::memory::give_back_freed();
+    }
     let work_spans = std::mem::take(&mut built.work_spans);
     let about = summary::About {
         read: &read,
