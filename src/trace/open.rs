@@ -41,7 +41,7 @@ pub(crate) fn refuse_past_cap(handle: &std::fs::File, head: &[u8]) -> Result<(),
             "$",
             "too-large",
             format!(
-                "the file holds {len} bytes, more than the {MAX_TRACE_BYTES} bytes a trace may hold; refused from its size, unread"
+                "the file holds {len} bytes, more than the {MAX_TRACE_BYTES} bytes one trace or case file may hold; refused from its size, unread"
             ),
         ));
     }
