@@ -5,7 +5,8 @@
 //! activities once the case is built. glibc's allocator keeps such freed pages mapped, so
 //! they still count in the peak resident size of the next stage: at ×10 of
 //! `df_index_resolver` about 18 MB (BENCHMARKS.md, issue 24's memory sections). A
-//! [`give_back_freed`] between stages returns the free pages; elsewhere it does nothing.
+//! [`give_back_freed`] between the stages of a large read returns the free pages; after a
+//! small read, or with another C library, it does nothing.
 //! (mimalloc, measured as an alternative, ran 15 % less CPU but held 2.7× the resident
 //! memory at ×1.)
 
@@ -15,10 +16,13 @@
 /// `df_index_resolver` has 216,092 events.
 pub const LARGE_READ_EVENTS: usize = 100_000;
 
-/// Returns the pages the allocator holds free to the system (glibc's `malloc_trim`); no
-/// effect on other C libraries. Costs a walk over the heap's free lists and system calls: call
-/// it between the stages of a large read ([`LARGE_READ_EVENTS`]), not per small one.
-pub fn give_back_freed() {
+/// Returns the pages the allocator holds free to the system (glibc's `malloc_trim`) after a
+/// read of `events_read` events, when that is a large read ([`LARGE_READ_EVENTS`]): a trim
+/// costs a walk over the heap's free lists and system calls. No effect on other C libraries.
+pub fn give_back_freed(events_read: usize) {
+    if events_read < LARGE_READ_EVENTS {
+        return;
+    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `malloc_trim` only releases memory the allocator holds free; it touches no
     // live allocation and is safe to call at any time from any thread.

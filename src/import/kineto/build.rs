@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::names::{cut, short_name, LABEL_CHARS};
+use super::names::{cut, fits, short_name, LABEL_CHARS};
 use super::program::{self, Plan, Step, Target};
 use super::read::TopLevel;
 use super::{device_id, record_id, stream_id, summary, Read, CLOCK_ID};
@@ -38,15 +38,10 @@ pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &st
     // summary needs its kinds alone).
     let work_kinds = summary::WorkKinds::of(&read.work);
     read.work = Vec::new();
-    let large = read.events >= crate::memory::LARGE_READ_EVENTS;
-    if large {
-        crate::memory::give_back_freed();
-    }
+    crate::memory::give_back_freed(read.events);
     let mut built = crate::import::build::build(activities, name);
     // The activities are freed: the audit and the summary run next.
-    if large {
-        crate::memory::give_back_freed();
-    }
+    crate::memory::give_back_freed(read.events);
     let work_spans = std::mem::take(&mut built.work_spans);
     let about = summary::About {
         read: &read,
@@ -101,7 +96,7 @@ struct Labels<'a> {
 impl<'a> Labels<'a> {
     /// The label of a phase named `name`.
     fn of(&mut self, name: &'a Name) -> Label {
-        if name.len() <= LABEL_CHARS || name.char_indices().nth(LABEL_CHARS).is_none() {
+        if fits(name, LABEL_CHARS) {
             return Label::clone(name);
         }
         Label::clone(

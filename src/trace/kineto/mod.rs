@@ -124,34 +124,28 @@ pub(crate) type AuditResult = Result<crate::trace::model::Trace>;
 /// The audit's model of what the pass read (its audit part is taken out of `read`; the
 /// work stays, for the case), with the devices of the top level's `deviceProperties`.
 pub(crate) fn audit_of(read: &mut Read, top: &read::TopLevel) -> AuditResult {
-    drop_unnamed_ops(read);
-    let activities = neutral::activities(&read.work);
-    audit_with(read, top, activities)
+    audit_with(read, top, |read| neutral::activities(&read.work))
 }
 
 /// The audit's model of what the pass read, as [`audit_of`], when no case is built: the work
 /// becomes the activities, and the importer's own look-ups are freed first.
 pub(crate) fn audit_taking(mut read: Read, top: &read::TopLevel) -> AuditResult {
     read.calls = HashMap::new();
-    drop_unnamed_ops(&mut read);
-    let activities = neutral::activities_taking(std::mem::take(&mut read.work));
-    audit_with(&mut read, top, activities)
+    audit_with(&mut read, top, |read| {
+        neutral::activities_taking(std::mem::take(&mut read.work))
+    })
 }
 
-/// Drops the host ops no call names (`neutral::finish` keeps only the named ones) before the
-/// audit's activities are made: at ×10 of `df_index_resolver` they are 42 MB, and no call
-/// names any of them.
-fn drop_unnamed_ops(read: &mut Read) {
-    let ops = std::mem::take(&mut read.audit.ops);
-    read.audit.ops = crate::trace::model::keep_named_ops(ops, &read.audit.calls);
-}
-
-/// The audit's model: `activities` and the audit part of `read`.
+/// The audit's model: the activities `activities_of` makes from `read`, and the audit part of
+/// `read`. The host ops no call names are dropped first, before the activities are made: at
+/// ×10 of `df_index_resolver` they are 42 MB, and no call names any of them.
 fn audit_with(
     read: &mut Read,
     top: &read::TopLevel,
-    activities: Vec<crate::trace::model::Activity>,
+    activities_of: impl FnOnce(&mut Read) -> Vec<crate::trace::model::Activity>,
 ) -> AuditResult {
+    read.audit.keep_named_ops();
+    let activities = activities_of(read);
     let model = std::mem::take(&mut read.audit);
     let syncs: Vec<Option<i64>> = read.syncs.iter().map(|s| s.correlation).collect();
     neutral::finish(model, &syncs, activities).map(|mut trace| {

@@ -57,11 +57,24 @@ pub(crate) fn is_query(name: &str) -> bool {
     )
 }
 
+/// Where [`cut`] cuts `text` to keep `max` characters (a byte index); `None` when it fits.
+fn cut_point(text: &str, max: usize) -> Option<usize> {
+    if text.len() <= max {
+        return None; // no more bytes than `max`, so no more characters
+    }
+    text.char_indices().nth(max).map(|(i, _)| i)
+}
+
+/// Whether `text` has at most `max` characters: [`cut`] would keep it whole.
+pub(crate) fn fits(text: &str, max: usize) -> bool {
+    cut_point(text, max).is_none()
+}
+
 /// `text` cut to `max` characters, with `…` when cut.
 pub(crate) fn cut(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
+    match cut_point(text, max) {
         None => text.to_owned(),
-        Some((i, _)) => format!("{}…", &text[..i]),
+        Some(i) => format!("{}…", &text[..i]),
     }
 }
 

@@ -269,6 +269,12 @@ impl AuditRead {
         }
     }
 
+    /// Keeps the host ops some call names ([`keep_named_ops`]), in its order.
+    pub(crate) fn keep_named_ops(&mut self) {
+        let ops = std::mem::take(&mut self.ops);
+        self.ops = keep_named_ops(ops, &self.calls);
+    }
+
     /// A GPU activity the importer kept that starts exactly at the base (relative `ts` 0).
     pub(crate) fn zero_timestamp(&mut self, at: String, work: &GpuWork, ts_was_zero: bool) {
         if ts_was_zero {
@@ -348,7 +354,6 @@ pub(crate) fn finish(
             audit.unreadable
         ));
     }
-    let ops = keep_named_ops(audit.ops, &audit.calls);
     // Every GPU event the importer kept names its device and stream (it refuses one that
     // does not), so the lenient reader's "no device or stream" note never applies here.
     Ok(Trace {
@@ -364,7 +369,8 @@ pub(crate) fn finish(
         notes,
         // Filled by the caller from the top level (`deviceProperties`).
         devices: Vec::new(),
-        ops,
+        // The named ones alone: `AuditRead::keep_named_ops` ran before the activities were made.
+        ops: audit.ops,
     })
 }
 

@@ -815,45 +815,31 @@ fn rebase(read: &mut Read, base: Option<i64>) -> Option<()> {
     if read.audit.error.is_some() {
         return None;
     }
-    let shift = |t: &mut i64| -> Option<()> {
-        *t = b.checked_add(*t)?;
-        Some(())
-    };
-    for w in &mut read.work {
-        shift(&mut w.start)?;
-        shift(&mut w.end)?;
-    }
-    for a in &mut read.annotations {
-        shift(&mut a.start)?;
-        shift(&mut a.end)?;
-    }
-    for c in read.calls.values_mut() {
-        shift(&mut c.start)?;
-        shift(&mut c.end)?;
-    }
     let audit = &mut read.audit;
-    for c in &mut audit.calls {
-        shift(&mut c.start)?;
-        shift(&mut c.end)?;
-    }
-    for s in audit.steps.iter_mut().chain(audit.gpu_steps.iter_mut()) {
-        shift(&mut s.start)?;
-        shift(&mut s.end)?;
-    }
-    for r in &mut audit.ranges {
-        shift(&mut r.start)?;
-        shift(&mut r.end)?;
-    }
-    for o in &mut audit.ops {
-        shift(&mut o.start)?;
-        shift(&mut o.end)?;
-    }
-    if let Some((start, end)) = &mut audit.window {
-        shift(start)?;
-        shift(end)?;
+    let spans = (read.work.iter_mut().map(|w| (&mut w.start, &mut w.end)))
+        .chain(
+            read.annotations
+                .iter_mut()
+                .map(|a| (&mut a.start, &mut a.end)),
+        )
+        .chain(read.calls.values_mut().map(|c| (&mut c.start, &mut c.end)))
+        .chain(audit.calls.iter_mut().map(|c| (&mut c.start, &mut c.end)))
+        .chain(audit.steps.iter_mut().map(|s| (&mut s.start, &mut s.end)))
+        .chain(
+            audit
+                .gpu_steps
+                .iter_mut()
+                .map(|s| (&mut s.start, &mut s.end)),
+        )
+        .chain(audit.ranges.iter_mut().map(|r| (&mut r.start, &mut r.end)))
+        .chain(audit.ops.iter_mut().map(|o| (&mut o.start, &mut o.end)))
+        .chain(audit.window.as_mut().map(|(start, end)| (start, end)));
+    for (start, end) in spans {
+        *start = b.checked_add(*start)?;
+        *end = b.checked_add(*end)?;
     }
     for p in &mut audit.problems {
-        shift(&mut p.start)?;
+        p.start = b.checked_add(p.start)?;
     }
     Some(())
 }
