@@ -420,8 +420,6 @@ struct State<'o> {
     /// trace again. At ×10 of `df_index_resolver` the held events were 166 MB at the end of
     /// the pass, most of its peak.
     place_before_base: bool,
-    /// Some event was placed before the base was known (see `place_before_base`).
-    placed_before_base: bool,
     /// The base as known when `traceEvents` began (`None`: not known yet, so events wait).
     base_before_events: Option<Option<i64>>,
     saw_events: bool,
@@ -451,7 +449,6 @@ impl<'o> State<'o> {
             pending: Vec::new(),
             base: None,
             place_before_base: false,
-            placed_before_base: false,
             // A bare array has no base: its events are placed as they come.
             base_before_events: bare.then_some(None),
             saw_events: bare,
@@ -498,7 +495,9 @@ impl<'o> State<'o> {
                 place(&mut self.read, pending, self.events_path, Base::Known(base))?;
             }
         }
-        if self.placed_before_base {
+        // The events were placed before the base (if there were any: `rebase` of none changes
+        // nothing) when it was not known as they began.
+        if self.place_before_base && self.base_before_events.is_none() {
             rebase(&mut self.read, base).ok_or_else(|| {
                 ImportError::new(
                     self.events_path,
@@ -699,7 +698,6 @@ impl<'o> State<'o> {
         match self.base_before_events {
             Some(base) => place(&mut self.read, pending, self.events_path, Base::Known(base)),
             None if self.place_before_base => {
-                self.placed_before_base = true;
                 place(&mut self.read, pending, self.events_path, Base::Later)
             }
             None => {
