@@ -147,6 +147,7 @@ where
             return code;
         }
     };
+    crate::memory::map_large_blocks();
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let result =
