@@ -17,19 +17,35 @@ use super::{device_id, record_id, stream_id, summary, Read, CLOCK_ID};
 use crate::case::raw::{Label, RawClock, RawEvent, RawEventState, RawPhase, RawTime};
 use crate::import::activity::{self, Activities, FinalSync, Op, WorkClass};
 use crate::import::Imported;
-use crate::trace::model::Name;
+use crate::trace::model::{ApiCall, Name};
 use crate::units::Nanos;
 
 /// Builds the case from what was read; `name` names it.
-pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Imported {
+pub(super) fn build(read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Imported {
+    build_with(read, top, base, name, drop).0
+}
+
+/// Builds the case as [`build`], and hands the read's calls (`read.audit.calls`, every API
+/// call in file order) to `after_plan` once the program is placed from them: the audit's
+/// model takes them there ([`crate::trace::kineto::PendingAudit::end`]), so the calls are
+/// held once and never past the plan by the build.
+pub(super) fn build_with<T>(
+    mut read: Read,
+    top: &TopLevel,
+    base: Option<i64>,
+    name: &str,
+    after_plan: impl FnOnce(Vec<ApiCall>) -> T,
+) -> (Imported, T) {
     // Phases: GPU work ordered by (device, stream, start, end).
     read.work
         .sort_by_key(|w| (w.device, w.stream, w.start, w.end));
     let work_devices: BTreeSet<i64> = read.work.iter().map(|w| w.device).collect();
     let (phase_ids, uncorrelated) = phase_ids(&read);
     let mut plan = program::plan(&read, &work_devices);
-    // The calls placed the program: free them before the activities are made.
+    // The calls placed the program: free them (or hand them on) before the activities are
+    // made.
     read.calls = HashMap::new();
+    let handed = after_plan(std::mem::take(&mut read.audit.calls));
     let instance = summary::clock_instance(top, &read, name);
     read.annotations
         .sort_by_key(|a| (a.device, a.stream, a.start, a.end));
@@ -57,32 +73,47 @@ pub(super) fn build(mut read: Read, top: &TopLevel, base: Option<i64>, name: &st
     };
     let mut imported = summary::finish(built.case, &about);
     imported.work_spans = work_spans;
-    imported
+    (imported, handed)
 }
 
 /// Each activity's phase id: `<short name>#<correlation>` (`#u<n>` when its call is not in
 /// the trace; `.2`, `.3` for repeats), and how many activities have no call.
+///
+/// The repeats are found in a second pass, by a look-up that borrows the ids: at ×10 of
+/// `df_index_resolver` a look-up holding a copy of every id was 17 MB at the import's peak.
+/// An id with a repeat suffix never equals a first id: a first id ends in `#` and digits
+/// (or `#u` and digits), a repeat in `.` and digits after them.
 fn phase_ids(read: &Read) -> (Vec<String>, u64) {
     let mut phase_ids: Vec<String> = Vec::with_capacity(read.work.len());
-    let mut seen_ids: HashMap<String, u32> = HashMap::with_capacity(read.work.len());
     let mut uncorrelated = 0u64;
     for (k, w) in read.work.iter().enumerate() {
-        let base_id = match w.correlation.filter(|c| read.calls.contains_key(c)) {
+        phase_ids.push(match w.correlation.filter(|&c| read.has_call(c)) {
             Some(c) => format!("{}#{c}", short_name(&w.name)),
             None => {
                 uncorrelated += 1;
                 format!("{}#u{k}", short_name(&w.name))
             }
-        };
-        let n = seen_ids.entry(base_id.clone()).or_insert(0);
-        *n += 1;
-        phase_ids.push(if *n == 1 {
-            base_id
-        } else {
-            format!("{base_id}.{n}")
         });
     }
+    for (k, n) in repeats(&phase_ids) {
+        phase_ids[k] = format!("{}.{n}", phase_ids[k]);
+    }
     (phase_ids, uncorrelated)
+}
+
+/// The ids of `ids` that repeat an earlier one: (place, `n`) for the `n`th time an id is
+/// met (`n >= 2`), in order.
+fn repeats(ids: &[String]) -> Vec<(usize, u32)> {
+    let mut seen: HashMap<&str, u32> = HashMap::with_capacity(ids.len());
+    let mut repeats = Vec::new();
+    for (k, id) in ids.iter().enumerate() {
+        let n = seen.entry(id.as_str()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            repeats.push((k, *n));
+        }
+    }
+    repeats
 }
 
 /// The work's labels: a name of at most [`LABEL_CHARS`] characters is its own label (the

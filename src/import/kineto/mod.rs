@@ -117,9 +117,7 @@ mod summary;
 
 use crate::trace::kineto::tap::EventTap;
 pub use crate::trace::kineto::CLOCK_ID;
-use crate::trace::kineto::{
-    names, read, split, AuditResult, GpuWork, HostCall, Read, SyncRow, WorkKind,
-};
+use crate::trace::kineto::{names, read, split, AuditResult, GpuWork, Read, SyncRow, WorkKind};
 
 #[cfg(test)]
 use crate::trace::kineto::number::{scaled_decimal, Scaled};
@@ -188,9 +186,8 @@ fn finish(parsed: read::Parsed, name: &str, audit: bool) -> (Imported, Option<Au
 /// The case and the audit's model of a trace read whole.
 fn with_audit(parsed: read::Parsed, name: &str) -> (Imported, AuditResult) {
     let (mut read, top, base) = parsed;
-    let trace = crate::trace::kineto::audit_of(&mut read, &top);
-    let imported = build(read, &top, base, name);
-    (imported, trace)
+    let pending = crate::trace::kineto::audit_begin(&mut read, &top);
+    build::build_with(read, &top, base, name, |calls| pending.end(calls))
 }
 
 /// The fast path of [`import_with_audit`] / [`import_reader`]: `text` (the trace's JSON,

@@ -17,8 +17,9 @@ use super::names::{
     base_call_name, is_blocking_device_sync, is_blocking_event_sync, is_blocking_stream_sync,
     is_query, is_stream_wait_call,
 };
-use super::{copies, GpuWork, HostCall, Read, SyncRow, WorkKind};
+use super::{copies, GpuWork, Read, SyncRow, WorkKind};
 use crate::case::raw::RawImplicit;
+use crate::trace::model::ApiCall;
 
 /// A host-program step before ids are final. The waits are boxed: a plan is almost all
 /// launches, and a step costs 16 bytes instead of the host wait's 88 (at ×10 of
@@ -115,7 +116,9 @@ pub(super) fn plan(read: &Read, work_devices: &BTreeSet<i64>) -> Plan {
     let synced_calls = place_sync_rows(read, &mut plan);
     place_unsynced_calls(read, &synced_calls, work_devices.len(), &mut plan);
     for &rc in plan.records.keys() {
-        let call = &read.calls[&rc];
+        let Some(call) = read.call(rc) else {
+            continue;
+        };
         plan.placed.push(Placed {
             key: (call.end, 0, call.start, usize::MAX),
             step: Step::Record(rc),
@@ -134,7 +137,7 @@ pub(super) fn plan(read: &Read, work_devices: &BTreeSet<i64>) -> Plan {
 /// is a wait follows its launch.
 fn place_launches(read: &Read, plan: &mut Plan) {
     for (k, w) in read.work.iter().enumerate() {
-        if let Some(call) = w.correlation.and_then(|c| read.calls.get(&c)) {
+        if let Some(call) = w.correlation.and_then(|c| read.call(c)) {
             plan.placed.push(Placed {
                 key: (call.end, 0, call.start, k),
                 step: Step::Launch(k),
@@ -151,7 +154,7 @@ fn place_launches(read: &Read, plan: &mut Plan) {
 
 /// The implicit wait a `gpu_memcpy` row's call makes (SPEC §4; [`super::copies`]): a host
 /// wait on the copy's stream, returning when its call returns.
-fn copy_wait(w: &GpuWork, k: usize, call: &HostCall) -> Option<Step> {
+fn copy_wait(w: &GpuWork, k: usize, call: &ApiCall) -> Option<Step> {
     if w.kind != WorkKind::Memcpy {
         return None;
     }
@@ -173,7 +176,7 @@ fn place_sync_rows(read: &Read, plan: &mut Plan) -> BTreeSet<i64> {
     let mut synced_calls: BTreeSet<i64> = BTreeSet::new();
     for row in &read.syncs {
         if let Some(c) = row.correlation {
-            if !synced_calls.insert(c) && read.calls.contains_key(&c) {
+            if !synced_calls.insert(c) && read.has_call(c) {
                 // One call waits once: a second cuda_sync row for it (a repeated row) would
                 // declare a second wait with the same id.
                 count(
@@ -186,7 +189,7 @@ fn place_sync_rows(read: &Read, plan: &mut Plan) -> BTreeSet<i64> {
                 continue;
             }
         }
-        match row.correlation.and_then(|c| read.calls.get(&c)) {
+        match row.correlation.and_then(|c| read.call(c)) {
             Some(call) => map_sync_row(read, row, call, plan),
             None => count(
                 &mut plan.not_mapped,
@@ -208,7 +211,7 @@ fn record_of(
 ) -> std::result::Result<((i64, i64), i64), &'static str> {
     match (row.record_corr, row.wait_on_stream) {
         (Some(rc), Some(ws)) if rc >= 0 && ws >= 0 && ws != i64::from(u32::MAX) => {
-            if read.calls.contains_key(&rc) {
+            if read.has_call(rc) {
                 Ok(((device, ws), rc))
             } else {
                 Err("the cudaEventRecord it names is not in the trace")
@@ -219,7 +222,7 @@ fn record_of(
 }
 
 /// One `cuda_sync` row of `call`: a host wait, a stream wait, or a reason it is neither.
-fn map_sync_row(read: &Read, row: &SyncRow, call: &HostCall, plan: &mut Plan) {
+fn map_sync_row(read: &Read, row: &SyncRow, call: &ApiCall, plan: &mut Plan) {
     let corr = row.correlation.unwrap_or_default();
     let device = row.device.unwrap_or(0);
     let wait = |target: Target| Placed {
@@ -282,7 +285,7 @@ fn map_sync_row(read: &Read, row: &SyncRow, call: &HostCall, plan: &mut Plan) {
 }
 
 /// A `Stream Wait Event` row: the waiting stream waits for the event record it names.
-fn map_stream_wait(read: &Read, row: &SyncRow, call: &HostCall, device: i64, plan: &mut Plan) {
+fn map_stream_wait(read: &Read, row: &SyncRow, call: &ApiCall, device: i64, plan: &mut Plan) {
     match (record_of(read, row, device), row.stream) {
         (Ok((from, rc)), Some(s)) if s >= 0 => {
             plan.streams.insert(from);
@@ -320,14 +323,13 @@ fn place_unsynced_calls(
             || is_blocking_stream_sync(name)
             || is_blocking_event_sync(name)
     };
-    let mut call_list: Vec<(&i64, &HostCall)> = read
-        .calls
-        .iter()
+    let mut call_list: Vec<(i64, &ApiCall)> = read
+        .first_calls()
         .filter(|(c, call)| blocking(&call.name) && !synced_calls.contains(c))
         .collect();
-    call_list.sort_by_key(|(c, call)| (call.start, **c));
+    call_list.sort_by_key(|&(c, call)| (call.start, c));
     plan.placed.reserve_exact(call_list.len());
-    for (&corr, call) in call_list {
+    for (corr, call) in call_list {
         if is_blocking_device_sync(&call.name) {
             match plan.single_device {
                 Some(device) => {

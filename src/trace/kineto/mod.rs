@@ -31,7 +31,7 @@ use serde_json::value::RawValue;
 
 use super::ReadOptions;
 use crate::error::InputError;
-use crate::trace::model::{Name, Names};
+use crate::trace::model::{ApiCall, Name, Names};
 
 type Result<T> = std::result::Result<T, InputError>;
 
@@ -79,13 +79,6 @@ pub(crate) struct Annotation {
     pub(crate) end: i64,
 }
 
-/// A host API call (`cuda_runtime`, `cuda_driver`, 2021 `Runtime`).
-pub(crate) struct HostCall {
-    pub(crate) name: Name,
-    pub(crate) start: i64,
-    pub(crate) end: i64,
-}
-
 /// A `cuda_sync` row.
 pub(crate) struct SyncRow {
     pub(crate) event: usize,
@@ -103,7 +96,11 @@ pub(crate) struct Read {
     pub(crate) events: usize,
     pub(crate) work: Vec<GpuWork>,
     pub(crate) annotations: Vec<Annotation>,
-    pub(crate) calls: HashMap<i64, HostCall>,
+    /// The first API call (`cuda_runtime`, `cuda_driver`, 2021 `Runtime`) of each correlation:
+    /// its place in `audit.calls`, where every call is held once for the audit and the
+    /// importer ([`Read::call`]). At ×10 of `df_index_resolver` a second copy of the calls
+    /// here was 21.5 MB; the places are 8.
+    pub(crate) calls: HashMap<i64, usize>,
     pub(crate) duplicate_calls: u64,
     pub(crate) syncs: Vec<SyncRow>,
     pub(crate) ignored: BTreeMap<String, u64>,
@@ -118,43 +115,93 @@ pub(crate) struct Read {
     pub(crate) names: Names,
 }
 
+impl Read {
+    /// The first API call with `correlation`, where the trace has one.
+    pub(crate) fn call(&self, correlation: i64) -> Option<&ApiCall> {
+        self.calls.get(&correlation).map(|&k| &self.audit.calls[k])
+    }
+
+    /// Whether the trace has an API call with `correlation`.
+    pub(crate) fn has_call(&self, correlation: i64) -> bool {
+        self.calls.contains_key(&correlation)
+    }
+
+    /// The first API call of each correlation, with the correlation, in no given order.
+    pub(crate) fn first_calls(&self) -> impl Iterator<Item = (i64, &ApiCall)> {
+        self.calls.iter().map(|(&c, &k)| (c, &self.audit.calls[k]))
+    }
+}
+
 /// The audit's result: the audit's model of a trace, or why it could not be made.
 pub(crate) type AuditResult = Result<crate::trace::model::Trace>;
 
-/// The audit's model of what the pass read (its audit part is taken out of `read`; the
-/// work stays, for the case), with the devices of the top level's `deviceProperties`.
-pub(crate) fn audit_of(read: &mut Read, top: &read::TopLevel) -> AuditResult {
-    audit_with(read, top, |read| neutral::activities(&read.work))
+/// The audit's model of a trace the importer also builds a case from, made in two stages
+/// around the build: [`audit_begin`] takes what the audit needs in file order (the build
+/// sorts the work), and [`PendingAudit::end`] gets the calls back once the build has placed
+/// its program from them, so the calls are held once.
+pub(crate) struct PendingAudit {
+    model: neutral::AuditRead,
+    activities: Vec<crate::trace::model::Activity>,
+    syncs: Vec<Option<i64>>,
+    devices: Vec<crate::trace::model::Device>,
 }
 
-/// The audit's model of what the pass read, as [`audit_of`], when no case is built: the work
-/// becomes the activities, and the importer's own look-ups are freed first.
+/// The first stage of the audit's model of what the pass read (see [`PendingAudit`]): the
+/// activities are made from the work, in file order (the work stays, for the case), and the
+/// audit part is taken out of `read`, all but the calls, which stay for the build.
+pub(crate) fn audit_begin(read: &mut Read, top: &read::TopLevel) -> PendingAudit {
+    PendingAudit::of(read, top, |read| neutral::activities(&read.work))
+}
+
+impl PendingAudit {
+    /// The first stage: the activities `activities_of` makes from `read`, and the audit part
+    /// of `read` but its calls. The host ops no call names are dropped first, before the
+    /// activities are made: at ×10 of `df_index_resolver` they are 42 MB, and no call names
+    /// any of them.
+    fn of(
+        read: &mut Read,
+        top: &read::TopLevel,
+        activities_of: impl FnOnce(&mut Read) -> Vec<crate::trace::model::Activity>,
+    ) -> PendingAudit {
+        read.audit.keep_named_ops();
+        let activities = activities_of(read);
+        let calls = std::mem::take(&mut read.audit.calls);
+        let model = std::mem::take(&mut read.audit);
+        read.audit.calls = calls;
+        PendingAudit {
+            model,
+            activities,
+            syncs: read.syncs.iter().map(|s| s.correlation).collect(),
+            devices: devices_of(top),
+        }
+    }
+
+    /// The audit's model, with `calls` (the read's `audit.calls`, given back by the build).
+    pub(crate) fn end(mut self, calls: Vec<ApiCall>) -> AuditResult {
+        self.model.calls = calls;
+        neutral::finish(self.model, &self.syncs, self.activities).map(|mut trace| {
+            trace.devices = self.devices;
+            trace
+        })
+    }
+}
+
+/// The devices of the top level's `deviceProperties` (none when it has none).
+fn devices_of(top: &read::TopLevel) -> Vec<crate::trace::model::Device> {
+    top.device_properties.as_ref().map_or_else(
+        Vec::new,
+        crate::trace::model::Device::from_kineto_properties,
+    )
+}
+
+/// The audit's model of what the pass read when no case is built: the work becomes the
+/// activities (reusing its memory), and the importer's own look-ups are freed first.
 pub(crate) fn audit_taking(mut read: Read, top: &read::TopLevel) -> AuditResult {
     read.calls = HashMap::new();
-    audit_with(&mut read, top, |read| {
+    let pending = PendingAudit::of(&mut read, top, |read| {
         neutral::activities_taking(std::mem::take(&mut read.work))
-    })
-}
-
-/// The audit's model: the activities `activities_of` makes from `read`, and the audit part of
-/// `read`. The host ops no call names are dropped first, before the activities are made: at
-/// ×10 of `df_index_resolver` they are 42 MB, and no call names any of them.
-fn audit_with(
-    read: &mut Read,
-    top: &read::TopLevel,
-    activities_of: impl FnOnce(&mut Read) -> Vec<crate::trace::model::Activity>,
-) -> AuditResult {
-    read.audit.keep_named_ops();
-    let activities = activities_of(read);
-    let model = std::mem::take(&mut read.audit);
-    let syncs: Vec<Option<i64>> = read.syncs.iter().map(|s| s.correlation).collect();
-    neutral::finish(model, &syncs, activities).map(|mut trace| {
-        trace.devices = top.device_properties.as_ref().map_or_else(
-            Vec::new,
-            crate::trace::model::Device::from_kineto_properties,
-        );
-        trace
-    })
+    });
+    pending.end(read.audit.calls)
 }
 
 /// Calls `each` with the text of every element of the trace's `traceEvents`, in order, as

@@ -32,7 +32,7 @@ use super::neutral::{
     LooseId,
 };
 use super::number::{classify, parse_with_path, required_time};
-use super::{Annotation, GpuWork, HostCall, Read, SyncRow, WorkKind};
+use super::{Annotation, GpuWork, Read, SyncRow, WorkKind};
 use crate::trace::model::{ApiCall, CollectiveArgs, Name, Names, Step};
 use crate::trace::source::trouble_of;
 use crate::units::Nanos;
@@ -820,7 +820,6 @@ fn rebase(read: &mut Read, base: Option<i64>) -> Option<()> {
                 .iter_mut()
                 .map(|a| (&mut a.start, &mut a.end)),
         )
-        .chain(read.calls.values_mut().map(|c| (&mut c.start, &mut c.end)))
         .chain(audit.calls.iter_mut().map(|c| (&mut c.start, &mut c.end)))
         .chain(audit.steps.iter_mut().map(|s| (&mut s.start, &mut s.end)))
         .chain(
@@ -906,16 +905,16 @@ fn place_annotation(read: &mut Read, p: Held, (start, end): (i64, i64)) {
     }
 }
 
-/// An API call over `[start, end)`: kept by its correlation (the first of a correlation),
-/// and for the audit in every case.
+/// An API call over `[start, end)`: kept for the audit in every case, and found by its
+/// correlation (the first of a correlation) for the importer.
 fn place_call(read: &mut Read, p: Held, (start, end): (i64, i64)) {
     if let Some(pid) = p.device {
         *read.pids.entry(pid).or_default() += 1;
     }
     let correlation = p.correlation;
-    let name = p.name;
+    let place = read.audit.calls.len();
     read.audit.calls.push(ApiCall {
-        name: Name::clone(&name),
+        name: p.name,
         thread: p.thread,
         start,
         end,
@@ -929,7 +928,7 @@ fn place_call(read: &mut Read, p: Held, (start, end): (i64, i64)) {
                 read.duplicate_calls += 1;
             }
             std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(HostCall { name, start, end });
+                slot.insert(place);
             }
         },
         None => count(&mut read.ignored, &format!("{} (no correlation)", p.cat)),
