@@ -17,25 +17,21 @@ use super::{device_id, record_id, stream_id, summary, Read, CLOCK_ID};
 use crate::case::raw::{Label, RawClock, RawEvent, RawEventState, RawPhase, RawTime};
 use crate::import::activity::{self, Activities, FinalSync, Op, WorkClass};
 use crate::import::Imported;
-use crate::trace::model::{ApiCall, Name};
+use crate::trace::kineto::PendingAudit;
+use crate::trace::model::Name;
 use crate::units::Nanos;
 
-/// Builds the case from what was read; `name` names it.
-pub(super) fn build(read: Read, top: &TopLevel, base: Option<i64>, name: &str) -> Imported {
-    build_with(read, top, base, name, drop).0
-}
-
-/// Builds the case as [`build`], and hands the read's calls (`read.audit.calls`, every API
-/// call in file order) to `after_plan` once the program is placed from them: the audit's
-/// model takes them there ([`crate::trace::kineto::PendingAudit::end`]), so the calls are
-/// held once and never past the plan by the build.
-pub(super) fn build_with<T>(
+/// Builds the case from what was read; `name` names it. With `audit`, the audit's model
+/// being made from the same read takes the calls once the program is placed from them, and
+/// the work once the activities are made from it ([`PendingAudit`]): nothing is held twice,
+/// and nothing past the stage that needs it.
+pub(super) fn build(
     mut read: Read,
     top: &TopLevel,
     base: Option<i64>,
     name: &str,
-    after_plan: impl FnOnce(Vec<ApiCall>) -> T,
-) -> (Imported, T) {
+    mut audit: Option<&mut PendingAudit>,
+) -> Imported {
     // Phases: GPU work ordered by (device, stream, start, end).
     read.work
         .sort_by_key(|w| (w.device, w.stream, w.start, w.end));
@@ -45,7 +41,10 @@ pub(super) fn build_with<T>(
     // The calls placed the program: free them (or hand them on) before the activities are
     // made.
     read.calls = HashMap::new();
-    let handed = after_plan(std::mem::take(&mut read.audit.calls));
+    let calls = std::mem::take(&mut read.audit.calls);
+    if let Some(audit) = audit.as_deref_mut() {
+        audit.take_calls(calls);
+    }
     let instance = summary::clock_instance(top, &read, name);
     read.annotations
         .sort_by_key(|a| (a.device, a.stream, a.start, a.end));
@@ -53,7 +52,10 @@ pub(super) fn build_with<T>(
     // The work is in the activities: free it before the case's largest allocations (the
     // summary needs its kinds alone).
     let work_kinds = summary::WorkKinds::of(&read.work);
-    read.work = Vec::new();
+    let work = std::mem::take(&mut read.work);
+    if let Some(audit) = audit {
+        audit.take_work(work);
+    }
     crate::memory::give_back_freed(read.events);
     let mut built = crate::import::build::build(activities, name);
     // The activities are freed: the audit and the summary run next.
@@ -73,7 +75,7 @@ pub(super) fn build_with<T>(
     };
     let mut imported = summary::finish(built.case, &about);
     imported.work_spans = work_spans;
-    (imported, handed)
+    imported
 }
 
 /// Each activity's phase id: `<short name>#<correlation>` (`#u<n>` when its call is not in

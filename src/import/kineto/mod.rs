@@ -152,7 +152,7 @@ pub fn import_reader<R: std::io::BufRead>(
     options: &ImportOptions,
 ) -> Result<Imported> {
     let (read, top, base) = read::read_trace(reader, options)?;
-    Ok(build(read, &top, base, name))
+    Ok(build(read, &top, base, name, None))
 }
 
 /// Imports a Kineto trace streamed from `reader`, as [`import_reader`], and hands back the
@@ -179,15 +179,16 @@ fn finish(parsed: read::Parsed, name: &str, audit: bool) -> (Imported, Option<Au
         (imported, Some(trace))
     } else {
         let (read, top, base) = parsed;
-        (build(read, &top, base, name), None)
+        (build(read, &top, base, name, None), None)
     }
 }
 
 /// The case and the audit's model of a trace read whole.
 fn with_audit(parsed: read::Parsed, name: &str) -> (Imported, AuditResult) {
     let (mut read, top, base) = parsed;
-    let pending = crate::trace::kineto::audit_begin(&mut read, &top);
-    build::build_with(read, &top, base, name, |calls| pending.end(calls))
+    let mut pending = crate::trace::kineto::audit_begin(&mut read, &top);
+    let imported = build(read, &top, base, name, Some(&mut pending));
+    (imported, pending.end())
 }
 
 /// The fast path of [`import_with_audit`] / [`import_reader`]: `text` (the trace's JSON,

@@ -66,6 +66,9 @@ pub(crate) struct GpuWork {
     /// `args."External id"`, where an integer.
     pub(crate) external: Option<i64>,
     pub(crate) collective: Option<Box<crate::trace::model::CollectiveArgs>>,
+    /// Its place among the trace's GPU work in file order (the build sorts the work by
+    /// stream and time; the audit reads it in file order, [`PendingAudit::end`]).
+    pub(crate) place: u32,
     /// Copies and sets: `args.bytes`, where given.
     pub(crate) bytes: Option<u64>,
 }
@@ -135,51 +138,53 @@ impl Read {
 /// The audit's result: the audit's model of a trace, or why it could not be made.
 pub(crate) type AuditResult = Result<crate::trace::model::Trace>;
 
-/// The audit's model of a trace the importer also builds a case from, made in two stages
-/// around the build: [`audit_begin`] takes what the audit needs in file order (the build
-/// sorts the work), and [`PendingAudit::end`] gets the calls back once the build has placed
-/// its program from them, so the calls are held once.
+/// The audit's model of a trace the importer also builds a case from, made around the build
+/// so that nothing is held twice: [`audit_begin`] takes the audit's own part of the read; the
+/// build hands over the calls once it has placed its program from them
+/// ([`PendingAudit::take_calls`]) and the work once it has made its activities
+/// ([`PendingAudit::take_work`]); [`PendingAudit::end`] puts the work back in file order (the
+/// build sorts it) and makes the audit's activities of it in place. At ×10 of
+/// `df_index_resolver` a copy of the work made up front was 25 MB at the import's peak.
 pub(crate) struct PendingAudit {
     model: neutral::AuditRead,
-    activities: Vec<crate::trace::model::Activity>,
+    work: Vec<GpuWork>,
     syncs: Vec<Option<i64>>,
     devices: Vec<crate::trace::model::Device>,
 }
 
-/// The first stage of the audit's model of what the pass read (see [`PendingAudit`]): the
-/// activities are made from the work, in file order (the work stays, for the case), and the
-/// audit part is taken out of `read`, all but the calls, which stay for the build.
+/// The audit's part of what the pass read, taken out of `read` (see [`PendingAudit`]); the
+/// calls and the work stay in `read`, for the build. The host ops no call names are dropped
+/// first: at ×10 of `df_index_resolver` they are 42 MB, and no call names any of them.
 pub(crate) fn audit_begin(read: &mut Read, top: &read::TopLevel) -> PendingAudit {
-    PendingAudit::of(read, top, |read| neutral::activities(&read.work))
+    read.audit.keep_named_ops();
+    let calls = std::mem::take(&mut read.audit.calls);
+    let model = std::mem::take(&mut read.audit);
+    read.audit.calls = calls;
+    PendingAudit {
+        model,
+        work: Vec::new(),
+        syncs: read.syncs.iter().map(|s| s.correlation).collect(),
+        devices: devices_of(top),
+    }
 }
 
 impl PendingAudit {
-    /// The first stage: the activities `activities_of` makes from `read`, and the audit part
-    /// of `read` but its calls. The host ops no call names are dropped first, before the
-    /// activities are made: at ×10 of `df_index_resolver` they are 42 MB, and no call names
-    /// any of them.
-    fn of(
-        read: &mut Read,
-        top: &read::TopLevel,
-        activities_of: impl FnOnce(&mut Read) -> Vec<crate::trace::model::Activity>,
-    ) -> PendingAudit {
-        read.audit.keep_named_ops();
-        let activities = activities_of(read);
-        let calls = std::mem::take(&mut read.audit.calls);
-        let model = std::mem::take(&mut read.audit);
-        read.audit.calls = calls;
-        PendingAudit {
-            model,
-            activities,
-            syncs: read.syncs.iter().map(|s| s.correlation).collect(),
-            devices: devices_of(top),
-        }
+    /// Takes every API call of the read (`read.audit.calls`, in file order).
+    pub(crate) fn take_calls(&mut self, calls: Vec<ApiCall>) {
+        self.model.calls = calls;
     }
 
-    /// The audit's model, with `calls` (the read's `audit.calls`, given back by the build).
-    pub(crate) fn end(mut self, calls: Vec<ApiCall>) -> AuditResult {
-        self.model.calls = calls;
-        neutral::finish(self.model, &self.syncs, self.activities).map(|mut trace| {
+    /// Takes the read's GPU work, in any order.
+    pub(crate) fn take_work(&mut self, work: Vec<GpuWork>) {
+        self.work = work;
+    }
+
+    /// The audit's model: the work back in file order becomes the activities, reusing its
+    /// memory.
+    pub(crate) fn end(mut self) -> AuditResult {
+        self.work.sort_unstable_by_key(|w| w.place);
+        let activities = neutral::activities_taking(self.work);
+        neutral::finish(self.model, &self.syncs, activities).map(|mut trace| {
             trace.devices = self.devices;
             trace
         })
@@ -198,10 +203,10 @@ fn devices_of(top: &read::TopLevel) -> Vec<crate::trace::model::Device> {
 /// activities (reusing its memory), and the importer's own look-ups are freed first.
 pub(crate) fn audit_taking(mut read: Read, top: &read::TopLevel) -> AuditResult {
     read.calls = HashMap::new();
-    let pending = PendingAudit::of(&mut read, top, |read| {
-        neutral::activities_taking(std::mem::take(&mut read.work))
-    });
-    pending.end(read.audit.calls)
+    let mut pending = audit_begin(&mut read, top);
+    pending.take_calls(read.audit.calls);
+    pending.take_work(read.work);
+    pending.end()
 }
 
 /// Calls `each` with the text of every element of the trace's `traceEvents`, in order, as

@@ -289,14 +289,8 @@ impl AuditRead {
     }
 }
 
-/// The audit's GPU activities: the importer's work, in file order (call before the build step
-/// sorts it). The names are shared with `work`, not copied.
-pub(crate) fn activities(work: &[GpuWork]) -> Vec<Activity> {
-    work.iter().map(activity).collect()
-}
-
-/// The audit's GPU activities, as [`activities`], taking `work` (when no case is built from
-/// it): the activities reuse its memory.
+/// The audit's GPU activities, taking the importer's `work` (in file order): the activities
+/// reuse its memory, and share its names.
 pub(crate) fn activities_taking(work: Vec<GpuWork>) -> Vec<Activity> {
     work.into_iter().map(|w| activity(&w)).collect()
 }
@@ -323,7 +317,7 @@ fn activity(w: &GpuWork) -> Activity {
 }
 
 /// The audit's model of the trace, from what the pass read: `activities` (see
-/// [`activities`]), the calls with whether a `cuda_sync` row (`syncs`: their correlations)
+/// [`activities_taking`]), the calls with whether a `cuda_sync` row (`syncs`: their correlations)
 /// records them.
 ///
 /// # Errors

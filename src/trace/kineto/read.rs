@@ -772,7 +772,14 @@ fn place(read: &mut Read, p: Pending, events_path: &str, base: Base) -> Result<(
     let end = start.checked_add(p.dur).ok_or_else(|| overflow("dur"))?;
     match p.kind {
         Kept::Work(kind) => {
-            let work = work_of(p, kind, (start, end), &at)?;
+            let place = u32::try_from(read.work.len()).map_err(|_| {
+                ImportError::new(
+                    at(),
+                    "too-large",
+                    "more GPU events than one trace may hold (4,294,967,295)",
+                )
+            })?;
+            let work = work_of(p, (kind, place), (start, end), &at)?;
             read.audit.zero_timestamp(at(), &work, zero_ts);
             read.work.push(work);
         }
@@ -845,7 +852,7 @@ fn rebase(read: &mut Read, base: Option<i64>) -> Option<()> {
 /// path).
 fn work_of(
     p: Held,
-    kind: WorkKind,
+    (kind, place): (WorkKind, u32),
     (start, end): (i64, i64),
     at: &dyn Fn() -> String,
 ) -> Result<GpuWork> {
@@ -874,6 +881,7 @@ fn work_of(
         external: p.external,
         collective: p.rare.and_then(|r| r.collective),
         bytes: p.bytes,
+        place,
     })
 }
 
