@@ -178,6 +178,9 @@ fn host_ops_read_the_same_three_ways() {
         r#"{"ph":"X","cat":"cpu_op","name":"aten::i","ts":15,"dur":2,"args":{"External id":99}}"#,
         r#"{"ph":"X","cat":"cpu_op","name":"ProfilerStep#3","ts":1,"dur":90,"args":{"External id":8}}"#,
         r#"{"ph":"i","cat":"cpu_op","name":"aten::j","ts":15,"args":{"External id":1}}"#,
+        // No `dur`, no `ts`: unreadable, counted (found by the `kineto_fast` fuzz target).
+        r#"{"ph":"X","cat":"cpu_op","name":"aten::k","ts":16,"args":{"External id":9}}"#,
+        r#"{"ph":"X","cat":"cpu_op","name":"aten::l","dur":16,"args":{"External id":10}}"#,
     ];
     let mut events: Vec<String> = ops.iter().map(|s| (*s).to_owned()).collect();
     for (corr, ext) in [
@@ -203,8 +206,8 @@ fn host_ops_read_the_same_three_ways() {
         .unwrap();
     assert_eq!(format!("{pass:?}"), format!("{lenient:?}"));
     let kept: Vec<(i64, &str)> = pass.ops.iter().map(|o| (o.external, &*o.name)).collect();
-    // 5: not an integer; 6: not an exact ns (left out, counted); 7: a negative duration (a
-    // problem); h: no id; 99: no call names it; j: not a complete event.
+    // 5: not an integer; 6, k, l: not an exact ns or no time (left out, counted); 7: a
+    // negative duration (a problem); h: no id; 99: no call names it; j: not a complete event.
     assert_eq!(
         kept,
         [
@@ -217,6 +220,13 @@ fn host_ops_read_the_same_three_ways() {
     );
     assert_eq!(pass.steps.len(), 1);
     assert_eq!(pass.problems.len(), 1);
+    assert!(
+        pass.notes
+            .iter()
+            .any(|n| n.starts_with("3 host range(s) without an exact ns time")),
+        "{:?}",
+        pass.notes
+    );
 }
 
 /// The ops of the real traces are compared above; this says there are some to compare: the

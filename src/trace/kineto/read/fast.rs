@@ -268,10 +268,10 @@ struct OpTimes {
 }
 
 /// The host op of an event the importer does not keep: `Some(None)` when there is none to
-/// file (not `X`, not an op the audit reads, no External id, no `ts` / `dur`),
-/// `Some(Some(_))` to file, `None` when the visitors must read it (an event only the audit
-/// reads that is not a plain host op, or a time that is not an exact ns or not a number:
-/// they word, count or round it).
+/// file (not `X`, not an op the audit reads, no External id), `Some(Some(_))` to file, `None`
+/// when the visitors must read it (an event only the audit reads that is not a plain host
+/// op, or a `ts` / `dur` that is missing, not an exact ns or not a number: they count it as
+/// unreadable or round it).
 fn ignored_op(head: &EventHead<'_>) -> Option<Option<OpTimes>> {
     if head.ph != Some("X") {
         return Some(None);
@@ -292,9 +292,8 @@ fn op(head: &EventHead<'_>) -> Option<Option<OpTimes>> {
     let Some(external) = head.args.filter(named).and_then(op_external) else {
         return Some(None);
     };
-    let (Some(ts), Some(dur)) = (head.ts, head.dur) else {
-        return Some(None);
-    };
+    // A missing time makes the op unreadable: the visitors count it (`audit_times`).
+    let (ts, dur) = (head.ts?, head.dur?);
     let exact = |t: TimeText<'_>| match t.scaled(3) {
         Time::Exact(v) => Some(v),
         Time::Rounded(_) | Time::Overflow | Time::NotANumber => None,
