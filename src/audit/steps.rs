@@ -237,6 +237,16 @@ fn as_nanos(values: &[i64]) -> Vec<Nanos> {
     values.iter().map(|&v| Nanos::new(v.max(0))).collect()
 }
 
+/// Whether no two of `steps` overlap on the host clock (touching is not overlapping).
+fn disjoint(steps: &[Step]) -> bool {
+    let mut spans: Vec<(i64, i64)> = steps
+        .iter()
+        .map(|s| (s.start, s.end.max(s.start)))
+        .collect();
+    spans.sort_unstable();
+    spans.windows(2).all(|w| w[1].0 >= w[0].1)
+}
+
 /// `1.2×`: `v / m` with one decimal, exact integer rounding.
 fn ratio(v: i64, m: i64) -> String {
     if m <= 0 {
@@ -272,24 +282,47 @@ fn cold_finding(
             by_busy.threshold
         )
     }));
-    let excess: i64 = host[..cold].iter().map(|&v| (v - hm).max(0)).sum();
-    let figures = vec![
-        Figure::value("median_host_ns", "host", hm, "nearest-rank median of every step's host duration"),
-        Figure::value("mad_host_ns", "host", by_host.mad.as_i64(), "nearest-rank median of |host duration − median|"),
-        Figure::value("threshold_host_ns", "host", by_host.threshold.as_i64(), "max(median + 5 × MAD, median + 1 %)"),
-        Figure::value("excess_ns", "host", excess, "Σ over the slow steps of (host duration − median): a difference of durations on the host clock"),
+    // A sum of durations is a time of the trace only when the steps do not overlap: nested
+    // or overlapping steps would count the same host time twice (past the trace's span).
+    let excess: Option<i64> =
+        disjoint(&steps[..cold]).then(|| host[..cold].iter().map(|&v| (v - hm).max(0)).sum());
+    let mut figures = vec![
+        Figure::value(
+            "median_host_ns",
+            "host",
+            hm,
+            "nearest-rank median of every step's host duration",
+        ),
+        Figure::value(
+            "mad_host_ns",
+            "host",
+            by_host.mad.as_i64(),
+            "nearest-rank median of |host duration − median|",
+        ),
+        Figure::value(
+            "threshold_host_ns",
+            "host",
+            by_host.threshold.as_i64(),
+            "max(median + 5 × MAD, median + 1 %)",
+        ),
     ];
+    let in_all = match excess {
+        Some(excess) => {
+            figures.push(Figure::value("excess_ns", "host", excess, "Σ over the slow steps of (host duration − median): a difference of durations on the host clock"));
+            format!("{} more than the median in all", Nanos::new(excess))
+        }
+        None => "these steps overlap on the host clock, so no excess over the median is stated (a sum of their durations would count the same time twice)".to_owned(),
+    };
     let rule = "more than 5 MADs (at least 1 %) above the median, and slower than every later step";
     let (severity, message, fix) = if shown_cold {
         (
             Severity::Warning,
             format!(
-                "the first {cold} of {} steps ({}) are slower than the steady state ({rule}): {} host against a median of {}, {} more than the median in all",
+                "the first {cold} of {} steps ({}) are slower than the steady state ({rule}): {} host against a median of {}, {in_all}",
                 steps.len(),
                 names.join(", "),
                 ratio(host[0], hm),
                 by_host.median,
-                Nanos::new(excess)
             ),
             "leave the first steps out of any steady-state number (profiler schedule: `wait`/`warmup` steps before `active`), or report them apart as warm-up".to_owned(),
         )

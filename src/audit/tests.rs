@@ -445,6 +445,49 @@ fn steady_steps_are_not_cold_and_a_slow_first_step_is() {
     assert_eq!(k.audit().finding("cold-steps").map(|f| f.count), Some(1));
 }
 
+/// Slow steps that overlap (a step nested in another, found by the `audit` fuzz target):
+/// their excess over the median would count the same host time twice, past the trace's
+/// span, so no excess is stated; disjoint slow steps keep it.
+#[test]
+fn overlapping_slow_steps_state_no_excess() {
+    let mut k = K::default();
+    k.step(0, 1_000, 8_000);
+    k.step(1, 1_100, 7_000);
+    for n in 2..8 {
+        k.step(n, 9_100 + 100 * (n as i64 - 2), 100);
+    }
+    let a = k.audit();
+    let cold = a.finding("cold-steps").expect("cold-steps");
+    assert_eq!(cold.count, 2);
+    assert!(
+        cold.figures.iter().all(|f| f.name != "excess_ns"),
+        "{:?}",
+        cold.figures
+    );
+    let median = cold
+        .figures
+        .iter()
+        .find(|f| f.name == "median_host_ns")
+        .unwrap();
+    assert_eq!(median.value_ns, 100_000);
+    // The same durations, one after the other: 7.9 + 6.9 ms over the median.
+    let mut k = K::default();
+    k.step(0, 1_000, 8_000);
+    k.step(1, 9_000, 7_000);
+    for n in 2..8 {
+        k.step(n, 16_000 + 100 * (n as i64 - 2), 100);
+    }
+    let a = k.audit();
+    let cold = a.finding("cold-steps").expect("cold-steps");
+    assert_eq!(cold.count, 2);
+    let excess = cold
+        .figures
+        .iter()
+        .find(|f| f.name == "excess_ns")
+        .expect("excess_ns");
+    assert_eq!(excess.value_ns, 14_800_000);
+}
+
 #[test]
 fn the_profiler_sync_is_the_last_device_sync_with_nothing_after() {
     let mut k = K::default();
