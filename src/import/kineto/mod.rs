@@ -197,8 +197,9 @@ fn with_audit(parsed: read::Parsed, name: &str) -> (Imported, AuditResult) {
 /// take for granted — a syntax error, a field the importer refuses, trouble reading: the
 /// caller then reads the trace again with the careful reader, which reports it exactly.
 /// A trace this path reads gives the same case, facts, notes and audit as the careful
-/// reader, byte for byte (`tests/import_fast.rs`). `tap` sees every top-level value and event
-/// on the way (`--compat hta` gathers its rows so, in the same pass).
+/// reader, byte for byte (`import::kineto::fast_tests` and the `kineto_fast` fuzz target).
+/// `tap` sees every top-level value and event on the way (`--compat hta` gathers its rows
+/// so, in the same pass).
 pub(crate) fn import_split<R: std::io::Read + Send>(
     text: R,
     name: &str,
