@@ -7,7 +7,8 @@
 //! far as it must — strings (with `memchr` to their closing quote), nesting depth, and the
 //! commas and colons of the top-level object and of the `traceEvents` array — and hands the
 //! parser [`Piece`]s: each top-level key and value as its own text, and the events in
-//! batches of about [`BATCH_BYTES`], each event a span of the batch's text. It checks no
+//! batches of about [`BATCH_BYTES`] and at most [`BATCH_EVENTS`] events, each event a span of
+//! the batch's text. It checks no
 //! value: the parser does, with the same visitors as the careful reader.
 //!
 //! The splitter is a fast path, not a second reader. Whenever it cannot follow the text
@@ -19,7 +20,10 @@
 //! problem. So the fast path changes no answer and no error; it only decides how fast a
 //! well-formed trace is read.
 //!
-//! Memory: the events in flight ([`BATCHES_IN_FLIGHT`] batches) and the value being cut.
+//! Memory: the events in flight ([`BATCHES_IN_FLIGHT`] batches) and the value being cut. A
+//! batch holds at most [`BATCH_BYTES`] of text (and one event past it) and [`BATCH_EVENTS`]
+//! spans with their readings ahead, whatever the events' size: a bomb of `{}` events costs
+//! what a real trace does.
 
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -39,6 +43,12 @@ use std::thread::Scope;
 
 /// Bytes of events in one batch handed to the parser (a batch ends at an event's end).
 pub(crate) const BATCH_BYTES: usize = 1 << 19;
+
+/// Events in one batch at most. A real trace's events are about 250 bytes (about 2,000 to a
+/// batch of [`BATCH_BYTES`]); without this bound a batch of 3-byte `{},` events held 175,000
+/// spans and their readings ahead (about 16 MB for 0.5 MB of text), and a bomb of them took
+/// 170–185 MB to refuse (`docs/limits.md`).
+pub(crate) const BATCH_EVENTS: usize = 1 << 12;
 
 /// Batches (and top-level pieces) the splitter may have ready before it waits: enough to
 /// keep both threads busy; each costs about `BATCH_BYTES + READ_BYTES` of memory.
@@ -417,7 +427,7 @@ impl<R: Read> Splitter<'_, R> {
                 }
                 _ => return Err(Stop::Unsure),
             }
-            if self.span_bytes >= self.batch_bytes {
+            if self.span_bytes >= self.batch_bytes || self.spans.len() >= BATCH_EVENTS {
                 self.flush()?;
             }
         }
@@ -615,7 +625,7 @@ mod tests {
         assert!(matches!(rx.iter().last(), Some(Piece::Unsure)));
     }
 
-    /// Batches end at events and hold about the batch size.
+    /// Past [`MAX_EVENTS`] the splitter stops at once and leaves the refusal to the reader.
     #[test]
     fn past_the_event_budget_the_splitter_stops_and_sets_the_refusal() {
         // review D6: `{},` × 10^9 took 264 s; past MAX_EVENTS the trace is refused at once
@@ -663,6 +673,7 @@ mod tests {
         assert!(refusal.get().is_none());
     }
 
+    /// Batches end at events and hold about the batch size.
     #[test]
     fn batches_hold_whole_events() {
         let event = r#"{"ph":"X","cat":"kernel","ts":1,"dur":2}"#;
@@ -692,5 +703,33 @@ mod tests {
                 assert_eq!(&b.text[s..e], event.as_bytes());
             }
         }
+    }
+
+    /// A batch holds at most [`BATCH_EVENTS`] events however small they are: 10,000 `{}`
+    /// events in a batch size of 1 MiB are three batches (4,096, 4,096 and 1,808 events),
+    /// not one of 10,000 (the memory of a `{}` bomb, `docs/limits.md`).
+    #[test]
+    fn tiny_events_are_batched_by_count() {
+        let n = 10_000;
+        let text = format!("[{}]", vec!["{}"; n].join(","));
+        let (tx, rx) = sync_channel(1 << 10);
+        split(
+            Chunks(text.as_bytes(), 1 << 12),
+            &tx,
+            None,
+            (1 << 12, 1 << 20),
+            None,
+            Some(&AtomicUsize::new(1 << 20)),
+        );
+        drop(tx);
+        let sizes: Vec<(usize, usize)> = rx
+            .into_iter()
+            .filter_map(|p| match p {
+                Piece::Events(b) => Some((b.spans.len(), b.ahead.len())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sizes, vec![(4096, 4096), (4096, 4096), (1808, 1808)]);
+        assert_eq!(BATCH_EVENTS, 4096);
     }
 }
