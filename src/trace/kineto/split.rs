@@ -8,8 +8,8 @@
 //! commas and colons of the top-level object and of the `traceEvents` array — and hands the
 //! parser [`Piece`]s: each top-level key and value as its own text, and the events in
 //! batches of about [`BATCH_BYTES`] and at most [`BATCH_EVENTS`] events, each event a span of
-//! the batch's text. It checks no
-//! value: the parser does, with the same visitors as the careful reader.
+//! the batch's text. It checks no value: the parser does, with the same visitors as the
+//! careful reader.
 //!
 //! The splitter is a fast path, not a second reader. Whenever it cannot follow the text
 //! (not an object or array, a stray byte between two values, nesting deeper than
@@ -47,11 +47,12 @@ pub(crate) const BATCH_BYTES: usize = 1 << 19;
 /// Events in one batch at most. A real trace's events are about 250 bytes (about 2,000 to a
 /// batch of [`BATCH_BYTES`]); without this bound a batch of 3-byte `{},` events held 175,000
 /// spans and their readings ahead (about 16 MB for 0.5 MB of text), and a bomb of them took
-/// 170–185 MB to refuse (`docs/limits.md`).
+/// 184–194 MB to refuse (`docs/limits.md`).
 pub(crate) const BATCH_EVENTS: usize = 1 << 12;
 
 /// Batches (and top-level pieces) the splitter may have ready before it waits: enough to
-/// keep both threads busy; each costs about `BATCH_BYTES + READ_BYTES` of memory.
+/// keep both threads busy; each costs about `BATCH_BYTES + READ_BYTES` of text, and at most
+/// [`BATCH_EVENTS`] spans with their readings ahead.
 pub(crate) const BATCHES_IN_FLIGHT: usize = 2;
 
 /// Bytes read from the text at a time.
