@@ -529,6 +529,95 @@ fn a_repeated_stream_sync_row_is_one_wait() {
     );
 }
 
+/// Found by the `ranks` fuzz target in stop 41: one synchronous `cudaMemcpy` call with two
+/// `gpu_memcpy` rows (streams 7 and 8) gave two host waits with the id `copy-c42`, and the
+/// import exited with `internal`. Each copy of the call is its own wait, `copy-c42` and
+/// `copy-c42.2`, for one rank and for two.
+#[test]
+fn two_copy_rows_of_one_call_are_two_waits_with_their_own_ids() {
+    let data = root().join("tests/data/malformed-inputs");
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &[
+            "import",
+            &data
+                .join("duplicate-copy-rows-one-call.json")
+                .to_string_lossy(),
+            "-o",
+            "one.json",
+            "--expect",
+        ],
+        dir.path(),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let waits = text
+        .lines()
+        .find(|l| l.contains("| host waits"))
+        .unwrap_or_default();
+    assert!(
+        waits.contains("2 on a stream (implicit: sync-copy-dtoh copy)"),
+        "{text}"
+    );
+    let case = std::fs::read_to_string(dir.path().join("one.json")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&case).unwrap();
+    let mut ids: Vec<(String, String)> = value["program"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|op| op["op"] == "host-wait")
+        .map(|op| {
+            (
+                op["id"].as_str().unwrap().to_owned(),
+                op["stream"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        [
+            ("copy-c42".to_owned(), "gpu0-s7".to_owned()),
+            ("copy-c42.2".to_owned(), "gpu0-s8".to_owned()),
+        ]
+    );
+    let checked = run(&["check", "one.json"], dir.path());
+    assert_eq!(checked.status.code(), Some(0), "{}", stderr(&checked));
+
+    // The same trace as rank 1 beside it: the merged case validates and checks clean.
+    let mut rank1: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(data.join("duplicate-copy-rows-one-call.json")).unwrap(),
+    )
+    .unwrap();
+    rank1["distributedInfo"]["rank"] = 1.into();
+    std::fs::write(dir.path().join("rank1.json"), rank1.to_string()).unwrap();
+    let out = run(
+        &[
+            "import",
+            &data
+                .join("duplicate-copy-rows-one-call.json")
+                .to_string_lossy(),
+            "rank1.json",
+            "-o",
+            "two.json",
+            "--expect",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let merged = std::fs::read_to_string(dir.path().join("two.json")).unwrap();
+    for id in [
+        "r0.copy-c42\"",
+        "r0.copy-c42.2\"",
+        "r1.copy-c42\"",
+        "r1.copy-c42.2\"",
+    ] {
+        assert_eq!(merged.matches(id).count(), 1, "{id} in {merged}");
+    }
+    let checked = run(&["check", "two.json"], dir.path());
+    assert_eq!(checked.status.code(), Some(0), "{}", stderr(&checked));
+}
+
 #[test]
 fn a_kernel_spanning_the_full_64_bit_range_is_unknown_overflow() {
     let dir = root().join("tests/data/malformed-inputs");

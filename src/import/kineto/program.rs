@@ -136,13 +136,16 @@ pub(super) fn plan(read: &Read, work_devices: &BTreeSet<i64>) -> Plan {
 /// Each activity whose call is in the trace is launched when the call returns; a copy that
 /// is a wait follows its launch.
 fn place_launches(read: &Read, plan: &mut Plan) {
+    // Copy waits made so far per call: a call with more than one `gpu_memcpy` row (a
+    // hostile or repeated row) gives each copy its own id.
+    let mut copies_of_call: HashMap<i64, u32> = HashMap::new();
     for (k, w) in read.work.iter().enumerate() {
         if let Some(call) = w.correlation.and_then(|c| read.call(c)) {
             plan.placed.push(Placed {
                 key: (call.end, 0, call.start, k),
                 step: Step::Launch(k),
             });
-            if let Some(wait) = copy_wait(w, k, call) {
+            if let Some(wait) = copy_wait(w, k, call, &mut copies_of_call) {
                 plan.placed.push(Placed {
                     key: (call.end, 0, call.start, k),
                     step: wait,
@@ -153,16 +156,28 @@ fn place_launches(read: &Read, plan: &mut Plan) {
 }
 
 /// The implicit wait a `gpu_memcpy` row's call makes (SPEC §4; [`super::copies`]): a host
-/// wait on the copy's stream, returning when its call returns.
-fn copy_wait(w: &GpuWork, k: usize, call: &ApiCall) -> Option<Step> {
+/// wait on the copy's stream, returning when its call returns. Its id is
+/// `copy-c<correlation>`. A trace that gives one call several `gpu_memcpy` rows gives each
+/// copy its own wait: the n-th (n ≥ 2) is `copy-c<correlation>.<n>`, as its phase id is
+/// `<name>#<correlation>.<n>`, and no correlation alone spells it. `made` counts the copy
+/// waits made per call.
+fn copy_wait(w: &GpuWork, k: usize, call: &ApiCall, made: &mut HashMap<i64, u32>) -> Option<Step> {
     if w.kind != WorkKind::Memcpy {
         return None;
     }
     let how = copies::call_of(base_call_name(&call.name))?;
     let (direction, host) = copies::kineto_copy(&w.name);
     let kind = copies::implicit_wait(how, direction, host)?;
+    let correlation = w.correlation?;
+    let nth = made.entry(correlation).or_default();
+    *nth += 1;
+    let id = if *nth == 1 {
+        format!("copy-c{correlation}")
+    } else {
+        format!("copy-c{correlation}.{nth}")
+    };
     Some(Step::HostWait(Box::new(HostWait {
-        id: format!("copy-c{}", w.correlation.unwrap_or_default()),
+        id,
         target: Target::Stream((w.device, w.stream)),
         start: call.start,
         returned: call.end,
