@@ -459,6 +459,7 @@ fn every_malformed_input_exits_2_naming_what_and_where() {
     let mut listed = vec![
         "EXPECTED.csv".to_owned(),
         "README.md".to_owned(),
+        "duplicate-copy-rows-one-call.json".to_owned(),
         "duplicate-stream-sync-wait-id.json".to_owned(),
         "nsys-full-range-kernel.sqlite".to_owned(),
     ];
