@@ -536,18 +536,11 @@ fn a_repeated_stream_sync_row_is_one_wait() {
 /// `copy-c42.2`, for one rank and for two.
 #[test]
 fn two_copy_rows_of_one_call_are_two_waits_with_their_own_ids() {
-    let data = root().join("tests/data/malformed-inputs");
+    let trace = root().join("tests/data/malformed-inputs/duplicate-copy-rows-one-call.json");
+    let trace_arg = trace.to_string_lossy();
     let dir = tempfile::tempdir().unwrap();
     let out = run(
-        &[
-            "import",
-            &data
-                .join("duplicate-copy-rows-one-call.json")
-                .to_string_lossy(),
-            "-o",
-            "one.json",
-            "--expect",
-        ],
+        &["import", &trace_arg, "-o", "one.json", "--expect"],
         dir.path(),
     );
     let text = String::from_utf8_lossy(&out.stdout);
@@ -586,18 +579,14 @@ fn two_copy_rows_of_one_call_are_two_waits_with_their_own_ids() {
     assert_eq!(checked.status.code(), Some(0), "{}", stderr(&checked));
 
     // The same trace as rank 1 beside it: the merged case validates and checks clean.
-    let mut rank1: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(data.join("duplicate-copy-rows-one-call.json")).unwrap(),
-    )
-    .unwrap();
+    let mut rank1: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
     rank1["distributedInfo"]["rank"] = 1.into();
     std::fs::write(dir.path().join("rank1.json"), rank1.to_string()).unwrap();
     let out = run(
         &[
             "import",
-            &data
-                .join("duplicate-copy-rows-one-call.json")
-                .to_string_lossy(),
+            &trace_arg,
             "rank1.json",
             "-o",
             "two.json",

@@ -69,9 +69,9 @@
 //!   host-to-device copy become a host wait `copy-c<correlation>` on the copy's stream with
 //!   `implicit` and `copy`, placed right after the copy's launch and returning when the call
 //!   returns (a call with several `gpu_memcpy` rows waits for each: `copy-c<correlation>.2`,
-//!   and so on, for the second and later). A copy whose stream received another submission that returned while the
-//!   copy's call ran (another thread) is not a wait, and is counted: its place in the stream
-//!   is not known. **Stream kinds are not declared**: Kineto records no stream flags (its
+//!   and so on, for the second and later). A copy whose stream received another submission
+//!   that returned while the copy's call ran (another thread) is not a wait, and is counted:
+//!   its place in the stream is not known. **Stream kinds are not declared**: Kineto records no stream flags (its
 //!   GPU rows carry `device`, `context`, `stream`; the metadata rows only `stream N`), so a
 //!   copy's wait covers its own stream only, even on stream 7.
 //! - **The profiler's own sync.** PyTorch calls `torch.cuda.synchronize()` when the profiler

@@ -158,9 +158,10 @@ fn place_launches(read: &Read, plan: &mut Plan) {
 /// The implicit wait a `gpu_memcpy` row's call makes (SPEC §4; [`super::copies`]): a host
 /// wait on the copy's stream, returning when its call returns. Its id is
 /// `copy-c<correlation>`. A trace that gives one call several `gpu_memcpy` rows gives each
-/// copy its own wait: the n-th (n ≥ 2) is `copy-c<correlation>.<n>`, as its phase id is
-/// `<name>#<correlation>.<n>`, and no correlation alone spells it. `made` counts the copy
-/// waits made per call.
+/// copy that is a wait its own: the n-th wait of the call (n ≥ 2) is
+/// `copy-c<correlation>.<n>`, which no correlation alone spells (the `.<n>` suffix as in
+/// the repeated phase ids of [`super::build`]; `n` counts this call's copy waits, not its
+/// phases). `made` counts the copy waits made per call.
 fn copy_wait(w: &GpuWork, k: usize, call: &ApiCall, made: &mut HashMap<i64, u32>) -> Option<Step> {
     if w.kind != WorkKind::Memcpy {
         return None;
